@@ -1,0 +1,228 @@
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "bench/commands.h"
+#include "bench/default_dataset.h"
+#include "bench/process_stats.h"
+#include "loader/loader.h"
+
+namespace feedrate::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchArgs {
+  std::string dataset;
+  int workers = available_cpus();
+  std::size_t batch = 64;
+  std::uint64_t epochs = 1;
+  std::uint64_t batches = 0;  // 0: whole epochs
+  std::string transform = "train";
+  int size = 224;
+  std::string on_bad = "error";
+  std::string layout = "uint8";
+  std::uint64_t seed = 0;
+  bool no_shuffle = false;
+  std::size_t prefetch = 4;
+  unsigned queue_depth = 64;
+  bool pread = false;
+  bool json = false;
+};
+
+struct EpochFigures {
+  std::uint64_t images = 0;
+  double seconds = 0;
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// A single status line on stderr, redrawn at most twice a second, only on a terminal.
+class Progress {
+ public:
+  Progress() : enabled_(::isatty(STDERR_FILENO) == 1) {}
+  void update(std::uint64_t epoch, std::uint64_t images, std::uint64_t total, double seconds,
+              std::uint64_t bytes) {
+    if (!enabled_ || seconds_since(last_) < 0.5) return;
+    last_ = Clock::now();
+    fmt::print(stderr, "\r  epoch {}  {}/{} images  {:.0f} images/s  {:.1f} MB/s   ", epoch,
+               images, total, images / seconds, bytes / 1e6 / seconds);
+  }
+  void clear() {
+    if (enabled_) fmt::print(stderr, "\r{:80}\r", "");
+  }
+
+ private:
+  bool enabled_;
+  Clock::time_point last_ = Clock::now();
+};
+
+LoaderOptions loader_options(const BenchArgs& args) {
+  LoaderOptions options;
+  options.source = args.dataset.empty() ? default_dataset().string() : args.dataset;
+  options.num_workers = args.workers;
+  options.batch_size = args.batch;
+  options.shuffle = !args.no_shuffle;
+  options.seed = args.seed;
+  options.transform.kind =
+      args.transform == "eval" ? decode::TransformKind::kEval : decode::TransformKind::kTrain;
+  options.transform.size = args.size;
+  options.transform.resize = std::max(args.size, args.size * 256 / 224);
+  options.on_bad = args.on_bad == "skip" ? BadInputPolicy::kSkip : BadInputPolicy::kError;
+  options.layout = args.layout == "float32" ? OutputLayout::kFloat32NCHW : OutputLayout::kUint8NHWC;
+  options.prefetch_batches = args.prefetch;
+  options.io_queue_depth = args.queue_depth;
+  options.force_pread = args.pread;
+  return options;
+}
+
+int run(const BenchArgs& args) {
+  Loader loader(loader_options(args));
+  const Dataset& dataset = loader.dataset();
+  if (!args.json) {
+    fmt::print("dataset   {} ({}): {} samples, {} classes, {:.1f} MB\n", loader.options().source,
+               format_name(dataset.format()), dataset.size(), dataset.classes().size(),
+               dataset.total_bytes() / 1e6);
+  }
+  Progress progress;
+  std::vector<EpochFigures> epochs;
+  std::uint64_t delivered_batches = 0;
+  const auto run_start = Clock::now();
+  const std::uint64_t epoch_count =
+      args.batches > 0 ? UINT64_MAX : args.epochs;  // --batches: as many epochs as it takes
+  for (std::uint64_t epoch = 0; epoch < epoch_count; ++epoch) {
+    const auto start = Clock::now();
+    EpochFigures figures;
+    loader.start_epoch(epoch);
+    while (std::optional<Batch> batch = loader.next()) {
+      figures.images += batch->size();
+      ++delivered_batches;
+      progress.update(epoch, figures.images, loader.samples_per_epoch(), seconds_since(start),
+                      loader.stats().bytes_read);
+      if (args.batches > 0 && delivered_batches == args.batches) break;
+    }
+    figures.seconds = seconds_since(start);
+    epochs.push_back(figures);
+    if (args.batches > 0 && delivered_batches == args.batches) break;
+  }
+  const double seconds = seconds_since(run_start);
+  progress.clear();
+
+  const RunStats stats = loader.stats();
+  const double images_per_s = stats.images / seconds;
+  const double mb_per_s = stats.bytes_read / 1e6 / seconds;
+  const double peak_rss_mb = peak_rss_bytes() / 1e6;
+  const LoaderOptions& options = loader.options();
+  if (args.json) {
+    nlohmann::json out;
+    out["dataset"] = options.source;
+    out["format"] = format_name(dataset.format());
+    out["dataset_samples"] = dataset.size();
+    out["classes"] = dataset.classes().size();
+    out["dataset_bytes"] = dataset.total_bytes();
+    out["images_per_s"] = images_per_s;
+    out["mb_per_s"] = mb_per_s;
+    out["samples"] = stats.images;
+    out["skipped"] = stats.skipped;
+    out["seconds"] = seconds;
+    out["peak_rss_mb"] = peak_rss_mb;
+    out["io_backend"] = stats.io_backend;
+    out["io_fallback_reason"] = stats.io_fallback_reason;
+    out["device"] = stats.device;
+    out["num_workers"] = options.num_workers;
+    out["batch_size"] = options.batch_size;
+    out["transform"] = args.transform;
+    out["size"] = options.transform.size;
+    out["layout"] = layout_name(options.layout);
+    out["bytes_read"] = stats.bytes_read;
+    out["read_busy_s"] = stats.read_busy_s;
+    out["decode_busy_s"] = stats.decode_busy_s;
+    out["consumer_wait_s"] = stats.consumer_wait_s;
+    out["decode_ms_per_image"] =
+        stats.images > 0 ? stats.decode_busy_s * 1e3 / stats.images : 0.0;
+    nlohmann::json per_epoch = nlohmann::json::array();
+    for (const EpochFigures& e : epochs) {
+      per_epoch.push_back({{"images", e.images},
+                           {"seconds", e.seconds},
+                           {"images_per_s", e.seconds > 0 ? e.images / e.seconds : 0.0}});
+    }
+    out["epochs"] = per_epoch;
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const SkippedSample& s : stats.skipped_samples) {
+      skipped.push_back({{"index", s.index}, {"where", s.where}, {"reason", s.reason}});
+    }
+    out["skipped_samples"] = skipped;
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  fmt::print("run       {} images in {} batches, {:.2f} s, {} worker(s), batch {}, {} {}, {}\n",
+             stats.images, stats.batches, seconds, options.num_workers, options.batch_size,
+             args.transform, options.transform.size, layout_name(options.layout));
+  for (std::size_t e = 0; e < epochs.size() && epochs.size() > 1; ++e) {
+    fmt::print("epoch {:<3} {:.1f} images/s\n", e, epochs[e].images / epochs[e].seconds);
+  }
+  fmt::print("speed     {:.1f} images/s, {:.1f} MB/s\n", images_per_s, mb_per_s);
+  fmt::print("decode    {:.2f} ms of CPU per image\n",
+             stats.images > 0 ? stats.decode_busy_s * 1e3 / stats.images : 0.0);
+  fmt::print("memory    peak RSS {:.1f} MB\n", peak_rss_mb);
+  fmt::print("io        {}{}\n", stats.io_backend,
+             stats.io_fallback_reason.empty() ? "" : " (" + stats.io_fallback_reason + ")");
+  fmt::print("device    {}\n", stats.device);
+  fmt::print("skipped   {}\n", stats.skipped);
+  for (const SkippedSample& s : stats.skipped_samples) {
+    fmt::print("  {}: {}\n", s.where, s.reason);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "bench", "Measure how fast this machine feeds training from DATASET (default: a generated "
+               "1,000-image dataset)");
+  sub->add_option("DATASET", args->dataset,
+                  "Image folder, file list, tar shard, folder of shards or a glob of shards");
+  sub->add_option("-w,--workers", args->workers, "Decode threads (0: on the consumer's thread)")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  sub->add_option("-b,--batch", args->batch, "Batch size")->check(CLI::Range(1, 65536))
+      ->capture_default_str();
+  CLI::Option* epochs = sub->add_option("-e,--epochs", args->epochs, "Epochs to run")
+                            ->check(CLI::Range(1, 1'000'000))
+                            ->capture_default_str();
+  sub->add_option("--batches", args->batches, "Stop after this many batches")
+      ->check(CLI::Range(1, 1'000'000'000))
+      ->excludes(epochs);
+  sub->add_option("-t,--transform", args->transform, "train or eval")
+      ->check(CLI::IsMember({"train", "eval"}))
+      ->capture_default_str();
+  sub->add_option("--size", args->size, "Output side in pixels")->check(CLI::Range(8, 4096))
+      ->capture_default_str();
+  sub->add_option("--on-bad", args->on_bad, "Bad sample policy: error or skip")
+      ->check(CLI::IsMember({"error", "skip"}))
+      ->capture_default_str();
+  sub->add_option("--layout", args->layout, "uint8 (NHWC) or float32 (normalised NCHW)")
+      ->check(CLI::IsMember({"uint8", "float32"}))
+      ->capture_default_str();
+  sub->add_option("--seed", args->seed, "Shuffle and augmentation seed")->capture_default_str();
+  sub->add_flag("--no-shuffle", args->no_shuffle, "Sequential order");
+  sub->add_option("--prefetch", args->prefetch, "Batches in flight")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  sub->add_option("--queue-depth", args->queue_depth, "Reads in flight")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  sub->add_flag("--pread", args->pread, "Use pread instead of io_uring");
+  sub->add_flag("--json", args->json, "Print one JSON object instead of text");
+  return [args] { return run(*args); };
+}
+
+}  // namespace feedrate::bench

@@ -1,0 +1,22 @@
+// feedrate: the command line. `feedrate --help` lists the subcommands.
+#include <fmt/core.h>
+
+#include <exception>
+
+#include "bench/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"feedrate: a JPEG data loader for deep-learning training, and its bench"};
+  app.require_subcommand(1);
+  const feedrate::bench::Command bench = feedrate::bench::add_bench_command(app);
+  const feedrate::bench::Command make_dataset = feedrate::bench::add_make_dataset_command(app);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (app.got_subcommand("bench")) return bench();
+    if (app.got_subcommand("make-dataset")) return make_dataset();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "feedrate: error: {}\n", e.what());
+    return 1;
+  }
+  return 2;
+}

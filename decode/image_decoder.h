@@ -1,0 +1,72 @@
+// Decodes one JPEG and applies a transform (crop, resize, flip) straight into a caller's buffer.
+//
+// The decoder reads the header first and rejects images above the pixel limit before any
+// pixel memory is allocated; then it picks a DCT scaling factor (libjpeg-turbo's SIMD paths
+// 1, 1/2, 1/4, 1/8 only: the others are measured slower than a full decode), and decodes only
+// the rows and columns the transform's filter reads (jpeg_crop_scanline, jpeg_skip_scanlines),
+// stopping after the last needed row. Grayscale becomes RGB; CMYK/YCCK become RGB as PIL does.
+//
+// Thread-safety: an ImageDecoder holds one libjpeg handle and scratch buffers; use one per
+// thread. It allocates only while its scratch buffers grow to the largest image seen.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "decode/resize.h"
+#include "decode/status.h"
+#include "decode/transform.h"
+
+namespace feedrate::decode {
+
+struct DecodeLimits {
+  std::uint64_t max_pixels = 100'000'000;  // declared width x height
+  int max_scans = 500;                     // progressive scans (libjpeg-turbo's fuzzers use 500)
+};
+
+struct ImageInfo {
+  int width = 0, height = 0;
+  int components = 0;  // in the file: 1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK
+  int scale_denom = 1; // DCT scaling used by the last decode
+};
+
+class ImageDecoder {
+ public:
+  explicit ImageDecoder(DecodeLimits limits = {});
+  ~ImageDecoder();
+  ImageDecoder(const ImageDecoder&) = delete;
+  ImageDecoder& operator=(const ImageDecoder&) = delete;
+
+  // Decodes `jpeg` under `spec` with augmentation drawn from Rng(sample_seed) and writes
+  // spec.size x spec.size packed RGB (HWC uint8) to `out`, which must hold that many bytes.
+  DecodeStatus decode(std::span<const std::uint8_t> jpeg, const TransformSpec& spec,
+                      std::uint64_t sample_seed, std::span<std::uint8_t> out);
+
+  // Decodes the whole image at full size into packed RGB (references, tests, tools).
+  DecodeStatus decode_full(std::span<const std::uint8_t> jpeg, std::vector<std::uint8_t>& rgb);
+
+  // The header and scale of the last call.
+  const ImageInfo& info() const { return info_; }
+
+ // The libjpeg handle and its error hooks (defined in the .cc).
+  struct State;
+
+ private:
+  DecodeStatus open(std::span<const std::uint8_t> jpeg);
+  DecodeStatus read_rows(const ResizePlan* plan, int scale_denom);
+  DecodeStatus finish(std::span<const std::uint8_t> jpeg);
+
+  std::unique_ptr<State> state_;
+  DecodeLimits limits_;
+  ImageInfo info_;
+  Resampler resampler_;
+  std::vector<std::uint8_t> region_;  // decoded rows, RGB (or CMYK converted in place)
+  std::size_t region_stride_ = 0;
+  int region_x0_ = 0, region_y0_ = 0;
+  int region_w_ = 0, region_h_ = 0;
+};
+
+}  // namespace feedrate::decode

@@ -1,0 +1,51 @@
+// Antialiased bilinear resampling, the filter of PIL and of torchvision's Resize with
+// antialias=True: a triangle filter widened by the downscale factor, applied horizontally then
+// vertically, producing one window of the resized image, optionally mirrored left-right.
+//
+// A Resampler keeps its filter tables and intermediate rows between calls, so after the first
+// few images it allocates nothing. Thread-safety: one Resampler per thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "decode/transform.h"
+
+namespace feedrate::decode {
+
+// The source rectangle [x0, x1) x [y0, y1) the filter reads.
+struct SourceRect {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+class Resampler {
+ public:
+  // Builds the filter taps of `plan` (in the coordinates of the image it will be given) and
+  // returns the source pixels they read.
+  SourceRect prepare(const ResizePlan& plan);
+
+  // Resamples RGB `src`, whose first pixel is source pixel (src_x0, src_y0) and which covers
+  // at least the rectangle prepare() returned, into `dst`: win_h rows of win_w packed RGB.
+  void run(const std::uint8_t* src, std::size_t src_stride, int src_x0, int src_y0,
+           std::uint8_t* dst);
+
+ private:
+  struct Taps {
+    std::vector<int> first;      // first source index per output index
+    std::vector<int> count;      // taps per output index
+    std::vector<float> weights;  // max_taps per output index, normalised to sum 1
+    int max_taps = 0;
+  };
+  static void build(Taps& taps, double box_start, double box_len, int out_len, int win_start,
+                    int win_len, int clip_lo, int clip_hi);
+
+  Taps horizontal_, vertical_;
+  std::vector<float> rows_;         // horizontally filtered rows, RGB float
+  std::vector<float> accumulator_;  // one output row being summed
+  int win_w_ = 0, win_h_ = 0;
+  int rows_y0_ = 0, rows_y1_ = 0;
+  bool flip_ = false;
+};
+
+}  // namespace feedrate::decode

@@ -1,0 +1,112 @@
+#include "decode/transform.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace feedrate::decode {
+namespace {
+
+// Python's round(): halves go to the even neighbour (the default FE_TONEAREST mode).
+int py_round(double x) { return static_cast<int>(std::nearbyint(x)); }
+
+struct Crop {
+  int x, y, w, h;
+};
+
+// torchvision.transforms.RandomResizedCrop.get_params.
+Crop random_resized_crop(const TransformSpec& spec, int width, int height, Rng& rng) {
+  const double area = static_cast<double>(width) * height;
+  const double log_lo = std::log(spec.ratio_min);
+  const double log_hi = std::log(spec.ratio_max);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const double target_area = area * rng.uniform(spec.scale_min, spec.scale_max);
+    const double aspect = std::exp(rng.uniform(log_lo, log_hi));
+    const int w = py_round(std::sqrt(target_area * aspect));
+    const int h = py_round(std::sqrt(target_area / aspect));
+    if (0 < w && w <= width && 0 < h && h <= height) {
+      const int y = static_cast<int>(rng.below(static_cast<std::uint64_t>(height - h + 1)));
+      const int x = static_cast<int>(rng.below(static_cast<std::uint64_t>(width - w + 1)));
+      return {x, y, w, h};
+    }
+  }
+  // Fallback to a centre crop with the ratio clamped into range.
+  const double in_ratio = static_cast<double>(width) / height;
+  int w = width, h = height;
+  if (in_ratio < spec.ratio_min) {
+    h = py_round(w / spec.ratio_min);
+  } else if (in_ratio > spec.ratio_max) {
+    w = py_round(h * spec.ratio_max);
+  }
+  return {(width - w) / 2, (height - h) / 2, w, h};
+}
+
+}  // namespace
+
+std::string validate(const TransformSpec& spec) {
+  if (spec.size < 1 || spec.size > 8192) return "size must be in [1, 8192]";
+  if (spec.kind == TransformKind::kEval && (spec.resize < spec.size || spec.resize > 16384)) {
+    return "resize must be in [size, 16384]";
+  }
+  if (!(spec.scale_min > 0 && spec.scale_min <= spec.scale_max && spec.scale_max <= 1)) {
+    return "scale must satisfy 0 < scale_min <= scale_max <= 1";
+  }
+  if (!(spec.ratio_min > 0 && spec.ratio_min <= spec.ratio_max)) {
+    return "ratio must satisfy 0 < ratio_min <= ratio_max";
+  }
+  if (!(spec.flip_probability >= 0 && spec.flip_probability <= 1)) {
+    return "flip_probability must be in [0, 1]";
+  }
+  return {};
+}
+
+ResizePlan plan_transform(const TransformSpec& spec, int width, int height, Rng& rng) {
+  ResizePlan plan;
+  plan.win_w = plan.win_h = spec.size;
+  if (spec.kind == TransformKind::kTrain) {
+    const Crop crop = random_resized_crop(spec, width, height, rng);
+    plan.box_x = crop.x;
+    plan.box_y = crop.y;
+    plan.box_w = crop.w;
+    plan.box_h = crop.h;
+    plan.out_w = plan.out_h = spec.size;
+    plan.clip_x0 = crop.x;
+    plan.clip_y0 = crop.y;
+    plan.clip_x1 = crop.x + crop.w;
+    plan.clip_y1 = crop.y + crop.h;
+    plan.flip = rng.uniform() < spec.flip_probability;
+    return plan;
+  }
+  // torchvision Resize(int): the shorter side becomes `resize`, the longer one is truncated.
+  const bool wide = width > height;
+  const int short_side = wide ? height : width;
+  const int long_side = wide ? width : height;
+  const int new_long =
+      static_cast<int>(static_cast<long long>(spec.resize) * long_side / short_side);
+  plan.out_w = wide ? new_long : spec.resize;
+  plan.out_h = wide ? spec.resize : new_long;
+  plan.box_w = width;
+  plan.box_h = height;
+  plan.win_x = py_round((plan.out_w - spec.size) / 2.0);
+  plan.win_y = py_round((plan.out_h - spec.size) / 2.0);
+  plan.clip_x1 = width;
+  plan.clip_y1 = height;
+  return plan;
+}
+
+ResizePlan scale_plan(const ResizePlan& plan, double sx, double sy, int scaled_width,
+                      int scaled_height) {
+  ResizePlan scaled = plan;
+  scaled.box_x = plan.box_x * sx;
+  scaled.box_y = plan.box_y * sy;
+  scaled.box_w = plan.box_w * sx;
+  scaled.box_h = plan.box_h * sy;
+  scaled.clip_x0 = std::clamp(static_cast<int>(std::floor(plan.clip_x0 * sx)), 0, scaled_width);
+  scaled.clip_y0 = std::clamp(static_cast<int>(std::floor(plan.clip_y0 * sy)), 0, scaled_height);
+  scaled.clip_x1 = std::clamp(static_cast<int>(std::ceil(plan.clip_x1 * sx)), scaled.clip_x0 + 1,
+                              scaled_width);
+  scaled.clip_y1 = std::clamp(static_cast<int>(std::ceil(plan.clip_y1 * sy)), scaled.clip_y0 + 1,
+                              scaled_height);
+  return scaled;
+}
+
+}  // namespace feedrate::decode

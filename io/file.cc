@@ -1,0 +1,67 @@
+#include "io/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace feedrate::io {
+
+File File::open(const std::filesystem::path& path, std::error_code& error) {
+  int fd = -1;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    error = std::error_code(errno, std::generic_category());
+    return File();
+  }
+  error.clear();
+  return File(fd);
+}
+
+File::~File() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+File& File::operator=(File&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+std::uint64_t File::size(std::error_code& error) const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    error = std::error_code(errno, std::generic_category());
+    return 0;
+  }
+  error.clear();
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+void pread_exact(int fd, std::uint64_t offset, void* dest, std::size_t size,
+                 std::error_code& error) {
+  error.clear();
+  auto* out = static_cast<char*>(dest);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t got = ::pread(fd, out + done, size - done, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      error = std::error_code(errno, std::generic_category());
+      return;
+    }
+    if (got == 0) {
+      error = std::make_error_code(std::errc::io_error);
+      return;
+    }
+    done += static_cast<std::size_t>(got);
+  }
+}
+
+}  // namespace feedrate::io

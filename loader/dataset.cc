@@ -1,0 +1,96 @@
+#include "loader/dataset.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <system_error>
+
+#include "loader/dataset_builders.h"
+#include "loader/error.h"
+
+namespace feedrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_tar(const fs::path& path) { return path.extension() == ".tar"; }
+
+std::vector<fs::path> expand_glob(const std::string& pattern) {
+  glob_t matches{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &matches);
+  std::vector<fs::path> paths;
+  if (rc == 0) {
+    for (std::size_t i = 0; i < matches.gl_pathc; ++i) paths.emplace_back(matches.gl_pathv[i]);
+  }
+  ::globfree(&matches);
+  if (paths.empty()) throw Error(pattern + ": no file matches this pattern");
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+std::vector<fs::path> tars_in(const fs::path& directory) {
+  std::vector<fs::path> shards;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(directory, error)) {
+    if (is_tar(entry.path()) && entry.is_regular_file()) shards.push_back(entry.path());
+  }
+  std::sort(shards.begin(), shards.end());
+  return shards;
+}
+
+}  // namespace
+
+const char* format_name(DatasetFormat format) {
+  switch (format) {
+    case DatasetFormat::kImageFolder: return "image-folder";
+    case DatasetFormat::kFileList: return "file-list";
+    case DatasetFormat::kTarShards: return "tar-shards";
+  }
+  return "unknown";
+}
+
+Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root) {
+  Dataset dataset;
+  const std::string text = source.string();
+  std::error_code error;
+  if (text.find_first_of("*?[") != std::string::npos && !fs::exists(source, error)) {
+    dataset.format_ = DatasetFormat::kTarShards;
+    Builder::tar_shards(dataset, expand_glob(text));
+  } else if (fs::is_directory(source, error)) {
+    if (std::vector<fs::path> shards = tars_in(source); !shards.empty()) {
+      dataset.format_ = DatasetFormat::kTarShards;
+      Builder::tar_shards(dataset, shards);
+    } else {
+      dataset.format_ = DatasetFormat::kImageFolder;
+      Builder::image_folder(dataset, source);
+    }
+  } else if (fs::is_regular_file(source, error)) {
+    if (is_tar(source)) {
+      dataset.format_ = DatasetFormat::kTarShards;
+      Builder::tar_shards(dataset, {source});
+    } else {
+      dataset.format_ = DatasetFormat::kFileList;
+      Builder::file_list(dataset, source, allow_paths_outside_root);
+    }
+  } else {
+    throw Error(text + ": no such file or directory (expected an image folder, a file list or "
+                       "tar shards)");
+  }
+  Builder::finish(dataset, source);
+  return dataset;
+}
+
+std::string Dataset::describe(std::size_t index) const {
+  const SampleRef& ref = samples_[index];
+  if (members_.empty()) return files_[ref.file].string();
+  return files_[ref.file].string() + ":" + members_[index];
+}
+
+void Dataset::Builder::finish(Dataset& dataset, const fs::path& source) {
+  if (dataset.samples_.empty()) throw Error(source.string() + ": dataset has no samples");
+  if (dataset.samples_.size() > UINT32_MAX) throw Error(source.string() + ": dataset has more than 2^32 samples");
+  dataset.total_bytes_ = 0;
+  for (const SampleRef& ref : dataset.samples_) dataset.total_bytes_ += ref.size;
+}
+
+}  // namespace feedrate

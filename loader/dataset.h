@@ -1,0 +1,55 @@
+// The dataset index: every sample as a byte range of a file, with its label. Built once when
+// a Loader starts (ImageFolder, file list or tar shards), then read-only.
+//
+// Thread-safety: immutable after open(); any number of threads may read it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace feedrate {
+
+enum class DatasetFormat { kImageFolder, kFileList, kTarShards };
+const char* format_name(DatasetFormat format);
+
+struct SampleRef {
+  std::uint32_t file = 0;     // index into Dataset::files()
+  std::uint64_t offset = 0;   // of the sample's first byte in that file
+  std::uint64_t size = 0;     // bytes
+  std::int32_t label = 0;
+};
+
+class Dataset {
+ public:
+  // Indexes `source` (see LoaderOptions::source). Throws feedrate::Error naming the file and
+  // the problem when it cannot: a missing path, an empty dataset, a malformed tar or list.
+  static Dataset open(const std::filesystem::path& source, bool allow_paths_outside_root = false);
+
+  DatasetFormat format() const { return format_; }
+  std::size_t size() const { return samples_.size(); }
+  const SampleRef& sample(std::size_t index) const { return samples_[index]; }
+  const std::vector<std::filesystem::path>& files() const { return files_; }
+  // Class names in label order (ImageFolder: folder names; others: the labels as text).
+  const std::vector<std::string>& classes() const { return classes_; }
+  std::uint64_t total_bytes() const { return total_bytes_; }
+  // Where a sample lives, for messages: "path" or "shard.tar:member".
+  std::string describe(std::size_t index) const;
+  // True when many samples share a file (tar shards): keep those files open.
+  bool files_are_shared() const { return format_ == DatasetFormat::kTarShards; }
+
+  // Used by the format builders.
+  struct Builder;
+
+ private:
+  DatasetFormat format_ = DatasetFormat::kImageFolder;
+  std::vector<SampleRef> samples_;
+  std::vector<std::filesystem::path> files_;
+  std::vector<std::string> members_;  // tar member name per sample; empty for other formats
+  std::vector<std::string> classes_;
+  std::uint64_t total_bytes_ = 0;
+};
+
+}  // namespace feedrate

@@ -1,0 +1,77 @@
+// The public entry point: a Loader iterates epochs of a JPEG dataset and delivers augmented
+// batches in sampler order.
+//
+//   feedrate::LoaderOptions options;
+//   options.source = "/data/imagenet/train";
+//   options.num_workers = 8;
+//   feedrate::Loader loader(options);
+//   for (std::uint64_t epoch = 0; epoch < 90; ++epoch) {
+//     loader.start_epoch(epoch);
+//     while (std::optional<feedrate::Batch> batch = loader.next()) train(*batch);
+//   }
+//
+// Pipeline: one I/O thread reads each upcoming batch's encoded bytes (io_uring, or pread
+// where io_uring is unavailable), num_workers decode threads (a oneTBB task_arena) decode and
+// augment every sample straight into the batch's slot, and next() hands out slots in order.
+// At most prefetch_batches slots exist; nothing else grows.
+//
+// Errors: the constructor throws feedrate::Error for bad options or a dataset that cannot be
+// indexed; next() throws feedrate::Error for a sample that fails under the `error` policy (the
+// epoch ends), or when the consumer holds every slot. Thread-safety: one consumer thread
+// calls start_epoch() / next(); stats() may be called from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "loader/batch.h"
+#include "loader/dataset.h"
+#include "loader/options.h"
+
+namespace feedrate {
+
+struct RunStats {
+  std::uint64_t batches = 0;
+  std::uint64_t images = 0;           // delivered
+  std::uint64_t skipped = 0;          // under the skip policy
+  std::uint64_t bytes_read = 0;       // encoded bytes
+  std::uint64_t read_operations = 0;
+  double read_busy_s = 0;             // I/O thread time spent opening and reading
+  double decode_busy_s = 0;           // summed over decode threads
+  double consumer_wait_s = 0;         // time next() spent waiting for a batch
+  std::string io_backend;             // "io_uring" or "pread"
+  std::string io_fallback_reason;     // why pread, when it is
+  std::string device;                 // where batches live: "host"
+  std::vector<SkippedSample> skipped_samples;  // the first 1000
+};
+
+class Pipeline;
+
+class Loader {
+ public:
+  explicit Loader(const LoaderOptions& options);
+  ~Loader();
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+
+  const LoaderOptions& options() const;  // after resolve(): rank and world size filled in
+  const Dataset& dataset() const;
+  std::size_t samples_per_epoch() const;  // on this rank, before skips
+  std::size_t batches_per_epoch() const;
+
+  // Starts (or restarts) an epoch; an unfinished one is cancelled. next() without a prior
+  // start_epoch() starts epoch 0.
+  void start_epoch(std::uint64_t epoch);
+  // The next batch of the current epoch, or nullopt once it is exhausted.
+  std::optional<Batch> next();
+
+  RunStats stats() const;
+
+ private:
+  std::unique_ptr<Pipeline> pipeline_;
+};
+
+}  // namespace feedrate

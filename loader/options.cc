@@ -1,0 +1,63 @@
+#include "loader/options.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "loader/error.h"
+
+namespace feedrate {
+namespace {
+
+template <typename T>
+void check_range(const char* name, T value, T low, T high) {
+  if (value < low || value > high) {
+    throw Error("option " + std::string(name) + " must be in [" + std::to_string(low) + ", " +
+                std::to_string(high) + "], got " + std::to_string(value));
+  }
+}
+
+int from_environment(const char* variable, int fallback) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < 0 || value > 1'000'000) {
+    throw Error(std::string("environment variable ") + variable +
+                " must be a non-negative integer, got '" + text + "'");
+  }
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+LoaderOptions resolve(LoaderOptions options) {
+  if (options.rank < 0) options.rank = from_environment("RANK", 0);
+  if (options.world_size < 0) options.world_size = from_environment("WORLD_SIZE", 1);
+  if (options.source.empty()) throw Error("option source must name a dataset");
+  check_range<std::size_t>("batch_size", options.batch_size, 1, 65536);
+  check_range("num_workers", options.num_workers, 0, 1024);
+  check_range("world_size", options.world_size, 1, 1'000'000);
+  check_range("rank", options.rank, 0, options.world_size - 1);
+  check_range<std::size_t>("prefetch_batches", options.prefetch_batches, 1, 1024);
+  check_range<unsigned>("io_queue_depth", options.io_queue_depth, 1, 4096);
+  check_range<std::uint64_t>("max_pixels", options.max_pixels, 1, std::uint64_t{1} << 40);
+  if (const std::string problem = decode::validate(options.transform); !problem.empty()) {
+    throw Error("option transform: " + problem);
+  }
+  for (int c = 0; c < 3; ++c) {
+    if (!(options.normalization.std[c] > 0)) {
+      throw Error("option normalization.std must be > 0 for every channel");
+    }
+  }
+  return options;
+}
+
+const char* policy_name(BadInputPolicy policy) {
+  return policy == BadInputPolicy::kError ? "error" : "skip";
+}
+
+const char* layout_name(OutputLayout layout) {
+  return layout == OutputLayout::kUint8NHWC ? "uint8-nhwc" : "float32-nchw";
+}
+
+}  // namespace feedrate

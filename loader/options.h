@@ -1,0 +1,60 @@
+// Options of a Loader, validated in one place. A wrong value makes validate() throw
+// feedrate::Error naming the option and its allowed range. Thread-safety: a plain value.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "decode/layout.h"
+#include "decode/transform.h"
+
+namespace feedrate {
+
+enum class BadInputPolicy {
+  kError,  // the epoch stops with the sample's error
+  kSkip,   // the sample is skipped, counted and listed in the batch and the run summary
+};
+
+enum class OutputLayout {
+  kUint8NHWC,     // batch x size x size x 3 bytes
+  kFloat32NCHW,   // batch x 3 x size x size floats, ((x / 255) - mean) / std
+};
+
+struct LoaderOptions {
+  // Dataset: an ImageFolder root, a file list (text file of "relative/path label" lines), a tar
+  // shard, a directory of tar shards, or a glob of tar shards ("shards/train-*.tar").
+  std::string source;
+  bool allow_paths_outside_root = false;  // file lists: accept absolute and "../" paths
+
+  std::size_t batch_size = 64;
+  int num_workers = 1;  // decode threads; 0 decodes on the consumer's thread
+  bool shuffle = true;
+  std::uint64_t seed = 0;
+  bool drop_last = false;  // drop the last incomplete batch of each epoch
+
+  // Distributed sharding with torch DistributedSampler semantics. -1 reads RANK / WORLD_SIZE
+  // from the environment (set by torchrun and friends), defaulting to 0 and 1.
+  int rank = -1;
+  int world_size = -1;
+  bool pad_shards = true;  // pad so every rank gets as many samples; false drops the tail
+
+  decode::TransformSpec transform;
+  OutputLayout layout = OutputLayout::kUint8NHWC;
+  decode::Normalization normalization;
+  BadInputPolicy on_bad = BadInputPolicy::kError;
+  std::uint64_t max_pixels = 100'000'000;
+
+  std::size_t prefetch_batches = 4;  // batches read or decoded ahead of the consumer
+  unsigned io_queue_depth = 64;      // reads in flight
+  bool force_pread = false;          // skip io_uring
+};
+
+// Fills rank / world_size from the environment where they are -1, then checks every field.
+// Throws feedrate::Error on the first invalid one.
+LoaderOptions resolve(LoaderOptions options);
+
+const char* policy_name(BadInputPolicy policy);
+const char* layout_name(OutputLayout layout);
+
+}  // namespace feedrate

@@ -1,0 +1,382 @@
+#include "loader/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "decode/layout.h"
+#include "decode/random.h"
+#include "gpu/host_memory.h"
+#include "loader/error.h"
+#include "loader/sampler.h"
+
+namespace feedrate {
+namespace {
+
+using detail::Slot;
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t elapsed_ns(Clock::time_point since) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
+}
+
+constexpr std::size_t kMaxListedSkips = 1000;
+
+}  // namespace
+
+void SlotRing::release(Slot* slot) noexcept {
+  {
+    std::lock_guard lock(mutex);
+    slot->state = Slot::State::kFree;
+    free.push_back(slot);
+  }
+  changed.notify_all();
+}
+
+Pipeline::Pipeline(const LoaderOptions& options)
+    : options_(resolve(options)),
+      dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root)),
+      workers_([limits = decode::DecodeLimits{options_.max_pixels}] {
+        return std::make_unique<Worker>(limits);
+      }),
+      ring_(std::make_shared<SlotRing>()) {
+  if (dataset_.files_are_shared()) {
+    for (const auto& path : dataset_.files()) {
+      std::error_code error;
+      shared_files_.push_back(io::File::open(path, error));
+      if (error) throw Error(path.string() + ": cannot open: " + error.message());
+    }
+  }
+  samples_per_epoch_ =
+      epoch_order(dataset_.size(),
+                  {options_.shuffle, options_.seed, options_.rank, options_.world_size,
+                   options_.pad_shards},
+                  0)
+          .size();
+
+  io::ReaderOptions reader_options;
+  reader_options.queue_depth = options_.io_queue_depth;
+  reader_options.force_pread = options_.force_pread;
+  reader_ = io::Reader::create(reader_options, &io_fallback_reason_);
+
+  if (options_.num_workers > 0) {
+    // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
+    // for more (I/O-bound runs) and none of its threads is the caller, so raise the limit.
+    const auto wanted = static_cast<std::size_t>(options_.num_workers) + 1;
+    if (wanted > tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)) {
+      thread_limit_ = std::make_unique<tbb::global_control>(
+          tbb::global_control::max_allowed_parallelism, wanted);
+    }
+    arena_ = std::make_unique<tbb::task_arena>(options_.num_workers, 0);
+  }
+
+  const auto pixels = static_cast<std::size_t>(options_.transform.size) * options_.transform.size;
+  sample_bytes_ = options_.layout == OutputLayout::kUint8NHWC ? pixels * 3
+                                                              : pixels * 3 * sizeof(float);
+  for (std::size_t i = 0; i < options_.prefetch_batches; ++i) {
+    auto slot = std::make_unique<Slot>();
+    slot->images = gpu::HostBuffer(options_.batch_size * sample_bytes_);
+    slot->sample_bytes = sample_bytes_;
+    slot->layout = options_.layout;
+    slot->size = options_.transform.size;
+    ring_->free.push_back(slot.get());
+    ring_->slots.push_back(std::move(slot));
+  }
+}
+
+Pipeline::~Pipeline() { stop(); }
+
+std::size_t Pipeline::batches_per_epoch() const {
+  return batch_count(samples_per_epoch_, options_.batch_size, options_.drop_last);
+}
+
+void Pipeline::stop() {
+  cancel_ = true;
+  ring_->changed.notify_all();
+  if (io_thread_.joinable()) io_thread_.join();
+  std::unique_lock lock(ring_->mutex);
+  ring_->changed.wait(lock, [&] {
+    return std::none_of(in_flight_.begin(), in_flight_.end(),
+                        [](const Slot* s) { return s->state == Slot::State::kDecoding; });
+  });
+  for (Slot* slot : in_flight_) {
+    slot->state = Slot::State::kFree;
+    ring_->free.push_back(slot);
+  }
+  in_flight_.clear();
+  failure_ = nullptr;
+  cancel_ = false;
+}
+
+void Pipeline::start_epoch(std::uint64_t epoch) {
+  stop();
+  started_ = true;
+  epoch_ = epoch;
+  order_ = epoch_order(dataset_.size(),
+                       {options_.shuffle, options_.seed, options_.rank, options_.world_size,
+                        options_.pad_shards},
+                       epoch);
+  next_number_ = 0;
+  epoch_over_ = false;
+  io_thread_ = std::thread([this, epoch] { io_main(epoch); });
+}
+
+void Pipeline::io_main(std::uint64_t epoch) {
+  try {
+    const std::size_t batches = batches_per_epoch();
+    for (std::size_t number = 0; number < batches; ++number) {
+      Slot* slot = nullptr;
+      {
+        std::unique_lock lock(ring_->mutex);
+        ring_->changed.wait(lock, [&] { return cancel_ || !ring_->free.empty(); });
+        if (cancel_) return;
+        slot = ring_->free.back();
+        ring_->free.pop_back();
+        slot->state = Slot::State::kReading;
+        in_flight_.push_back(slot);
+      }
+      const std::size_t first = number * options_.batch_size;
+      slot->epoch = epoch;
+      slot->number = number;
+      slot->count = std::min(options_.batch_size, order_.size() - first);
+      slot->indices.assign(order_.begin() + static_cast<std::ptrdiff_t>(first),
+                           order_.begin() + static_cast<std::ptrdiff_t>(first + slot->count));
+      read_batch(*slot);
+
+      if (options_.num_workers == 0 || cancel_) {
+        {
+          std::lock_guard lock(ring_->mutex);
+          slot->state = Slot::State::kRead;
+        }
+        ring_->changed.notify_all();
+        continue;
+      }
+      slot->pending = slot->count;
+      {
+        std::lock_guard lock(ring_->mutex);
+        slot->state = Slot::State::kDecoding;
+      }
+      for (std::size_t i = 0; i < slot->count; ++i) {
+        arena_->enqueue([this, slot, i] { decode_task(slot, i); });
+      }
+    }
+  } catch (...) {
+    {
+      std::lock_guard lock(ring_->mutex);
+      failure_ = std::current_exception();
+    }
+    ring_->changed.notify_all();
+  }
+}
+
+void Pipeline::read_batch(Slot& slot) {
+  const auto start = Clock::now();
+  const std::size_t n = slot.count;
+  slot.labels.resize(n);
+  slot.errors.assign(n, std::string());
+  slot.skipped.clear();
+  slot.encoded_offset.resize(n);
+  slot.reads.resize(n);
+  slot.files.resize(n);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const SampleRef& ref = dataset_.sample(slot.indices[i]);
+    slot.labels[i] = ref.label;
+    slot.encoded_offset[i] = total;
+    total += ref.size;
+  }
+  if (slot.encoded.size() < total) slot.encoded = gpu::HostBuffer(total + total / 4);
+
+  for (std::size_t i = 0; i < n; ++i) {
+    const SampleRef& ref = dataset_.sample(slot.indices[i]);
+    io::ReadRequest& request = slot.reads[i];
+    request = {};
+    int fd = -1;
+    if (dataset_.files_are_shared()) {
+      fd = shared_files_[ref.file].fd();
+    } else {
+      std::error_code error;
+      slot.files[i] = io::File::open(dataset_.files()[ref.file], error);
+      if (error) {
+        slot.errors[i] = dataset_.describe(slot.indices[i]) + ": cannot open: " + error.message();
+        continue;
+      }
+      fd = slot.files[i].fd();
+    }
+    request.fd = fd;
+    request.offset = ref.offset;
+    request.dest = {slot.encoded.data() + slot.encoded_offset[i], static_cast<std::size_t>(ref.size)};
+  }
+  reader_->read(slot.reads);
+  for (std::size_t i = 0; i < n; ++i) {
+    const io::ReadRequest& request = slot.reads[i];
+    if (request.error) {
+      const bool short_file = request.error == std::errc::io_error;
+      slot.errors[i] = dataset_.describe(slot.indices[i]) + ": read failed at byte " +
+                       std::to_string(request.offset + request.bytes_read) + ": " +
+                       (short_file ? "unexpected end of file after " +
+                                         std::to_string(request.bytes_read) + " of " +
+                                         std::to_string(request.dest.size()) +
+                                         " bytes (file changed since indexing?)"
+                                   : request.error.message());
+    }
+    slot.files[i] = io::File();
+  }
+  const io::ReadStats& stats = reader_->stats();
+  bytes_read_.store(stats.bytes, std::memory_order_relaxed);
+  read_operations_.store(stats.operations, std::memory_order_relaxed);
+  read_ns_ += elapsed_ns(start);
+}
+
+void Pipeline::decode_sample(Slot& slot, std::size_t i) {
+  if (!slot.errors[i].empty()) return;
+  const auto start = Clock::now();
+  const std::uint32_t index = slot.indices[i];
+  const std::span<const std::uint8_t> jpeg(
+      reinterpret_cast<const std::uint8_t*>(slot.encoded.data() + slot.encoded_offset[i]),
+      static_cast<std::size_t>(dataset_.sample(index).size));
+  std::byte* out = slot.images.data() + i * sample_bytes_;
+  const std::uint64_t seed = decode::sample_seed(options_.seed, slot.epoch, index);
+  std::unique_ptr<Worker>& worker = workers_.local();
+
+  decode::DecodeStatus status;
+  if (options_.layout == OutputLayout::kUint8NHWC) {
+    status = worker->decoder.decode(jpeg, options_.transform, seed,
+                                    {reinterpret_cast<std::uint8_t*>(out), sample_bytes_});
+  } else {
+    const std::size_t pixels =
+        static_cast<std::size_t>(options_.transform.size) * options_.transform.size;
+    worker->scratch.resize(pixels * 3);
+    status = worker->decoder.decode(jpeg, options_.transform, seed, worker->scratch);
+    if (status.ok()) {
+      decode::hwc_to_chw_normalized(worker->scratch.data(), pixels, options_.normalization,
+                                    reinterpret_cast<float*>(out));
+    }
+  }
+  if (!status.ok()) {
+    slot.errors[i] =
+        dataset_.describe(index) + ": " + decode::errc_name(status.code) + ": " + status.message;
+  }
+  decode_ns_ += elapsed_ns(start);
+}
+
+void Pipeline::decode_task(Slot* slot, std::size_t i) {
+  if (!cancel_) decode_sample(*slot, i);
+  if (slot->pending.fetch_sub(1) == 1) {
+    {
+      std::lock_guard lock(ring_->mutex);
+      slot->state = Slot::State::kReady;
+    }
+    ring_->changed.notify_all();
+  }
+}
+
+bool Pipeline::finish_batch(Slot& slot) {
+  const auto failed = static_cast<std::size_t>(
+      std::count_if(slot.errors.begin(), slot.errors.end(), [](auto& e) { return !e.empty(); }));
+  if (failed == 0) return true;
+  if (options_.on_bad == BadInputPolicy::kError) {
+    const auto first = std::find_if(slot.errors.begin(), slot.errors.end(),
+                                     [](auto& e) { return !e.empty(); });
+    std::string message = *first;
+    if (failed > 1) message += " (and " + std::to_string(failed - 1) + " more in this batch)";
+    throw Error(message);
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (!slot.errors[i].empty()) {
+      slot.skipped.push_back({slot.indices[i], dataset_.describe(slot.indices[i]), slot.errors[i]});
+      continue;
+    }
+    if (kept != i) {
+      std::memmove(slot.images.data() + kept * sample_bytes_,
+                   slot.images.data() + i * sample_bytes_, sample_bytes_);
+      slot.labels[kept] = slot.labels[i];
+      slot.indices[kept] = slot.indices[i];
+    }
+    ++kept;
+  }
+  slot.labels.resize(kept);
+  slot.indices.resize(kept);
+  skipped_ += failed;
+  {
+    std::lock_guard lock(skipped_mutex_);
+    for (const SkippedSample& s : slot.skipped) {
+      if (skipped_samples_.size() < kMaxListedSkips) skipped_samples_.push_back(s);
+    }
+  }
+  return kept > 0;
+}
+
+std::optional<Batch> Pipeline::next() {
+  if (!started_) start_epoch(0);
+  while (!epoch_over_ && next_number_ < batches_per_epoch()) {
+    Slot* slot = nullptr;
+    {
+      const auto start = Clock::now();
+      std::unique_lock lock(ring_->mutex);
+      for (;;) {
+        if (failure_) {
+          const std::exception_ptr failure = failure_;
+          lock.unlock();
+          epoch_over_ = true;
+          stop();
+          std::rethrow_exception(failure);
+        }
+        if (!in_flight_.empty()) {
+          const Slot::State state = in_flight_.front()->state;
+          if (state == Slot::State::kReady || state == Slot::State::kRead) break;
+        } else if (ring_->free.empty()) {
+          throw Error("the consumer holds all " + std::to_string(options_.prefetch_batches) +
+                      " batch slots (prefetch_batches): destroy a Batch before asking for the "
+                      "next one, or raise prefetch_batches");
+        }
+        ring_->changed.wait(lock);
+      }
+      slot = in_flight_.front();
+      in_flight_.pop_front();
+      slot->state = Slot::State::kHeld;
+      wait_ns_ += elapsed_ns(start);
+    }
+    ++next_number_;
+    Batch batch(ring_, slot);  // returns the slot to the ring on every path below
+    if (options_.num_workers == 0) {
+      for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
+    }
+    try {
+      if (!finish_batch(*slot)) continue;
+    } catch (const Error&) {
+      epoch_over_ = true;
+      stop();
+      throw;
+    }
+    ++batches_;
+    images_ += batch.size();
+    return batch;
+  }
+  if (io_thread_.joinable()) io_thread_.join();
+  return std::nullopt;
+}
+
+RunStats Pipeline::stats() const {
+  RunStats stats;
+  stats.batches = batches_;
+  stats.images = images_;
+  stats.skipped = skipped_;
+  stats.bytes_read = bytes_read_;
+  stats.read_operations = read_operations_;
+  stats.read_busy_s = static_cast<double>(read_ns_) * 1e-9;
+  stats.decode_busy_s = static_cast<double>(decode_ns_) * 1e-9;
+  stats.consumer_wait_s = static_cast<double>(wait_ns_) * 1e-9;
+  stats.io_backend = io::backend_name(reader_->backend());
+  stats.io_fallback_reason = io_fallback_reason_;
+  stats.device = gpu::kHostDeviceName;
+  {
+    std::lock_guard lock(skipped_mutex_);
+    stats.skipped_samples = skipped_samples_;
+  }
+  return stats;
+}
+
+}  // namespace feedrate

@@ -1,0 +1,49 @@
+// One batch slot of the loader's fixed ring (internal to loader/). A slot carries a batch from
+// the I/O thread through the decoders to the consumer and back; its buffers keep their capacity
+// between batches, so the steady state allocates nothing.
+//
+// Ownership moves with `state`, under the pipeline's mutex: kFree (ring), kReading (I/O
+// thread), kDecoding (decode tasks; each touches only its own sample's fields), kRead or kReady
+// (waiting for the consumer), kHeld (a Batch).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu/host_memory.h"
+#include "io/file.h"
+#include "io/reader.h"
+#include "loader/batch.h"
+
+namespace feedrate::detail {
+
+struct Slot {
+  enum class State { kFree, kReading, kDecoding, kRead, kReady, kHeld };
+  State state = State::kFree;
+
+  std::uint64_t epoch = 0;
+  std::size_t number = 0;  // batch position in the epoch
+  std::size_t count = 0;   // samples in this batch (before skips)
+
+  gpu::HostBuffer images;  // batch_size samples of sample_bytes
+  std::size_t sample_bytes = 0;
+  OutputLayout layout = OutputLayout::kUint8NHWC;
+  int size = 0;  // images are size x size
+
+  std::vector<std::int32_t> labels;
+  std::vector<std::uint32_t> indices;
+  std::vector<std::string> errors;  // per sample; empty means decoded
+  std::vector<SkippedSample> skipped;
+
+  gpu::HostBuffer encoded;  // every sample's bytes, back to back (grows, never shrinks)
+  std::vector<std::size_t> encoded_offset;
+  std::vector<io::ReadRequest> reads;
+  std::vector<io::File> files;  // per-sample files (image folders, file lists)
+
+  std::atomic<std::size_t> pending{0};  // decode tasks not finished
+};
+
+}  // namespace feedrate::detail

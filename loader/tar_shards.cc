@@ -1,0 +1,98 @@
+#include <charconv>
+#include <map>
+#include <set>
+#include <string_view>
+
+#include "io/file.h"
+#include "io/tar_index.h"
+#include "loader/dataset_builders.h"
+#include "loader/error.h"
+
+namespace feedrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// WebDataset's key: the member path up to the first dot of its base name; the rest is the
+// extension that says what the member holds.
+std::pair<std::string_view, std::string_view> split_key(std::string_view name) {
+  const std::size_t slash = name.rfind('/');
+  const std::size_t dot = name.find('.', slash == std::string_view::npos ? 0 : slash + 1);
+  if (dot == std::string_view::npos) return {name, {}};
+  return {name.substr(0, dot), name.substr(dot + 1)};
+}
+
+}  // namespace
+
+void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>& shards) {
+  std::set<std::int32_t> labels;
+  for (const fs::path& shard : shards) {
+    std::error_code error;
+    io::File file = io::File::open(shard, error);
+    if (error) throw Error(shard.string() + ": cannot open: " + error.message());
+    std::vector<io::TarMember> members;
+    try {
+      members = io::index_tar(file.fd(), shard);
+    } catch (const io::TarError& e) {
+      throw Error(e.what());
+    }
+    // Pair key.jpg with key.cls, keeping the archive order of the images.
+    struct Pending {
+      const io::TarMember* image = nullptr;
+      const io::TarMember* label = nullptr;
+    };
+    std::map<std::string_view, Pending> by_key;
+    std::vector<std::string_view> order;
+    for (const io::TarMember& member : members) {
+      const auto [key, extension] = split_key(member.name);
+      Pending& pending = by_key[key];
+      if (extension == "jpg" || extension == "jpeg") {
+        if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
+        if (pending.image == nullptr) pending.image = &member;
+      } else if (extension == "cls") {
+        if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
+        pending.label = &member;
+      }
+    }
+    const auto file_index = static_cast<std::uint32_t>(dataset.files_.size());
+    dataset.files_.push_back(shard);
+    for (std::string_view key : order) {
+      const Pending& pending = by_key[key];
+      const std::string where = shard.string() + ":" + std::string(key);
+      if (pending.image == nullptr) throw Error(where + ".cls has no matching .jpg member");
+      if (pending.label == nullptr) {
+        throw Error(shard.string() + ":" + pending.image->name + " has no matching .cls member");
+      }
+      char text[32] = {};
+      if (pending.label->size == 0 || pending.label->size >= sizeof(text)) {
+        throw Error(shard.string() + ":" + pending.label->name + ": label is not a short number");
+      }
+      io::pread_exact(file.fd(), pending.label->offset, text, pending.label->size, error);
+      if (error) {
+        throw Error(shard.string() + ":" + pending.label->name + ": cannot read: " +
+                    error.message());
+      }
+      std::string_view digits(text, pending.label->size);
+      while (!digits.empty() && (digits.back() == '\n' || digits.back() == ' ' ||
+                                 digits.back() == '\r')) {
+        digits.remove_suffix(1);
+      }
+      std::int32_t label = -1;
+      const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), label);
+      if (ec != std::errc() || ptr != digits.data() + digits.size() || label < 0) {
+        throw Error(shard.string() + ":" + pending.label->name + ": label '" +
+                    std::string(digits) + "' is not a non-negative integer");
+      }
+      dataset.samples_.push_back({file_index, pending.image->offset, pending.image->size, label});
+      dataset.members_.push_back(pending.image->name);
+      labels.insert(label);
+    }
+  }
+  if (!labels.empty()) {
+    for (std::int32_t label = 0; label <= *labels.rbegin(); ++label) {
+      dataset.classes_.push_back(std::to_string(label));
+    }
+  }
+}
+
+}  // namespace feedrate

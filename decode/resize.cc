@@ -66,55 +66,48 @@ SourceRect Resampler::prepare(const ResizePlan& plan) {
     rect.y0 = std::min(rect.y0, vertical_.first[i]);
     rect.y1 = std::max(rect.y1, vertical_.first[i] + vertical_.count[i]);
   }
-  rows_y0_ = rect.y0;
-  rows_y1_ = rect.y1;
+  cols_x0_ = rect.x0;
+  cols_x1_ = rect.x1;
   return rect;
 }
 
 void Resampler::run(const std::uint8_t* src, std::size_t src_stride, int src_x0, int src_y0,
                     std::uint8_t* dst) {
-  const int row_floats = win_w_ * 3;
-  rows_.resize(static_cast<std::size_t>(rows_y1_ - rows_y0_) * row_floats);
-
-  // Horizontal pass over every source row the vertical filter reads.
-  const int max_h = horizontal_.max_taps;
-  for (int y = rows_y0_; y < rows_y1_; ++y) {
-    const std::uint8_t* in = src + static_cast<std::size_t>(y - src_y0) * src_stride;
-    float* out = &rows_[static_cast<std::size_t>(y - rows_y0_) * row_floats];
-    for (int i = 0; i < win_w_; ++i) {
-      const std::uint8_t* p = in + static_cast<std::size_t>(horizontal_.first[i] - src_x0) * 3;
-      const float* w = &horizontal_.weights[static_cast<std::size_t>(i) * max_h];
-      float r = 0, g = 0, b = 0;
-      for (int k = 0; k < horizontal_.count[i]; ++k) {
-        r += w[k] * p[3 * k];
-        g += w[k] * p[3 * k + 1];
-        b += w[k] * p[3 * k + 2];
-      }
-      const int o = flip_ ? win_w_ - 1 - i : i;
-      out[3 * o] = r;
-      out[3 * o + 1] = g;
-      out[3 * o + 2] = b;
-    }
-  }
-
-  // Vertical pass: each output row is a weighted sum of whole intermediate rows; the loops run
-  // along the row so the compiler vectorises them.
+  // Vertical pass first, one output row at a time: it runs along whole rows (vectorised) and
+  // leaves only win_h rows for the horizontal pass, whose gathers do not vectorise. The two
+  // passes are linear and nothing is rounded in between, so the order does not change the
+  // result (PIL filters horizontally first).
+  const int columns = cols_x1_ - cols_x0_;
+  const int row_floats = columns * 3;
+  column_sums_.resize(static_cast<std::size_t>(row_floats));
   const int max_v = vertical_.max_taps;
-  accumulator_.resize(row_floats);
+  const int max_h = horizontal_.max_taps;
   for (int j = 0; j < win_h_; ++j) {
-    const float* w = &vertical_.weights[static_cast<std::size_t>(j) * max_v];
-    const float* base =
-        &rows_[static_cast<std::size_t>(vertical_.first[j] - rows_y0_) * row_floats];
-    float* acc = accumulator_.data();
-    std::fill(acc, acc + row_floats, 0.5f);  // +0.5 then truncation rounds to nearest
+    const float* wv = &vertical_.weights[static_cast<std::size_t>(j) * max_v];
+    float* acc = column_sums_.data();
+    std::fill(acc, acc + row_floats, 0.0f);
     for (int k = 0; k < vertical_.count[j]; ++k) {
-      const float wk = w[k];
-      const float* row = base + static_cast<std::size_t>(k) * row_floats;
-      for (int x = 0; x < row_floats; ++x) acc[x] += wk * row[x];
+      const float wk = wv[k];
+      const std::uint8_t* row = src +
+                                static_cast<std::size_t>(vertical_.first[j] + k - src_y0) * src_stride +
+                                static_cast<std::size_t>(cols_x0_ - src_x0) * 3;
+      for (int x = 0; x < row_floats; ++x) acc[x] += wk * static_cast<float>(row[x]);
     }
-    std::uint8_t* out = dst + static_cast<std::size_t>(j) * row_floats;
-    for (int x = 0; x < row_floats; ++x) {
-      out[x] = static_cast<std::uint8_t>(std::clamp(acc[x], 0.0f, 255.0f));
+
+    std::uint8_t* out = dst + static_cast<std::size_t>(j) * win_w_ * 3;
+    for (int i = 0; i < win_w_; ++i) {
+      const float* p = acc + static_cast<std::size_t>(horizontal_.first[i] - cols_x0_) * 3;
+      const float* wh = &horizontal_.weights[static_cast<std::size_t>(i) * max_h];
+      float r = 0.5f, g = 0.5f, b = 0.5f;  // +0.5 then truncation rounds to nearest
+      for (int k = 0; k < horizontal_.count[i]; ++k) {
+        r += wh[k] * p[3 * k];
+        g += wh[k] * p[3 * k + 1];
+        b += wh[k] * p[3 * k + 2];
+      }
+      std::uint8_t* o = out + 3 * (flip_ ? win_w_ - 1 - i : i);
+      o[0] = static_cast<std::uint8_t>(std::clamp(r, 0.0f, 255.0f));
+      o[1] = static_cast<std::uint8_t>(std::clamp(g, 0.0f, 255.0f));
+      o[2] = static_cast<std::uint8_t>(std::clamp(b, 0.0f, 255.0f));
     }
   }
 }

@@ -1,6 +1,6 @@
 // Antialiased bilinear resampling, the filter of PIL and of torchvision's Resize with
-// antialias=True: a triangle filter widened by the downscale factor, applied horizontally then
-// vertically, producing one window of the resized image, optionally mirrored left-right.
+// antialias=True: a triangle filter widened by the downscale factor, applied vertically then
+// horizontally, producing one window of the resized image, optionally mirrored left-right.
 //
 // A Resampler keeps its filter tables and intermediate rows between calls, so after the first
 // few images it allocates nothing. Thread-safety: one Resampler per thread.
@@ -41,10 +41,9 @@ class Resampler {
                     int win_len, int clip_lo, int clip_hi);
 
   Taps horizontal_, vertical_;
-  std::vector<float> rows_;         // horizontally filtered rows, RGB float
-  std::vector<float> accumulator_;  // one output row being summed
+  std::vector<float> column_sums_;  // one vertically filtered row, RGB float
   int win_w_ = 0, win_h_ = 0;
-  int rows_y0_ = 0, rows_y1_ = 0;
+  int cols_x0_ = 0, cols_x1_ = 0;  // source columns the horizontal taps read
   bool flip_ = false;
 };
 

@@ -99,6 +99,7 @@ void rename_no_replace(const fs::path& from, const fs::path& to) {
 std::vector<std::vector<unsigned char>> encode_batch(const DatasetSpec& spec, int first, int n,
                                                      int threads) {
   std::vector<std::vector<unsigned char>> jpegs(n);
+  threads = std::min(threads, n);
   std::atomic<int> next{0};
   std::vector<std::exception_ptr> errors(threads);
   const auto work = [&](int worker) {

@@ -63,11 +63,12 @@ struct DatasetSummary {
   std::uint64_t jpeg_bytes = 0;              // sum of the JPEG sizes alone
 };
 
-// The size of image `index` of a dataset with this seed: about 70% 500x375, 20% 375x500 and
-// 10% other sizes with sides in [200, 800], like ImageNet's mix.
 struct ImageSize {
   int width = 0, height = 0;
 };
+
+// The size of image `index` of a dataset with this seed: about 70% 500x375, 20% 375x500 and
+// 10% other sizes with sides in [200, 800], like ImageNet's mix.
 ImageSize dataset_image_size(std::uint64_t seed, int index);
 
 // Writes a dataset of spec.count images, image i in class i % spec.classes, 4:2:0 at

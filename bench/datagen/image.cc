@@ -87,6 +87,22 @@ Color random_color(Rng& rng, float lo, float hi) {
   return {rng.uniform(lo, hi), rng.uniform(lo, hi), rng.uniform(lo, hi)};
 }
 
+// A uniformly distributed unit vector, by rejection sampling in the unit disc. Unlike cos/sin of
+// a random angle it uses only IEEE-exact operations, so images do not depend on the libm version.
+void random_direction(Rng& rng, float& x, float& y) {
+  for (;;) {
+    x = rng.uniform(-1.0f, 1.0f);
+    y = rng.uniform(-1.0f, 1.0f);
+    const float norm2 = x * x + y * y;
+    if (norm2 > 0.01f && norm2 <= 1.0f) {
+      const float norm = std::sqrt(norm2);
+      x /= norm;
+      y /= norm;
+      return;
+    }
+  }
+}
+
 // A soft round patch of colour added to the background, falling off as 1 / (1 + d^2/r^2)^2:
 // Gaussian-looking without a per-pixel exp.
 struct Blob {
@@ -158,9 +174,11 @@ std::vector<unsigned char> make_rgb_pixels(std::uint64_t seed, int width, int he
 
   // Background: a linear gradient between two colours along a random direction.
   const Color from = random_color(rng, 20.0f, 235.0f), to = random_color(rng, 20.0f, 235.0f);
-  const float angle = rng.uniform(0.0f, 6.2831853f);
+  float gx, gy;
+  random_direction(rng, gx, gy);
   const float diag = std::sqrt(w * w + h * h);
-  const float gx = std::cos(angle) / diag, gy = std::sin(angle) / diag;
+  gx /= diag;
+  gy /= diag;
 
   std::vector<Blob> blobs(rng.uniform_int(3, 5));
   for (Blob& b : blobs) {
@@ -171,12 +189,10 @@ std::vector<unsigned char> make_rgb_pixels(std::uint64_t seed, int width, int he
 
   std::vector<Shape> shapes(rng.uniform_int(4, 10));
   for (Shape& s : shapes) {
-    const float a = rng.uniform(0.0f, 3.1415927f);
+    random_direction(rng, s.cos_a, s.sin_a);
     s.ellipse = rng.uniform_int(0, 1) == 1;
     s.cx = rng.uniform(0.0f, w);
     s.cy = rng.uniform(0.0f, h);
-    s.cos_a = std::cos(a);
-    s.sin_a = std::sin(a);
     s.half_u = scale * rng.uniform(0.03f, 0.25f);
     s.half_v = scale * rng.uniform(0.03f, 0.25f);
     s.color = random_color(rng, 10.0f, 245.0f);

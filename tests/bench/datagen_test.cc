@@ -303,6 +303,20 @@ TEST(MakeJpeg, RejectsBadArguments) {
   EXPECT_THROW(make_jpeg(1, spec_of(0, 10)), std::invalid_argument);
 }
 
+TEST(MakeJpeg, EncoderErrorsBecomeRuntimeErrors) {
+  // Wider than JPEG's 65535-pixel limit: both encoders refuse it, with their own message.
+  const Bytes rgb(70000 * 3, 128);
+  JpegSpec spec = spec_of(70000, 1);
+  EXPECT_THROW(encode_jpeg(rgb, spec), std::runtime_error);
+  spec.restart_interval_rows = 1;
+  try {
+    encode_jpeg(rgb, spec);
+    ADD_FAILURE() << "libjpeg accepted a 70000-pixel wide image";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("libjpeg"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DatasetImageSize, ImageNetLikeMix) {
   std::map<std::pair<int, int>, int> counts;
   int other = 0;

@@ -1,0 +1,171 @@
+// Dataset index: ImageFolder ordering and labels, file lists, tar shards, and the errors each
+// format gives for bad input.
+#include "loader/dataset.h"
+
+#include <gtest/gtest.h>
+
+#include "loader/error.h"
+#include "tests/support/test_data.h"
+
+namespace feedrate {
+namespace {
+
+using testing::TempDir;
+using testing::small_jpeg;
+using testing::write_file;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ImageFolder, ClassesSortByNameAndFilesWalkSorted) {
+  TempDir dir;
+  const auto jpeg = small_jpeg(1);
+  for (const char* path : {"zebra/b.jpg", "zebra/a.JPG", "apple/x.jpeg", "apple/sub/y.jpg",
+                           "apple/notes.txt", "Mango/m.jpg"}) {
+    write_file(dir / path, jpeg);
+  }
+  const Dataset dataset = Dataset::open(dir.path());
+  EXPECT_EQ(dataset.format(), DatasetFormat::kImageFolder);
+  // Byte order, as Python's sorted(): uppercase first.
+  EXPECT_EQ(dataset.classes(), (std::vector<std::string>{"Mango", "apple", "zebra"}));
+  ASSERT_EQ(dataset.size(), 5u);
+  const std::vector<std::pair<std::string, int>> expected = {
+      {"Mango/m.jpg", 0}, {"apple/x.jpeg", 1}, {"apple/sub/y.jpg", 1}, {"zebra/a.JPG", 2},
+      {"zebra/b.jpg", 2}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(dataset.describe(i), (dir / expected[i].first).string());
+    EXPECT_EQ(dataset.sample(i).label, expected[i].second);
+    EXPECT_EQ(dataset.sample(i).size, jpeg.size());
+  }
+  EXPECT_EQ(dataset.total_bytes(), 5 * jpeg.size());
+}
+
+TEST(FileList, PathsRelativeToTheListWithLabels) {
+  TempDir dir;
+  write_file(dir / "imgs/a b.jpg", small_jpeg(1));
+  write_file(dir / "imgs/c.jpg", small_jpeg(2));
+  const std::string list = "# comment\n\nimgs/a b.jpg 3\r\n  imgs/c.jpg\t0\n";
+  write_file(dir / "train.txt", {list.begin(), list.end()});
+  const Dataset dataset = Dataset::open(dir / "train.txt");
+  EXPECT_EQ(dataset.format(), DatasetFormat::kFileList);
+  ASSERT_EQ(dataset.size(), 2u);
+  EXPECT_EQ(dataset.describe(0), (dir / "imgs/a b.jpg").string());
+  EXPECT_EQ(dataset.sample(0).label, 3);
+  EXPECT_EQ(dataset.sample(1).label, 0);
+  EXPECT_EQ(dataset.classes().size(), 4u);
+}
+
+TEST(FileList, BadLinesNameTheListAndLine) {
+  TempDir dir;
+  write_file(dir / "a.jpg", small_jpeg(1));
+  auto list_error = [&](const std::string& text) {
+    write_file(dir / "list.txt", {text.begin(), text.end()});
+    return error_of([&] { Dataset::open(dir / "list.txt"); });
+  };
+  EXPECT_NE(list_error("a.jpg 1\na.jpg x\n").find("list.txt:2: label 'x'"), std::string::npos);
+  EXPECT_NE(list_error("a.jpg\n").find("list.txt:1: expected"), std::string::npos);
+  EXPECT_NE(list_error("missing.jpg 0\n").find("missing.jpg: cannot stat"), std::string::npos);
+  EXPECT_NE(list_error("../a.jpg 0\n").find("outside the list's folder"), std::string::npos);
+  EXPECT_NE(list_error("/etc/passwd 0\n").find("outside the list's folder"), std::string::npos);
+  EXPECT_NE(list_error("# only a comment\n").find("no samples"), std::string::npos);
+}
+
+TEST(FileList, OutsidePathsAllowedOnRequest) {
+  TempDir dir;
+  write_file(dir / "a.jpg", small_jpeg(1));
+  const std::string text = "../a.jpg 0\n";
+  write_file(dir / "lists/list.txt", {text.begin(), text.end()});
+  const Dataset dataset = Dataset::open(dir / "lists/list.txt", true);
+  EXPECT_EQ(dataset.size(), 1u);
+}
+
+TEST(TarShards, GnuTarShardsPairImagesWithLabels) {
+  TempDir dir;
+  for (int i = 0; i < 6; ++i) {
+    const std::string key = "s" + std::to_string(i / 3) + "/img_" + std::to_string(i);
+    write_file(dir / (key + ".jpg"), small_jpeg(static_cast<std::uint64_t>(i)));
+    const std::string label = std::to_string(i % 2) + "\n";
+    write_file(dir / (key + ".cls"), {label.begin(), label.end()});
+  }
+  std::filesystem::create_directories(dir / "shards");
+  for (int s = 0; s < 2; ++s) {
+    const std::string name = "s" + std::to_string(s);
+    ASSERT_EQ(testing::run_command("tar --sort=name -cf " + (dir / "shards" / (name + ".tar")).string() +
+                                   " -C " + (dir / name).string() + " ."),
+              0);
+  }
+  for (const std::string& source : {(dir / "shards").string(), (dir / "shards/*.tar").string()}) {
+    const Dataset dataset = Dataset::open(source);
+    EXPECT_EQ(dataset.format(), DatasetFormat::kTarShards);
+    ASSERT_EQ(dataset.size(), 6u);
+    EXPECT_EQ(dataset.files().size(), 2u);
+    for (std::size_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(dataset.sample(i).label, static_cast<int>(i % 2));
+      EXPECT_NE(dataset.describe(i).find(".tar:./img_" + std::to_string(i) + ".jpg"),
+                std::string::npos)
+          << dataset.describe(i);
+      // The byte range holds exactly the member's bytes.
+      const auto shard = testing::read_file(dataset.files()[dataset.sample(i).file]);
+      const auto original = testing::read_file(
+          dir / ("s" + std::to_string(i / 3)) / ("img_" + std::to_string(i) + ".jpg"));
+      ASSERT_EQ(dataset.sample(i).size, original.size());
+      EXPECT_TRUE(std::equal(original.begin(), original.end(),
+                             shard.begin() + static_cast<std::ptrdiff_t>(dataset.sample(i).offset)));
+    }
+  }
+}
+
+TEST(TarShards, MissingLabelOrImageIsNamed) {
+  TempDir dir;
+  {
+    datagen::TarWriter tar(dir / "a.tar");
+    const auto jpeg = small_jpeg(1);
+    tar.add("k1.jpg", jpeg);
+    tar.finish();
+  }
+  EXPECT_NE(error_of([&] { Dataset::open(dir / "a.tar"); }).find("a.tar:k1.jpg has no matching .cls"),
+            std::string::npos);
+  {
+    datagen::TarWriter tar(dir / "b.tar");
+    const std::string label = "x1\n";
+    tar.add("k1.jpg", small_jpeg(1));
+    tar.add("k1.cls", {reinterpret_cast<const unsigned char*>(label.data()), label.size()});
+    tar.finish();
+  }
+  EXPECT_NE(error_of([&] { Dataset::open(dir / "b.tar"); }).find("b.tar:k1.cls: label 'x1'"),
+            std::string::npos);
+}
+
+TEST(TarShards, TruncatedShardIsAnErrorNamingIt) {
+  TempDir dir;
+  {
+    datagen::TarWriter tar(dir / "t.tar");
+    tar.add("k.jpg", small_jpeg(1));
+    tar.finish();
+  }
+  std::filesystem::resize_file(dir / "t.tar", 1200);
+  const std::string message = error_of([&] { Dataset::open(dir / "t.tar"); });
+  EXPECT_NE(message.find("t.tar"), std::string::npos) << message;
+  EXPECT_NE(message.find("truncated"), std::string::npos) << message;
+}
+
+TEST(Dataset, MissingAndEmptySources) {
+  TempDir dir;
+  EXPECT_NE(error_of([&] { Dataset::open(dir / "nope"); }).find("no such file or directory"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { Dataset::open(dir.path()); }).find("no class folders"),
+            std::string::npos);
+  std::filesystem::create_directories(dir / "empty_class");
+  EXPECT_NE(error_of([&] { Dataset::open(dir.path()); }).find("no samples"), std::string::npos);
+  EXPECT_NE(error_of([&] { Dataset::open((dir / "*.tar").string()); }).find("no file matches"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace feedrate

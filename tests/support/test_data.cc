@@ -1,0 +1,70 @@
+#include "tests/support/test_data.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace feedrate::testing {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::string pattern = (fs::temp_directory_path() / "feedrate-test-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code error;
+  fs::remove_all(path_, error);
+}
+
+void write_file(const fs::path& path, const std::vector<unsigned char>& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::vector<unsigned char> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<unsigned char> small_jpeg(std::uint64_t seed, int width, int height,
+                                      datagen::ColorKind color) {
+  datagen::JpegSpec spec;
+  spec.width = width;
+  spec.height = height;
+  spec.color = color;
+  return datagen::make_jpeg(seed, spec);
+}
+
+std::vector<fs::path> make_image_folder(const fs::path& root, int count, int classes,
+                                        std::uint64_t seed) {
+  std::vector<std::vector<fs::path>> by_class(static_cast<std::size_t>(classes));
+  for (int i = 0; i < count; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "class_%03d/img_%06d.jpg", i % classes, i);
+    const fs::path path = root / name;
+    // Vary sizes a little so crops and scales differ between samples.
+    write_file(path, small_jpeg(seed * 7919 + static_cast<std::uint64_t>(i), 80 + (i % 5) * 8,
+                                64 + (i % 3) * 8));
+    by_class[static_cast<std::size_t>(i % classes)].push_back(path);
+  }
+  std::vector<fs::path> ordered;
+  for (const auto& paths : by_class) ordered.insert(ordered.end(), paths.begin(), paths.end());
+  return ordered;
+}
+
+int run_command(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace feedrate::testing

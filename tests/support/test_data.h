@@ -1,0 +1,42 @@
+// Test helpers: a temporary folder that removes itself, file writing, and small generated
+// datasets in every format the loader reads. Thread-safety: single-threaded test code.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench/datagen/datagen.h"
+
+namespace feedrate::testing {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+void write_file(const std::filesystem::path& path, const std::vector<unsigned char>& bytes);
+std::vector<unsigned char> read_file(const std::filesystem::path& path);
+
+// A small JPEG (default 96x72) with photograph-like content, deterministic in seed.
+std::vector<unsigned char> small_jpeg(std::uint64_t seed, int width = 96, int height = 72,
+                                      datagen::ColorKind color = datagen::ColorKind::kRgb);
+
+// root/class_<c>/img_<i>.jpg with image i in class i % classes; small images so tests run fast.
+// Returns the image paths in index order (sorted by class, then name, as ImageFolder orders).
+std::vector<std::filesystem::path> make_image_folder(const std::filesystem::path& root, int count,
+                                                     int classes, std::uint64_t seed = 1);
+
+// Runs a shell command; returns its exit status (for GNU tar in tests).
+int run_command(const std::string& command);
+
+}  // namespace feedrate::testing

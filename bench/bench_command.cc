@@ -51,8 +51,8 @@ class Progress {
               std::uint64_t bytes) {
     if (!enabled_ || seconds_since(last_) < 0.5) return;
     last_ = Clock::now();
-    fmt::print(stderr, "\r  epoch {}  {}/{} images  {:.0f} images/s  {:.1f} MB/s   ", epoch,
-               images, total, images / seconds, bytes / 1e6 / seconds);
+    fmt::print(stderr, "\r  epoch {}  {}/{} images  {:.0f} images/s  {:.1f} MB/s   ", epoch, images,
+               total, images / seconds, bytes / 1e6 / seconds);
   }
   void clear() {
     if (enabled_) fmt::print(stderr, "\r{:80}\r", "");
@@ -144,8 +144,7 @@ int run(const BenchArgs& args) {
     out["read_busy_s"] = stats.read_busy_s;
     out["decode_busy_s"] = stats.decode_busy_s;
     out["consumer_wait_s"] = stats.consumer_wait_s;
-    out["decode_ms_per_image"] =
-        stats.images > 0 ? stats.decode_busy_s * 1e3 / stats.images : 0.0;
+    out["decode_ms_per_image"] = stats.images > 0 ? stats.decode_busy_s * 1e3 / stats.images : 0.0;
     nlohmann::json per_epoch = nlohmann::json::array();
     for (const EpochFigures& e : epochs) {
       per_epoch.push_back({{"images", e.images},
@@ -186,14 +185,16 @@ int run(const BenchArgs& args) {
 Command add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* sub = app.add_subcommand(
-      "bench", "Measure how fast this machine feeds training from DATASET (default: a generated "
-               "1,000-image dataset)");
+      "bench",
+      "Measure how fast this machine feeds training from DATASET (default: a generated "
+      "1,000-image dataset)");
   sub->add_option("DATASET", args->dataset,
                   "Image folder, file list, tar shard, folder of shards or a glob of shards");
   sub->add_option("-w,--workers", args->workers, "Decode threads (0: on the consumer's thread)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
-  sub->add_option("-b,--batch", args->batch, "Batch size")->check(CLI::Range(1, 65536))
+  sub->add_option("-b,--batch", args->batch, "Batch size")
+      ->check(CLI::Range(1, 65536))
       ->capture_default_str();
   CLI::Option* epochs = sub->add_option("-e,--epochs", args->epochs, "Epochs to run")
                             ->check(CLI::Range(1, 1'000'000))
@@ -204,7 +205,8 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("-t,--transform", args->transform, "train or eval")
       ->check(CLI::IsMember({"train", "eval"}))
       ->capture_default_str();
-  sub->add_option("--size", args->size, "Output side in pixels")->check(CLI::Range(8, 4096))
+  sub->add_option("--size", args->size, "Output side in pixels")
+      ->check(CLI::Range(8, 4096))
       ->capture_default_str();
   sub->add_option("--on-bad", args->on_bad, "Bad sample policy: error or skip")
       ->check(CLI::IsMember({"error", "skip"}))

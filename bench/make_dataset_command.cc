@@ -16,15 +16,18 @@ Command add_make_dataset_command(CLI::App& app) {
       "Generate a JPEG dataset with photograph-like content and ImageNet-like sizes "
       "(deterministic by seed)");
   sub->add_option("OUT", *path, "Folder to create (must not exist)")->required();
-  sub->add_option("--count", spec->count, "Images")->check(CLI::Range(1, 10'000'000))
+  sub->add_option("--count", spec->count, "Images")
+      ->check(CLI::Range(1, 10'000'000))
       ->capture_default_str();
-  sub->add_option("--classes", spec->classes, "Classes")->check(CLI::Range(1, 100'000))
+  sub->add_option("--classes", spec->classes, "Classes")
+      ->check(CLI::Range(1, 100'000))
       ->capture_default_str();
   sub->add_option("--format", *format, "folder (ImageFolder) or tar (WebDataset shards)")
       ->check(CLI::IsMember({"folder", "tar"}))
       ->capture_default_str();
   sub->add_option("--seed", spec->seed, "Seed")->capture_default_str();
-  sub->add_option("--quality", spec->quality, "JPEG quality")->check(CLI::Range(1, 100))
+  sub->add_option("--quality", spec->quality, "JPEG quality")
+      ->check(CLI::Range(1, 100))
       ->capture_default_str();
   sub->add_option("--images-per-shard", spec->images_per_shard, "Images per tar shard")
       ->check(CLI::Range(1, 10'000'000))

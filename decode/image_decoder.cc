@@ -14,13 +14,20 @@ namespace feedrate::decode {
 
 const char* errc_name(DecodeErrc code) {
   switch (code) {
-    case DecodeErrc::kOk: return "ok";
-    case DecodeErrc::kEmpty: return "empty file";
-    case DecodeErrc::kNotJpeg: return "not a JPEG";
-    case DecodeErrc::kCorrupt: return "corrupt JPEG";
-    case DecodeErrc::kTruncated: return "truncated JPEG";
-    case DecodeErrc::kTooLarge: return "image too large";
-    case DecodeErrc::kTooManyScans: return "too many progressive scans";
+    case DecodeErrc::kOk:
+      return "ok";
+    case DecodeErrc::kEmpty:
+      return "empty file";
+    case DecodeErrc::kNotJpeg:
+      return "not a JPEG";
+    case DecodeErrc::kCorrupt:
+      return "corrupt JPEG";
+    case DecodeErrc::kTruncated:
+      return "truncated JPEG";
+    case DecodeErrc::kTooLarge:
+      return "image too large";
+    case DecodeErrc::kTooManyScans:
+      return "too many progressive scans";
   }
   return "unknown";
 }
@@ -116,7 +123,9 @@ ImageDecoder::ImageDecoder(DecodeLimits limits) : state_(new State), limits_(lim
   jpeg_create_decompress(&s.cinfo);
 }
 
-ImageDecoder::~ImageDecoder() { jpeg_destroy_decompress(&state_->cinfo); }
+ImageDecoder::~ImageDecoder() {
+  jpeg_destroy_decompress(&state_->cinfo);
+}
 
 DecodeStatus ImageDecoder::open(std::span<const std::uint8_t> jpeg) {
   info_ = {};
@@ -175,8 +184,7 @@ DecodeStatus ImageDecoder::read_rows(const ResizePlan* plan, int scale_denom) {
   const int out_h = static_cast<int>(cinfo->output_height);
   if (plan != nullptr) {
     rect = resampler_.prepare(scale_plan(*plan, static_cast<double>(out_w) / info_.width,
-                                         static_cast<double>(out_h) / info_.height, out_w,
-                                         out_h));
+                                         static_cast<double>(out_h) / info_.height, out_w, out_h));
   } else {
     rect = {0, 0, out_w, out_h};
   }
@@ -195,7 +203,8 @@ DecodeStatus ImageDecoder::read_rows(const ResizePlan* plan, int scale_denom) {
     jpeg_read_scanlines(cinfo, &row, 1);
   }
   if (cinfo->out_color_space == JCS_CMYK) {
-    for (int y = 0; y < region_h_; ++y) cmyk_to_rgb_in_place(&region_[y * region_stride_], region_w_);
+    for (int y = 0; y < region_h_; ++y)
+      cmyk_to_rgb_in_place(&region_[y * region_stride_], region_w_);
   }
   return {};
 }

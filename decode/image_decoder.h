@@ -29,8 +29,8 @@ struct DecodeLimits {
 
 struct ImageInfo {
   int width = 0, height = 0;
-  int components = 0;  // in the file: 1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK
-  int scale_denom = 1; // DCT scaling used by the last decode
+  int components = 0;   // in the file: 1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK
+  int scale_denom = 1;  // DCT scaling used by the last decode
 };
 
 class ImageDecoder {
@@ -51,7 +51,7 @@ class ImageDecoder {
   // The header and scale of the last call.
   const ImageInfo& info() const { return info_; }
 
- // The libjpeg handle and its error hooks (defined in the .cc).
+  // The libjpeg handle and its error hooks (defined in the .cc).
   struct State;
 
  private:

@@ -15,8 +15,7 @@ constexpr std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-constexpr std::uint64_t sample_seed(std::uint64_t seed, std::uint64_t epoch,
-                                    std::uint64_t sample) {
+constexpr std::uint64_t sample_seed(std::uint64_t seed, std::uint64_t epoch, std::uint64_t sample) {
   return mix64(mix64(mix64(seed) ^ epoch) ^ sample);
 }
 

@@ -88,9 +88,9 @@ void Resampler::run(const std::uint8_t* src, std::size_t src_stride, int src_x0,
     std::fill(acc, acc + row_floats, 0.0f);
     for (int k = 0; k < vertical_.count[j]; ++k) {
       const float wk = wv[k];
-      const std::uint8_t* row = src +
-                                static_cast<std::size_t>(vertical_.first[j] + k - src_y0) * src_stride +
-                                static_cast<std::size_t>(cols_x0_ - src_x0) * 3;
+      const std::uint8_t* row =
+          src + static_cast<std::size_t>(vertical_.first[j] + k - src_y0) * src_stride +
+          static_cast<std::size_t>(cols_x0_ - src_x0) * 3;
       for (int x = 0; x < row_floats; ++x) acc[x] += wk * static_cast<float>(row[x]);
     }
 

@@ -9,12 +9,12 @@ namespace feedrate::decode {
 
 enum class DecodeErrc {
   kOk,
-  kEmpty,        // zero bytes
-  kNotJpeg,      // no SOI marker
-  kCorrupt,      // libjpeg reported a fatal error
-  kTruncated,    // data ends before the image does
-  kTooLarge,     // declared size above the pixel limit
-  kTooManyScans, // progressive scan count above the limit (decompression bomb)
+  kEmpty,         // zero bytes
+  kNotJpeg,       // no SOI marker
+  kCorrupt,       // libjpeg reported a fatal error
+  kTruncated,     // data ends before the image does
+  kTooLarge,      // declared size above the pixel limit
+  kTooManyScans,  // progressive scan count above the limit (decompression bomb)
 };
 
 const char* errc_name(DecodeErrc code);

@@ -7,7 +7,9 @@ namespace feedrate::decode {
 namespace {
 
 // Python's round(): halves go to the even neighbour (the default FE_TONEAREST mode).
-int py_round(double x) { return static_cast<int>(std::nearbyint(x)); }
+int py_round(double x) {
+  return static_cast<int>(std::nearbyint(x));
+}
 
 struct Crop {
   int x, y, w, h;
@@ -102,10 +104,10 @@ ResizePlan scale_plan(const ResizePlan& plan, double sx, double sy, int scaled_w
   scaled.box_h = plan.box_h * sy;
   scaled.clip_x0 = std::clamp(static_cast<int>(std::floor(plan.clip_x0 * sx)), 0, scaled_width);
   scaled.clip_y0 = std::clamp(static_cast<int>(std::floor(plan.clip_y0 * sy)), 0, scaled_height);
-  scaled.clip_x1 = std::clamp(static_cast<int>(std::ceil(plan.clip_x1 * sx)), scaled.clip_x0 + 1,
-                              scaled_width);
-  scaled.clip_y1 = std::clamp(static_cast<int>(std::ceil(plan.clip_y1 * sy)), scaled.clip_y0 + 1,
-                              scaled_height);
+  scaled.clip_x1 =
+      std::clamp(static_cast<int>(std::ceil(plan.clip_x1 * sx)), scaled.clip_x0 + 1, scaled_width);
+  scaled.clip_y1 =
+      std::clamp(static_cast<int>(std::ceil(plan.clip_y1 * sy)), scaled.clip_y0 + 1, scaled_height);
   return scaled;
 }
 

@@ -19,8 +19,8 @@ enum class TransformKind { kTrain, kEval };
 
 struct TransformSpec {
   TransformKind kind = TransformKind::kTrain;
-  int size = 224;     // output is size x size
-  int resize = 256;   // eval: shorter side before the centre crop; >= size
+  int size = 224;    // output is size x size
+  int resize = 256;  // eval: shorter side before the centre crop; >= size
   double scale_min = 0.08, scale_max = 1.0;
   double ratio_min = 3.0 / 4.0, ratio_max = 4.0 / 3.0;
   double flip_probability = 0.5;

@@ -16,7 +16,9 @@ HostBuffer::HostBuffer(std::size_t bytes) {
   size_ = bytes;
 }
 
-HostBuffer::~HostBuffer() { std::free(data_); }
+HostBuffer::~HostBuffer() {
+  std::free(data_);
+}
 
 HostBuffer::HostBuffer(HostBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}

@@ -9,8 +9,7 @@ const char* backend_name(Backend backend) {
   return backend == Backend::kIoUring ? "io_uring" : "pread";
 }
 
-std::unique_ptr<Reader> Reader::create(const ReaderOptions& options,
-                                       std::string* fallback_reason) {
+std::unique_ptr<Reader> Reader::create(const ReaderOptions& options, std::string* fallback_reason) {
   if (fallback_reason != nullptr) fallback_reason->clear();
   if (options.force_pread) {
     if (fallback_reason != nullptr) *fallback_reason = "pread forced by option";

@@ -19,8 +19,7 @@ using Block = std::array<unsigned char, kBlock>;
 
 [[noreturn]] void fail(const std::filesystem::path& path, std::uint64_t offset,
                        const std::string& what) {
-  throw TarError(path.string() + ": malformed tar at byte " + std::to_string(offset) + ": " +
-                 what);
+  throw TarError(path.string() + ": malformed tar at byte " + std::to_string(offset) + ": " + what);
 }
 
 std::string_view field(const Block& block, std::size_t at, std::size_t length) {
@@ -86,9 +85,8 @@ bool unsafe_name(std::string_view name) {
 }
 
 // Parses pax extended records ("<len> <key>=<value>\n") for path and size overrides.
-void parse_pax(const std::string& records, const std::filesystem::path& path,
-               std::uint64_t offset, std::string& pax_path, std::uint64_t& pax_size,
-               bool& has_size) {
+void parse_pax(const std::string& records, const std::filesystem::path& path, std::uint64_t offset,
+               std::string& pax_path, std::uint64_t& pax_size, bool& has_size) {
   std::size_t pos = 0;
   while (pos < records.size()) {
     const std::size_t space = records.find(' ', pos);
@@ -126,12 +124,18 @@ void parse_pax(const std::string& records, const std::filesystem::path& path,
 
 const char* type_name(char type) {
   switch (type) {
-    case '1': return "hard link";
-    case '2': return "symbolic link";
-    case '3': return "character device";
-    case '4': return "block device";
-    case '6': return "FIFO";
-    default: return "unknown";
+    case '1':
+      return "hard link";
+    case '2':
+      return "symbolic link";
+    case '3':
+      return "character device";
+    case '4':
+      return "block device";
+    case '6':
+      return "FIFO";
+    default:
+      return "unknown";
   }
 }
 
@@ -140,8 +144,8 @@ const char* type_name(char type) {
 std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
-    throw TarError(path.string() + ": cannot stat: " +
-                   std::error_code(errno, std::generic_category()).message());
+    throw TarError(path.string() +
+                   ": cannot stat: " + std::error_code(errno, std::generic_category()).message());
   }
   const auto file_size = static_cast<std::uint64_t>(st.st_size);
   if (file_size == 0) fail(path, 0, "empty file");
@@ -213,8 +217,7 @@ std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path) {
       }
       default:
         fail(path, offset,
-             std::string("unsupported member type '") + type_name(type) + "' for '" + name +
-                 "'");
+             std::string("unsupported member type '") + type_name(type) + "' for '" + name + "'");
     }
     offset = data_offset + (size + kBlock - 1) / kBlock * kBlock;
   }

@@ -16,9 +16,9 @@
 namespace feedrate::io {
 
 struct TarMember {
-  std::string name;           // path inside the archive
-  std::uint64_t offset = 0;   // of the member's first data byte in the archive
-  std::uint64_t size = 0;     // bytes
+  std::string name;          // path inside the archive
+  std::uint64_t offset = 0;  // of the member's first data byte in the archive
+  std::uint64_t size = 0;    // bytes
 };
 
 class TarError : public std::runtime_error {

@@ -30,8 +30,8 @@ class UringReader final : public Reader {
   io_uring ring_{};
   unsigned queue_depth_;
   unsigned in_flight_ = 0;
-  std::vector<std::size_t> resubmit_;     // requests to submit again (short read, EINTR)
-  std::vector<int> transient_;            // per-request EINTR/EAGAIN count in this read()
+  std::vector<std::size_t> resubmit_;  // requests to submit again (short read, EINTR)
+  std::vector<int> transient_;         // per-request EINTR/EAGAIN count in this read()
   ReadStats stats_;
 };
 

@@ -26,12 +26,24 @@ Batch& Batch::operator=(Batch&& other) noexcept {
   return *this;
 }
 
-std::uint64_t Batch::epoch() const { return slot_->epoch; }
-std::size_t Batch::number() const { return slot_->number; }
-std::size_t Batch::size() const { return slot_->indices.size(); }
-OutputLayout Batch::layout() const { return slot_->layout; }
-int Batch::height() const { return slot_->size; }
-int Batch::width() const { return slot_->size; }
+std::uint64_t Batch::epoch() const {
+  return slot_->epoch;
+}
+std::size_t Batch::number() const {
+  return slot_->number;
+}
+std::size_t Batch::size() const {
+  return slot_->indices.size();
+}
+OutputLayout Batch::layout() const {
+  return slot_->layout;
+}
+int Batch::height() const {
+  return slot_->size;
+}
+int Batch::width() const {
+  return slot_->size;
+}
 
 std::vector<std::int64_t> Batch::shape() const {
   const auto n = static_cast<std::int64_t>(size());
@@ -56,8 +68,14 @@ std::span<const float> Batch::images_f32() const {
           size() * slot_->sample_bytes / sizeof(float)};
 }
 
-std::span<const std::int32_t> Batch::labels() const { return slot_->labels; }
-std::span<const std::uint32_t> Batch::indices() const { return slot_->indices; }
-const std::vector<SkippedSample>& Batch::skipped() const { return slot_->skipped; }
+std::span<const std::int32_t> Batch::labels() const {
+  return slot_->labels;
+}
+std::span<const std::uint32_t> Batch::indices() const {
+  return slot_->indices;
+}
+const std::vector<SkippedSample>& Batch::skipped() const {
+  return slot_->skipped;
+}
 
 }  // namespace feedrate

@@ -13,7 +13,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_tar(const fs::path& path) { return path.extension() == ".tar"; }
+bool is_tar(const fs::path& path) {
+  return path.extension() == ".tar";
+}
 
 std::vector<fs::path> expand_glob(const std::string& pattern) {
   glob_t matches{};
@@ -42,9 +44,12 @@ std::vector<fs::path> tars_in(const fs::path& directory) {
 
 const char* format_name(DatasetFormat format) {
   switch (format) {
-    case DatasetFormat::kImageFolder: return "image-folder";
-    case DatasetFormat::kFileList: return "file-list";
-    case DatasetFormat::kTarShards: return "tar-shards";
+    case DatasetFormat::kImageFolder:
+      return "image-folder";
+    case DatasetFormat::kFileList:
+      return "file-list";
+    case DatasetFormat::kTarShards:
+      return "tar-shards";
   }
   return "unknown";
 }
@@ -73,8 +78,9 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root) {
       Builder::file_list(dataset, source, allow_paths_outside_root);
     }
   } else {
-    throw Error(text + ": no such file or directory (expected an image folder, a file list or "
-                       "tar shards)");
+    throw Error(text +
+                ": no such file or directory (expected an image folder, a file list or "
+                "tar shards)");
   }
   Builder::finish(dataset, source);
   return dataset;
@@ -88,7 +94,8 @@ std::string Dataset::describe(std::size_t index) const {
 
 void Dataset::Builder::finish(Dataset& dataset, const fs::path& source) {
   if (dataset.samples_.empty()) throw Error(source.string() + ": dataset has no samples");
-  if (dataset.samples_.size() > UINT32_MAX) throw Error(source.string() + ": dataset has more than 2^32 samples");
+  if (dataset.samples_.size() > UINT32_MAX)
+    throw Error(source.string() + ": dataset has more than 2^32 samples");
   dataset.total_bytes_ = 0;
   for (const SampleRef& ref : dataset.samples_) dataset.total_bytes_ += ref.size;
 }

@@ -16,9 +16,9 @@ enum class DatasetFormat { kImageFolder, kFileList, kTarShards };
 const char* format_name(DatasetFormat format);
 
 struct SampleRef {
-  std::uint32_t file = 0;     // index into Dataset::files()
-  std::uint64_t offset = 0;   // of the sample's first byte in that file
-  std::uint64_t size = 0;     // bytes
+  std::uint32_t file = 0;    // index into Dataset::files()
+  std::uint64_t offset = 0;  // of the sample's first byte in that file
+  std::uint64_t size = 0;    // bytes
   std::int32_t label = 0;
 };
 

@@ -40,8 +40,7 @@ void Dataset::Builder::file_list(Dataset& dataset, const fs::path& list, bool al
     const char* end = line.data() + last + 1;
     const auto [ptr, ec] = std::from_chars(begin, end, label);
     if (ec != std::errc() || ptr != end || label < 0) {
-      throw Error(where + "label '" + std::string(begin, end) +
-                  "' is not a non-negative integer");
+      throw Error(where + "label '" + std::string(begin, end) + "' is not a non-negative integer");
     }
     const auto path_end = line.find_last_not_of(" \t", space);
     const fs::path relative(line.substr(first, path_end - first + 1));

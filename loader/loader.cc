@@ -7,12 +7,26 @@ namespace feedrate {
 Loader::Loader(const LoaderOptions& options) : pipeline_(std::make_unique<Pipeline>(options)) {}
 Loader::~Loader() = default;
 
-const LoaderOptions& Loader::options() const { return pipeline_->options(); }
-const Dataset& Loader::dataset() const { return pipeline_->dataset(); }
-std::size_t Loader::samples_per_epoch() const { return pipeline_->samples_per_epoch(); }
-std::size_t Loader::batches_per_epoch() const { return pipeline_->batches_per_epoch(); }
-void Loader::start_epoch(std::uint64_t epoch) { pipeline_->start_epoch(epoch); }
-std::optional<Batch> Loader::next() { return pipeline_->next(); }
-RunStats Loader::stats() const { return pipeline_->stats(); }
+const LoaderOptions& Loader::options() const {
+  return pipeline_->options();
+}
+const Dataset& Loader::dataset() const {
+  return pipeline_->dataset();
+}
+std::size_t Loader::samples_per_epoch() const {
+  return pipeline_->samples_per_epoch();
+}
+std::size_t Loader::batches_per_epoch() const {
+  return pipeline_->batches_per_epoch();
+}
+void Loader::start_epoch(std::uint64_t epoch) {
+  pipeline_->start_epoch(epoch);
+}
+std::optional<Batch> Loader::next() {
+  return pipeline_->next();
+}
+RunStats Loader::stats() const {
+  return pipeline_->stats();
+}
 
 }  // namespace feedrate

@@ -35,16 +35,16 @@ namespace feedrate {
 
 struct RunStats {
   std::uint64_t batches = 0;
-  std::uint64_t images = 0;           // delivered
-  std::uint64_t skipped = 0;          // under the skip policy
-  std::uint64_t bytes_read = 0;       // encoded bytes
+  std::uint64_t images = 0;      // delivered
+  std::uint64_t skipped = 0;     // under the skip policy
+  std::uint64_t bytes_read = 0;  // encoded bytes
   std::uint64_t read_operations = 0;
-  double read_busy_s = 0;             // I/O thread time spent opening and reading
-  double decode_busy_s = 0;           // summed over decode threads
-  double consumer_wait_s = 0;         // time next() spent waiting for a batch
-  std::string io_backend;             // "io_uring" or "pread"
-  std::string io_fallback_reason;     // why pread, when it is
-  std::string device;                 // where batches live: "host"
+  double read_busy_s = 0;                      // I/O thread time spent opening and reading
+  double decode_busy_s = 0;                    // summed over decode threads
+  double consumer_wait_s = 0;                  // time next() spent waiting for a batch
+  std::string io_backend;                      // "io_uring" or "pread"
+  std::string io_fallback_reason;              // why pread, when it is
+  std::string device;                          // where batches live: "host"
   std::vector<SkippedSample> skipped_samples;  // the first 1000
 };
 

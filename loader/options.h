@@ -17,8 +17,8 @@ enum class BadInputPolicy {
 };
 
 enum class OutputLayout {
-  kUint8NHWC,     // batch x size x size x 3 bytes
-  kFloat32NCHW,   // batch x 3 x size x size floats, ((x / 255) - mean) / std
+  kUint8NHWC,    // batch x size x size x 3 bytes
+  kFloat32NCHW,  // batch x 3 x size x size floats, ((x / 255) - mean) / std
 };
 
 struct LoaderOptions {

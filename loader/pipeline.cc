@@ -48,12 +48,11 @@ Pipeline::Pipeline(const LoaderOptions& options)
       if (error) throw Error(path.string() + ": cannot open: " + error.message());
     }
   }
-  samples_per_epoch_ =
-      epoch_order(dataset_.size(),
-                  {options_.shuffle, options_.seed, options_.rank, options_.world_size,
-                   options_.pad_shards},
-                  0)
-          .size();
+  samples_per_epoch_ = epoch_order(dataset_.size(),
+                                   {options_.shuffle, options_.seed, options_.rank,
+                                    options_.world_size, options_.pad_shards},
+                                   0)
+                           .size();
 
   io::ReaderOptions reader_options;
   reader_options.queue_depth = options_.io_queue_depth;
@@ -72,8 +71,8 @@ Pipeline::Pipeline(const LoaderOptions& options)
   }
 
   const auto pixels = static_cast<std::size_t>(options_.transform.size) * options_.transform.size;
-  sample_bytes_ = options_.layout == OutputLayout::kUint8NHWC ? pixels * 3
-                                                              : pixels * 3 * sizeof(float);
+  sample_bytes_ =
+      options_.layout == OutputLayout::kUint8NHWC ? pixels * 3 : pixels * 3 * sizeof(float);
   for (std::size_t i = 0; i < options_.prefetch_batches; ++i) {
     auto slot = std::make_unique<Slot>();
     slot->images = gpu::HostBuffer(options_.batch_size * sample_bytes_);
@@ -85,7 +84,9 @@ Pipeline::Pipeline(const LoaderOptions& options)
   }
 }
 
-Pipeline::~Pipeline() { stop(); }
+Pipeline::~Pipeline() {
+  stop();
+}
 
 std::size_t Pipeline::batches_per_epoch() const {
   return batch_count(samples_per_epoch_, options_.batch_size, options_.drop_last);
@@ -113,10 +114,10 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   stop();
   started_ = true;
   epoch_ = epoch;
-  order_ = epoch_order(dataset_.size(),
-                       {options_.shuffle, options_.seed, options_.rank, options_.world_size,
-                        options_.pad_shards},
-                       epoch);
+  order_ = epoch_order(
+      dataset_.size(),
+      {options_.shuffle, options_.seed, options_.rank, options_.world_size, options_.pad_shards},
+      epoch);
   next_number_ = 0;
   epoch_over_ = false;
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });
@@ -206,20 +207,21 @@ void Pipeline::read_batch(Slot& slot) {
     }
     request.fd = fd;
     request.offset = ref.offset;
-    request.dest = {slot.encoded.data() + slot.encoded_offset[i], static_cast<std::size_t>(ref.size)};
+    request.dest = {slot.encoded.data() + slot.encoded_offset[i],
+                    static_cast<std::size_t>(ref.size)};
   }
   reader_->read(slot.reads);
   for (std::size_t i = 0; i < n; ++i) {
     const io::ReadRequest& request = slot.reads[i];
     if (request.error) {
       const bool short_file = request.error == std::errc::io_error;
-      slot.errors[i] = dataset_.describe(slot.indices[i]) + ": read failed at byte " +
-                       std::to_string(request.offset + request.bytes_read) + ": " +
-                       (short_file ? "unexpected end of file after " +
-                                         std::to_string(request.bytes_read) + " of " +
-                                         std::to_string(request.dest.size()) +
-                                         " bytes (file changed since indexing?)"
-                                   : request.error.message());
+      slot.errors[i] =
+          dataset_.describe(slot.indices[i]) + ": read failed at byte " +
+          std::to_string(request.offset + request.bytes_read) + ": " +
+          (short_file
+               ? "unexpected end of file after " + std::to_string(request.bytes_read) + " of " +
+                     std::to_string(request.dest.size()) + " bytes (file changed since indexing?)"
+               : request.error.message());
     }
     slot.files[i] = io::File();
   }
@@ -277,8 +279,8 @@ bool Pipeline::finish_batch(Slot& slot) {
       std::count_if(slot.errors.begin(), slot.errors.end(), [](auto& e) { return !e.empty(); }));
   if (failed == 0) return true;
   if (options_.on_bad == BadInputPolicy::kError) {
-    const auto first = std::find_if(slot.errors.begin(), slot.errors.end(),
-                                     [](auto& e) { return !e.empty(); });
+    const auto first =
+        std::find_if(slot.errors.begin(), slot.errors.end(), [](auto& e) { return !e.empty(); });
     std::string message = *first;
     if (failed > 1) message += " (and " + std::to_string(failed - 1) + " more in this batch)";
     throw Error(message);

@@ -69,19 +69,19 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
       }
       io::pread_exact(file.fd(), pending.label->offset, text, pending.label->size, error);
       if (error) {
-        throw Error(shard.string() + ":" + pending.label->name + ": cannot read: " +
-                    error.message());
+        throw Error(shard.string() + ":" + pending.label->name +
+                    ": cannot read: " + error.message());
       }
       std::string_view digits(text, pending.label->size);
-      while (!digits.empty() && (digits.back() == '\n' || digits.back() == ' ' ||
-                                 digits.back() == '\r')) {
+      while (!digits.empty() &&
+             (digits.back() == '\n' || digits.back() == ' ' || digits.back() == '\r')) {
         digits.remove_suffix(1);
       }
       std::int32_t label = -1;
       const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), label);
       if (ec != std::errc() || ptr != digits.data() + digits.size() || label < 0) {
-        throw Error(shard.string() + ":" + pending.label->name + ": label '" +
-                    std::string(digits) + "' is not a non-negative integer");
+        throw Error(shard.string() + ":" + pending.label->name + ": label '" + std::string(digits) +
+                    "' is not a non-negative integer");
       }
       dataset.samples_.push_back({file_index, pending.image->offset, pending.image->size, label});
       dataset.members_.push_back(pending.image->name);

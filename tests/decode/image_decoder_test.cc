@@ -20,6 +20,8 @@
 #include <random>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bench/datagen/datagen.h"
@@ -319,14 +321,14 @@ TEST(DecodeFull, CmykBecomesRgbAsPilDoes) {
     // Exactly TurboJPEG's CMYK output put through the documented conversion.
     const Diff exact = diff_rgb(rgb, cmyk_to_rgb(tj_decode(jpeg, TJPF_CMYK).pixels));
     EXPECT_EQ(exact.mismatches, 0u) << "max abs diff " << exact.max;
-    // Close to the colours that were encoded. Measured: per-channel mean abs diff about 1.7
-    // (lossy q90 YCCK); the bound leaves margin for encoder changes but catches swapped or
-    // uninverted channels (those give tens of levels).
+    // Close to the colours that were encoded. Measured per-channel mean abs diff: 4.63, 3.96,
+    // 5.68 (lossy q90 YCCK 4:2:0 of grainy content); the bound 8 leaves margin but catches swapped
+    // or uninverted channels (those are off by tens of levels).
     const Diff source = diff_rgb(rgb, datagen::make_rgb_pixels(12, kWidth, kHeight));
     std::cout << "cmyk " << (progressive ? "progressive" : "baseline")
               << ": mean abs diff to the source RGB " << source.mean[0] << " " << source.mean[1]
               << " " << source.mean[2] << "\n";
-    for (int c = 0; c < 3; ++c) EXPECT_LE(source.mean[c], 4.0) << "channel " << c;
+    for (int c = 0; c < 3; ++c) EXPECT_LE(source.mean[c], 8.0) << "channel " << c;
   }
 }
 
@@ -383,6 +385,68 @@ TEST(DecodeTransform, EvalForEveryVariant) {
   for (const Variant& v : variants(500, 375)) {
     const Bytes jpeg = datagen::make_jpeg(35, v.spec);
     check_transform(jpeg, eval_spec(), 1, std::string("eval_") + v.name);
+  }
+}
+
+// A DCT-scaled decode is an exact 1/denom image of the source: scaled pixel i covers source pixels
+// [i * denom, (i + 1) * denom), the last one partly past the edge when the size is not a multiple
+// of denom. So the plan must be scaled by exactly 1/denom. The reference decodes the same scaled
+// image with TurboJPEG and resamples it with the plan so scaled; decode() must agree with it.
+TEST(DecodeTransform, DctScaledDecodeIsAlignedWithTheSourceGrid) {
+  for (const auto& [w, h, size] : {std::tuple{500, 375, 64}, {375, 500, 64}, {500, 375, 96},
+                                   {1600, 1200, 224}, {1000, 750, 160}}) {
+    const std::string label = std::to_string(w) + "x" + std::to_string(h) + "_to_" +
+                              std::to_string(size);
+    const Bytes jpeg = datagen::make_jpeg(25, jpeg_spec(w, h));
+    ImageDecoder decoder;
+    const TransformSpec spec = train_spec(size);
+    Bytes out(static_cast<std::size_t>(size) * size * 3), expected(out.size());
+    int scaled = 0, worst_max = 0;
+    double worst_mean = 0;
+    for (std::uint64_t seed = 0; seed < 60; ++seed) {
+      const DecodeStatus status = decoder.decode(as_span(jpeg), spec, seed, {out.data(), out.size()});
+      ASSERT_TRUE(status.ok()) << status.message;
+      const int denom = decoder.info().scale_denom;
+      if (denom == 1) continue;
+      ++scaled;
+      const int sw = (w + denom - 1) / denom, sh = (h + denom - 1) / denom;
+      const std::unique_ptr<void, int (*)(tjhandle)> tj(tjInitDecompress(), tjDestroy);
+      Bytes small(static_cast<std::size_t>(sw) * sh * 3);
+      ASSERT_EQ(tjDecompress2(tj.get(), jpeg.data(), jpeg.size(), small.data(), sw, 0, sh, TJPF_RGB,
+                              0),
+                0);
+      const ResizePlan plan = scale_plan(plan_for(spec, w, h, seed), 1.0 / denom, 1.0 / denom, sw,
+                                         sh);
+      Resampler resampler;
+      resampler.prepare(plan);
+      resampler.run(small.data(), static_cast<std::size_t>(sw) * 3, 0, 0, expected.data());
+      const Diff d = diff_rgb(out, expected);
+      EXPECT_LE(d.max, 1) << label << " seed " << seed << " denom " << denom << " mean "
+                          << d.worst_mean();
+      worst_max = std::max(worst_max, d.max);
+      worst_mean = std::max(worst_mean, d.worst_mean());
+    }
+    std::cout << label << ": " << scaled << " DCT-scaled decodes vs the 1/denom reference: worst "
+              << "max abs diff " << worst_max << ", worst per-channel mean " << worst_mean << "\n";
+    EXPECT_GT(scaled, 0) << label;
+  }
+}
+
+TEST(DecodeTransform, ProgressiveDecodesWhenTheCropStopsAboveTheLastRow) {
+  // The whole progressive file is consumed (EOI included) before the first row comes out, so a
+  // decode that stops early has seen the end of the data: it is not truncated.
+  for (const ColorKind color : {ColorKind::kRgb, ColorKind::kGray}) {
+    const Bytes jpeg =
+        datagen::make_jpeg(26, jpeg_spec(500, 375, color, Subsampling::k420, true));
+    ImageDecoder decoder;
+    Bytes out(224 * 224 * 3);
+    const DecodeStatus eval = decoder.decode(as_span(jpeg), eval_spec(), 0, {out.data(), out.size()});
+    EXPECT_TRUE(eval.ok()) << errc_name(eval.code) << ": " << eval.message;
+    int failed = 0;
+    for (std::uint64_t seed = 0; seed < 50; ++seed) {
+      failed += !decoder.decode(as_span(jpeg), train_spec(), seed, {out.data(), out.size()}).ok();
+    }
+    EXPECT_EQ(failed, 0) << failed << " of 50 train decodes failed";
   }
 }
 
@@ -472,13 +536,14 @@ TEST(DecodeErrors, TruncatedImagesAreReportedForEveryCrop) {
     const Bytes jpeg = datagen::make_jpeg(41, v.spec);
     ImageDecoder decoder;
     for (const double fraction : {0.5, 0.8, 0.97}) {
-      const Bytes cut(jpeg.begin(), jpeg.begin() + static_cast<std::ptrdiff_t>(jpeg.size() * fraction));
-      expect_all_fail(decoder, cut, DecodeErrc::kTruncated, 200,
+      const Bytes cut(jpeg.begin(),
+                      jpeg.begin() + static_cast<std::ptrdiff_t>(jpeg.size() * fraction));
+      expect_all_fail(decoder, cut, DecodeErrc::kTruncated, fraction == 0.5 ? 200 : 40,
                       std::string(v.name) + " cut at " + std::to_string(fraction));
     }
     // Only the EOI marker missing.
     const Bytes no_eoi(jpeg.begin(), jpeg.end() - 2);
-    expect_all_fail(decoder, no_eoi, DecodeErrc::kTruncated, 100, std::string(v.name) + " no EOI");
+    expect_all_fail(decoder, no_eoi, DecodeErrc::kTruncated, 40, std::string(v.name) + " no EOI");
   }
 }
 

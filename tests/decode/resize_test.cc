@@ -14,6 +14,8 @@
 #include <iostream>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "decode/random.h"

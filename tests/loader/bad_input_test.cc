@@ -13,8 +13,8 @@ namespace feedrate {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::TempDir;
 using testing::small_jpeg;
+using testing::TempDir;
 using testing::write_file;
 
 struct BadFile {
@@ -85,7 +85,8 @@ TEST_F(BadInputTest, SkipDeliversEveryGoodSampleAndListsEveryBadOne) {
     std::multiset<std::string> delivered;
     std::vector<SkippedSample> skipped;
     while (std::optional<Batch> batch = loader.next()) {
-      for (std::uint32_t index : batch->indices()) delivered.insert(loader.dataset().describe(index));
+      for (std::uint32_t index : batch->indices())
+        delivered.insert(loader.dataset().describe(index));
       skipped.insert(skipped.end(), batch->skipped().begin(), batch->skipped().end());
       EXPECT_EQ(batch->labels().size(), batch->size());
     }

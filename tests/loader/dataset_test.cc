@@ -10,8 +10,8 @@
 namespace feedrate {
 namespace {
 
-using testing::TempDir;
 using testing::small_jpeg;
+using testing::TempDir;
 using testing::write_file;
 
 std::string error_of(const std::function<void()>& f) {
@@ -35,9 +35,11 @@ TEST(ImageFolder, ClassesSortByNameAndFilesWalkSorted) {
   // Byte order, as Python's sorted(): uppercase first.
   EXPECT_EQ(dataset.classes(), (std::vector<std::string>{"Mango", "apple", "zebra"}));
   ASSERT_EQ(dataset.size(), 5u);
-  const std::vector<std::pair<std::string, int>> expected = {
-      {"Mango/m.jpg", 0}, {"apple/x.jpeg", 1}, {"apple/sub/y.jpg", 1}, {"zebra/a.JPG", 2},
-      {"zebra/b.jpg", 2}};
+  const std::vector<std::pair<std::string, int>> expected = {{"Mango/m.jpg", 0},
+                                                             {"apple/x.jpeg", 1},
+                                                             {"apple/sub/y.jpg", 1},
+                                                             {"zebra/a.JPG", 2},
+                                                             {"zebra/b.jpg", 2}};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(dataset.describe(i), (dir / expected[i].first).string());
     EXPECT_EQ(dataset.sample(i).label, expected[i].second);
@@ -96,9 +98,10 @@ TEST(TarShards, GnuTarShardsPairImagesWithLabels) {
   std::filesystem::create_directories(dir / "shards");
   for (int s = 0; s < 2; ++s) {
     const std::string name = "s" + std::to_string(s);
-    ASSERT_EQ(testing::run_command("tar --sort=name -cf " + (dir / "shards" / (name + ".tar")).string() +
-                                   " -C " + (dir / name).string() + " ."),
-              0);
+    ASSERT_EQ(
+        testing::run_command("tar --sort=name -cf " + (dir / "shards" / (name + ".tar")).string() +
+                             " -C " + (dir / name).string() + " ."),
+        0);
   }
   for (const std::string& source : {(dir / "shards").string(), (dir / "shards/*.tar").string()}) {
     const Dataset dataset = Dataset::open(source);
@@ -112,11 +115,12 @@ TEST(TarShards, GnuTarShardsPairImagesWithLabels) {
           << dataset.describe(i);
       // The byte range holds exactly the member's bytes.
       const auto shard = testing::read_file(dataset.files()[dataset.sample(i).file]);
-      const auto original = testing::read_file(
-          dir / ("s" + std::to_string(i / 3)) / ("img_" + std::to_string(i) + ".jpg"));
+      const auto original = testing::read_file(dir / ("s" + std::to_string(i / 3)) /
+                                               ("img_" + std::to_string(i) + ".jpg"));
       ASSERT_EQ(dataset.sample(i).size, original.size());
-      EXPECT_TRUE(std::equal(original.begin(), original.end(),
-                             shard.begin() + static_cast<std::ptrdiff_t>(dataset.sample(i).offset)));
+      EXPECT_TRUE(
+          std::equal(original.begin(), original.end(),
+                     shard.begin() + static_cast<std::ptrdiff_t>(dataset.sample(i).offset)));
     }
   }
 }
@@ -129,8 +133,9 @@ TEST(TarShards, MissingLabelOrImageIsNamed) {
     tar.add("k1.jpg", jpeg);
     tar.finish();
   }
-  EXPECT_NE(error_of([&] { Dataset::open(dir / "a.tar"); }).find("a.tar:k1.jpg has no matching .cls"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { Dataset::open(dir / "a.tar"); }).find("a.tar:k1.jpg has no matching .cls"),
+      std::string::npos);
   {
     datagen::TarWriter tar(dir / "b.tar");
     const std::string label = "x1\n";

@@ -161,10 +161,9 @@ TEST_F(LoaderTest, SamplesAreTheDecoderOutputForTheirSeed) {
     std::vector<std::uint8_t> expected(bytes);
     for (std::size_t i = 0; i < e.indices.size(); ++i) {
       const auto jpeg = testing::read_file(paths_[e.indices[i]]);
-      ASSERT_TRUE(decoder
-                      .decode(jpeg, o.transform, decode::sample_seed(o.seed, 2, e.indices[i]),
-                              expected)
-                      .ok());
+      ASSERT_TRUE(
+          decoder.decode(jpeg, o.transform, decode::sample_seed(o.seed, 2, e.indices[i]), expected)
+              .ok());
       ASSERT_TRUE(std::equal(expected.begin(), expected.end(), e.pixels.begin() + i * bytes))
           << "sample " << e.indices[i];
     }
@@ -192,16 +191,15 @@ TEST_F(LoaderTest, FloatLayoutIsNormalizedCHWOfTheBytes) {
   std::size_t sample = 0;
   const std::size_t pixels = 32 * 32;
   while (std::optional<Batch> batch = float_loader.next()) {
-    EXPECT_EQ(batch->shape(), (std::vector<std::int64_t>{static_cast<std::int64_t>(batch->size()),
-                                                          3, 32, 32}));
+    EXPECT_EQ(batch->shape(),
+              (std::vector<std::int64_t>{static_cast<std::int64_t>(batch->size()), 3, 32, 32}));
     EXPECT_THROW(batch->images_u8(), Error);
     const auto f = batch->images_f32();
     for (std::size_t n = 0; n < batch->size(); ++n, ++sample) {
       for (std::size_t p = 0; p < pixels; p += 97) {
         for (int c = 0; c < 3; ++c) {
           const float x = bytes.pixels[(sample * pixels + p) * 3 + c];
-          const float expected =
-              (x / 255.0f - o.normalization.mean[c]) / o.normalization.std[c];
+          const float expected = (x / 255.0f - o.normalization.mean[c]) / o.normalization.std[c];
           ASSERT_NEAR(f[n * 3 * pixels + c * pixels + p], expected, 1e-4);
         }
       }
@@ -286,7 +284,10 @@ TEST_F(LoaderTest, OptionsAreValidatedByName) {
   EXPECT_NE(message([](auto& o) { o.batch_size = 0; }).find("batch_size must be in [1, 65536]"),
             std::string::npos);
   EXPECT_NE(message([](auto& o) { o.num_workers = -1; }).find("num_workers"), std::string::npos);
-  EXPECT_NE(message([](auto& o) { o.rank = 3; o.world_size = 2; }).find("rank must be in [0, 1]"),
+  EXPECT_NE(message([](auto& o) {
+              o.rank = 3;
+              o.world_size = 2;
+            }).find("rank must be in [0, 1]"),
             std::string::npos);
   EXPECT_NE(message([](auto& o) { o.prefetch_batches = 0; }).find("prefetch_batches"),
             std::string::npos);

@@ -43,8 +43,8 @@ TEST(Sampler, PaddedShardsMatchDistributedSampler) {
   SamplerOptions options;
   options.shuffle = false;
   options.world_size = 4;
-  const std::vector<std::vector<std::uint32_t>> expected = {{0, 4, 8}, {1, 5, 9}, {2, 6, 0},
-                                                            {3, 7, 1}};
+  const std::vector<std::vector<std::uint32_t>> expected = {
+      {0, 4, 8}, {1, 5, 9}, {2, 6, 0}, {3, 7, 1}};
   for (int rank = 0; rank < 4; ++rank) {
     options.rank = rank;
     EXPECT_EQ(epoch_order(10, options, 0), expected[rank]) << "rank " << rank;

@@ -1,0 +1,123 @@
+// The feedrate command line, run as a user runs it: make-dataset, bench (text and --json),
+// --help, bad datasets and the skip policy. The binary's path comes from CMake.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/test_data.h"
+
+namespace feedrate {
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& arguments, const std::string& environment = "") {
+  Result result;
+  const std::string command = environment + " " FEEDRATE_CLI " " + arguments + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.output += buffer.data();
+  const int status = ::pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+nlohmann::json json_of(const Result& result) {
+  // --json prints one object on stdout; anything before the first brace is stderr chatter.
+  const auto brace = result.output.find('{');
+  EXPECT_NE(brace, std::string::npos) << result.output;
+  return nlohmann::json::parse(result.output.substr(brace));
+}
+
+TEST(Cli, HelpForEveryCommand) {
+  for (const std::string command : {"", "bench ", "make-dataset "}) {
+    const Result result = run(command + "--help");
+    EXPECT_EQ(result.status, 0) << result.output;
+    EXPECT_NE(result.output.find("Usage"), std::string::npos);
+  }
+  EXPECT_NE(run("bench --help").output.find("--workers"), std::string::npos);
+}
+
+TEST(Cli, MakeDatasetThenBenchTarShardsAsJson) {
+  testing::TempDir dir;
+  const std::string data = (dir / "shards").string();
+  const Result made =
+      run("make-dataset " + data + " --count 30 --classes 3 --format tar --images-per-shard 12");
+  ASSERT_EQ(made.status, 0) << made.output;
+  const Result bench = run("bench " + data + " --workers 2 --batch 8 --epochs 2 --json");
+  ASSERT_EQ(bench.status, 0) << bench.output;
+  const nlohmann::json out = json_of(bench);
+  EXPECT_EQ(out["samples"], 60);
+  EXPECT_EQ(out["skipped"], 0);
+  EXPECT_EQ(out["num_workers"], 2);
+  EXPECT_EQ(out["batch_size"], 8);
+  EXPECT_EQ(out["format"], "tar-shards");
+  EXPECT_EQ(out["dataset_samples"], 30);
+  EXPECT_EQ(out["epochs"].size(), 2u);
+  EXPECT_GT(out["images_per_s"].get<double>(), 0);
+  EXPECT_GT(out["mb_per_s"].get<double>(), 0);
+  EXPECT_GT(out["peak_rss_mb"].get<double>(), 0);
+  EXPECT_TRUE(out["io_backend"] == "io_uring" || out["io_backend"] == "pread");
+  EXPECT_EQ(out["device"], "host");
+}
+
+TEST(Cli, TextSummaryAndBatchLimit) {
+  testing::TempDir dir;
+  testing::make_image_folder(dir / "data", 20, 2);
+  const Result result = run("bench " + (dir / "data").string() + " --batch 4 --batches 3 --pread");
+  ASSERT_EQ(result.status, 0) << result.output;
+  EXPECT_NE(result.output.find("12 images in 3 batches"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("images/s"), std::string::npos);
+  EXPECT_NE(result.output.find("peak RSS"), std::string::npos);
+  EXPECT_NE(result.output.find("io        pread"), std::string::npos);
+}
+
+TEST(Cli, BadDatasetAndBadSamples) {
+  testing::TempDir dir;
+  const Result missing = run("bench " + (dir / "nope").string());
+  EXPECT_NE(missing.status, 0);
+  EXPECT_NE(missing.output.find((dir / "nope").string()), std::string::npos) << missing.output;
+
+  testing::make_image_folder(dir / "data", 10, 2);
+  const std::string text = "not a jpeg";
+  testing::write_file(dir / "data/class_000/bad.jpg", {text.begin(), text.end()});
+  const Result stop = run("bench " + (dir / "data").string());
+  EXPECT_NE(stop.status, 0);
+  EXPECT_NE(stop.output.find("bad.jpg: not a JPEG"), std::string::npos) << stop.output;
+  const Result skip = run("bench " + (dir / "data").string() + " --on-bad skip --json");
+  ASSERT_EQ(skip.status, 0) << skip.output;
+  const nlohmann::json out = json_of(skip);
+  EXPECT_EQ(out["samples"], 10);
+  EXPECT_EQ(out["skipped"], 1);
+  EXPECT_NE(out["skipped_samples"][0]["where"].get<std::string>().find("bad.jpg"),
+            std::string::npos);
+}
+
+TEST(Cli, InvalidOptionsAreRejected) {
+  EXPECT_NE(run("bench --workers -1").status, 0);
+  EXPECT_NE(run("bench --transform sideways").status, 0);
+  EXPECT_NE(run("bench --epochs 2 --batches 3").status, 0);
+}
+
+TEST(Cli, DefaultDatasetIsGeneratedOnFirstUse) {
+  testing::TempDir cache;
+  const std::string environment = "FEEDRATE_CACHE=" + cache.path().string();
+  const Result first = run("bench --batches 2 --json", environment);
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("generating the default dataset"), std::string::npos);
+  EXPECT_EQ(json_of(first)["dataset_samples"], 1000);
+  const Result second = run("bench --batches 1 --json", environment);
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(second.output.find("generating"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace feedrate

@@ -28,7 +28,7 @@ struct BenchArgs {
   std::string layout = "uint8";
   std::uint64_t seed = 0;
   bool no_shuffle = false;
-  std::size_t prefetch = 4;
+  std::size_t prefetch = LoaderOptions{}.prefetch_batches;
   unsigned queue_depth = 64;
   bool pread = false;
   bool json = false;

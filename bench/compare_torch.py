@@ -22,7 +22,11 @@ What it measures
   clock.
 
   Memory is the peak, over the run, of the whole process tree's PSS (proportional set size,
-  from /proc/<pid>/smaps_rollup), sampled every 50 ms from a thread of this script. Under
+  from /proc/<pid>/smaps_rollup), sampled from a thread of this script every 50 ms or less
+  often: reading smaps_rollup makes the kernel walk the page tables, which costs CPU in
+  proportion to the resident memory (about 10 ms per 250 MB on a small VM), so the sampler
+  stretches its interval to use at most 10% of one core. That keeps its cost the same
+  fraction of the machine for both loaders instead of charging the bigger one more. Under
   PSS a page shared by the forked DataLoader workers and the main process counts once in
   total, so the sum is the tree's real footprint; the peak of the plain RSS sum (which counts
   shared pages once per process) is kept for reference. feedrate is one process; its PSS is
@@ -60,7 +64,8 @@ GENERATED_COUNT = 1000
 GENERATED_CLASSES = 10
 CROP_SIZE = 224
 RESIZE_SIZE = 256
-SAMPLE_INTERVAL_S = 0.05
+SAMPLE_INTERVAL_S = 0.05  # shortest interval between memory samples
+SAMPLER_CPU_SHARE = 0.10  # at most this fraction of one core goes to sampling
 SPEED_TARGET = 2.5  # feedrate images/s >= 2.5x the DataLoader's
 MEMORY_TARGET = 4.0  # feedrate peak RSS <= 1/4 of the DataLoader tree's peak PSS
 
@@ -175,7 +180,10 @@ def rss_pss_kib(pid):
 
 
 class TreeMemorySampler:
-    """Samples a process tree's summed PSS and RSS from a thread; keeps the peaks."""
+    """Samples a process tree's summed PSS and RSS from a thread; keeps the peaks.
+
+    Samples are SAMPLE_INTERVAL_S apart, or further apart when one sample costs more than
+    SAMPLER_CPU_SHARE of the interval (smaps_rollup is expensive for large processes)."""
 
     def __init__(self, root):
         self.root = root
@@ -183,6 +191,8 @@ class TreeMemorySampler:
         self.peak_rss_kib = 0
         self.peak_processes = 0
         self.samples = 0
+        self.cpu_s = 0.0
+        self.wall_s = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -195,9 +205,15 @@ class TreeMemorySampler:
         self._thread.join()
 
     def _run(self):
-        while not self._stop.is_set():
+        start = time.perf_counter()
+        while True:
+            began = time.thread_time()
             self._sample()
-            self._stop.wait(SAMPLE_INTERVAL_S)
+            cost = time.thread_time() - began
+            self.cpu_s += cost
+            if self._stop.wait(max(SAMPLE_INTERVAL_S, cost * (1 / SAMPLER_CPU_SHARE - 1))):
+                break
+        self.wall_s = time.perf_counter() - start
 
     def _sample(self):
         tree = process_tree(self.root)
@@ -229,6 +245,8 @@ def run_sampled(command):
     result["tree_peak_rss_sum_mb"] = sampler.peak_rss_kib * 1024 / 1e6
     result["tree_peak_processes"] = sampler.peak_processes
     result["memory_samples"] = sampler.samples
+    result["memory_sample_interval_s"] = sampler.wall_s / sampler.samples
+    result["memory_sampler_cpu_s"] = sampler.cpu_s
     return result
 
 
@@ -317,7 +335,6 @@ def environment(torch, torchvision, binary, dataset):
         "torch": torch.__version__,
         "torchvision": torchvision.__version__,
         "pillow": PIL.__version__,
-        "torch_threads_in_workers": 1,
         "feedrate": str(binary),
         "dataset": dataset,
     }
@@ -362,9 +379,12 @@ def summarise(workers, torch_runs, feedrate_runs):
         "torch_images_per_s": torch_speed,
         "torch_peak_pss_mb": torch_pss,
         "torch_peak_rss_sum_mb": median_of(torch_runs, "tree_peak_rss_sum_mb"),
+        "torch_memory_sample_interval_s": median_of(torch_runs, "memory_sample_interval_s"),
         "feedrate_images_per_s": feedrate_speed,
         "feedrate_peak_pss_mb": feedrate_pss,
         "feedrate_peak_rss_mb": feedrate_rss,
+        "feedrate_memory_sample_interval_s": median_of(feedrate_runs,
+                                                       "memory_sample_interval_s"),
         "speed_ratio": feedrate_speed / torch_speed,
         "memory_ratio_pss": torch_pss / feedrate_pss,
         "memory_ratio_target": torch_pss / feedrate_rss,
@@ -424,9 +444,15 @@ def print_table(rows, log):
     log("")
     log("for reference (medians):")
     for row in rows:
-        log(f"  workers {row['workers']}: torch tree peak RSS sum {row['torch_peak_rss_sum_mb']:.1f}"
-            f" MB (shared pages counted once per process); feedrate peak RSS (VmHWM) "
+        log(f"  workers {row['workers']}: torch tree peak RSS sum "
+            f"{row['torch_peak_rss_sum_mb']:.1f} MB (shared pages counted once per process); "
+            "feedrate peak RSS (VmHWM) "
             f"{row['feedrate_peak_rss_mb']:.1f} MB")
+        log(f"  workers {row['workers']}: memory sampled every "
+            f"{row['torch_memory_sample_interval_s'] * 1e3:.0f} ms (torch) and "
+            f"{row['feedrate_memory_sample_interval_s'] * 1e3:.0f} ms (feedrate) on average "
+            f"(>= {SAMPLE_INTERVAL_S * 1e3:.0f} ms, sampler capped at "
+            f"{SAMPLER_CPU_SHARE:.0%} of one core)")
     log("")
 
 
@@ -467,6 +493,8 @@ def compare(args, log):
                                f"PSS {result['tree_peak_pss_mb']:.1f} MB "
                                f"({result['samples']} images)")
             log(f"repeat {repeat + 1}/{args.repeats}, workers {workers}: " + "; ".join(figures))
+            if runs["torch", workers][-1]["samples"] != runs["feedrate", workers][-1]["samples"]:
+                log("  note: the two loaders delivered different numbers of images")
     log("")
 
     rows = [summarise(w, runs["torch", w], runs["feedrate", w]) for w in args.workers]
@@ -476,7 +504,9 @@ def compare(args, log):
             "config": {"transform": args.transform, "batch": args.batch,
                        "epochs": None if args.batches else args.epochs,
                        "batches": args.batches, "seed": args.seed, "repeats": args.repeats,
-                       "workers": args.workers, "memory_sample_interval_s": SAMPLE_INTERVAL_S,
+                       "workers": args.workers,
+                       "memory_sample_min_interval_s": SAMPLE_INTERVAL_S,
+                       "memory_sampler_max_cpu_share": SAMPLER_CPU_SHARE,
                        "output": "uint8, not normalised, both sides"},
             "targets": {"speed_ratio_min": SPEED_TARGET,
                         "feedrate_rss_max_fraction_of_torch_pss": 1 / MEMORY_TARGET},

@@ -45,7 +45,7 @@ struct LoaderOptions {
   BadInputPolicy on_bad = BadInputPolicy::kError;
   std::uint64_t max_pixels = 100'000'000;
 
-  std::size_t prefetch_batches = 4;  // batches read or decoded ahead of the consumer
+  std::size_t prefetch_batches = 3;  // batch slots: one held by the consumer, two in flight
   unsigned io_queue_depth = 64;      // reads in flight
   bool force_pread = false;          // skip io_uring
 };

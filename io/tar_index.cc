@@ -98,8 +98,10 @@ void parse_pax(const std::string& records, const std::filesystem::path& path, st
       }
       length = length * 10 + static_cast<unsigned>(records[i] - '0');
     }
-    if (length <= space - pos || pos + length > records.size()) {
-      fail(path, offset, "pax record overruns its header");
+    // A record is "<len> <key>=<value>\n": at least the space and the newline after the digits.
+    if (length < space - pos + 2 || pos + length > records.size() ||
+        records[pos + length - 1] != '\n') {
+      fail(path, offset, "malformed pax record");
     }
     const std::string_view record(records.data() + space + 1, pos + length - space - 2);
     const std::size_t eq = record.find('=');
@@ -173,7 +175,10 @@ std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path) {
     if (!checksum_ok(block)) fail(path, offset, "bad header checksum (not a tar file?)");
     std::uint64_t size = 0;
     if (!parse_number(block, 124, 12, size)) fail(path, offset, "bad size field");
-    if (has_pax_size) size = pax_size;
+    const char type = static_cast<char>(block[156]);
+    const bool metadata = type == 'x' || type == 'g' || type == 'L';
+    // A pax size record describes the next file entry, never another metadata entry.
+    if (has_pax_size && !metadata) size = pax_size;
     const std::uint64_t data_offset = offset + kBlock;
     if (size > file_size || data_offset > file_size - size) {
       fail(path, offset,
@@ -181,7 +186,6 @@ std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path) {
                std::to_string(data_offset) + " but the file has " + std::to_string(file_size) +
                " (truncated tar)");
     }
-    const char type = static_cast<char>(block[156]);
     std::string name;
     if (!long_name.empty()) {
       name = std::move(long_name);
@@ -202,8 +206,9 @@ std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path) {
         has_pax_size = false;
         break;
       case '5':  // directory
-      case 'g':  // pax global header: nothing feedrate uses
         has_pax_size = false;
+        break;
+      case 'g':  // pax global header: nothing feedrate uses
         break;
       case 'L':
         long_name = read_data(data_offset, size);

@@ -1,8 +1,11 @@
 #include "io/uring_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 
 namespace feedrate::io {
+
+constexpr std::size_t kMaxSubmission = std::size_t{1} << 30;
 
 std::unique_ptr<UringReader> UringReader::create(unsigned queue_depth, std::error_code& error) {
   std::unique_ptr<UringReader> reader(new UringReader(queue_depth));
@@ -20,11 +23,21 @@ UringReader::~UringReader() {
 }
 
 void UringReader::submit(ReadRequest& request, std::size_t index) {
+  if (request.fd == ring_.ring_fd) {
+    // A stale descriptor number that the ring now owns: reading it would wait for a completion
+    // only that read could produce, forever.
+    request.error = std::make_error_code(std::errc::bad_file_descriptor);
+    ++stats_.failed;
+    return;
+  }
   io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
   // The ring has queue_depth_ entries and at most queue_depth_ reads are in flight, so a
   // submission queue entry is always free here.
+  // The length field is 32 bits: submit at most kMaxSubmission, the remainder is resubmitted
+  // like any short read.
+  const std::size_t remaining = request.dest.size() - request.bytes_read;
   io_uring_prep_read(sqe, request.fd, request.dest.data() + request.bytes_read,
-                     static_cast<unsigned>(request.dest.size() - request.bytes_read),
+                     static_cast<unsigned>(std::min(remaining, kMaxSubmission)),
                      request.offset + request.bytes_read);
   io_uring_sqe_set_data64(sqe, index);
   ++in_flight_;

@@ -7,23 +7,34 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <span>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "io/file.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate::io {
+
+// Names the backend in test names and failure messages, for gtest.
+void PrintTo(Backend backend, std::ostream* os) {
+  *os << backend_name(backend);
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -57,8 +68,8 @@ File open_or_die(const fs::path& path) {
 
 // Whether `request` holds exactly `expected[offset, offset + bytes_read)`.
 ::testing::AssertionResult holds_bytes(const ReadRequest& request,
-                                        const std::vector<std::byte>& buffer,
-                                        const Bytes& expected) {
+                                       const std::vector<std::byte>& buffer,
+                                       const Bytes& expected) {
   for (std::size_t i = 0; i < request.bytes_read; ++i) {
     const auto want = static_cast<std::byte>(expected[request.offset + i]);
     if (buffer[i] != want) {
@@ -92,11 +103,11 @@ class ReaderTest : public ::testing::TestWithParam<Backend> {
   std::string skip_reason_;
 };
 
-#define MAKE_READER_OR_SKIP(var, depth)                            \
-  auto var = make_reader(depth);                                   \
-  if (var == nullptr) {                                            \
-    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;       \
-    FAIL() << "Reader::create returned nothing";                   \
+#define MAKE_READER_OR_SKIP(var, depth)                      \
+  auto var = make_reader(depth);                             \
+  if (var == nullptr) {                                      \
+    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_; \
+    FAIL() << "Reader::create returned nothing";             \
   }
 
 TEST_P(ReaderTest, ManyRandomRangesAtSeveralQueueDepths) {
@@ -276,9 +287,11 @@ TEST_P(ReaderTest, BadDescriptorFailsOnlyItsOwnRequest) {
   write_file(dir / "data.bin", content);
   File file = open_or_die(dir / "data.bin");
 
-  // A descriptor that was valid and has been closed.
-  const int closed_fd = ::open((dir / "data.bin").c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(closed_fd, 0);
+  // A descriptor that was valid and has been closed. It is moved to a high number first so that
+  // no descriptor opened later (such as the reader's ring) reuses it; see
+  // StaleDescriptorReusedByTheRingFails for what happens when one does.
+  const int closed_fd = ::fcntl(file.fd(), F_DUPFD_CLOEXEC, 900);
+  ASSERT_GE(closed_fd, 900);
   ASSERT_EQ(::close(closed_fd), 0);
 
   for (unsigned depth : {1u, 4u}) {
@@ -301,8 +314,7 @@ TEST_P(ReaderTest, BadDescriptorFailsOnlyItsOwnRequest) {
     for (int i = 0; i < kRequests; ++i) {
       SCOPED_TRACE("request " + std::to_string(i));
       if (i == 0 || i == 5 || i == 11) {
-        EXPECT_EQ(requests[i].error, std::errc::bad_file_descriptor)
-            << requests[i].error.message();
+        EXPECT_EQ(requests[i].error, std::errc::bad_file_descriptor) << requests[i].error.message();
         EXPECT_EQ(requests[i].bytes_read, 0u);
       } else {
         EXPECT_FALSE(requests[i].error) << requests[i].error.message();
@@ -336,8 +348,8 @@ TEST_P(ReaderTest, ReuseOfReaderAndRequestsClearsPreviousResults) {
   MAKE_READER_OR_SKIP(reader, 2);
 
   std::vector<std::byte> a(1000), b(1000), c(1000);
-  std::vector<ReadRequest> requests = {
-      make_request(-1, 0, a), make_request(file.fd(), 8000, b), make_request(file.fd(), 10, c)};
+  std::vector<ReadRequest> requests = {make_request(-1, 0, a), make_request(file.fd(), 8000, b),
+                                       make_request(file.fd(), 10, c)};
   reader->read(requests);
   ASSERT_EQ(requests[0].error, std::errc::bad_file_descriptor);
   ASSERT_EQ(requests[1].error, std::errc::io_error);
@@ -362,6 +374,73 @@ TEST_P(ReaderTest, ReuseOfReaderAndRequestsClearsPreviousResults) {
   // Statistics accumulate over the reader's life.
   EXPECT_EQ(reader->stats().failed, first.failed);
   EXPECT_EQ(reader->stats().bytes, first.bytes + 3000);
+}
+
+// Regression: a stale descriptor whose number the kernel has since given to the reader's own
+// io_uring ring made UringReader::read wait forever at queue depth 1 (the kernel parks a read
+// of the ring fd until the ring has a completion, which only that read could produce). The
+// watchdog turns a hang into a failure.
+TEST_P(ReaderTest, StaleDescriptorReusedByTheRingFails) {
+  TempDir dir;
+  const Bytes content = random_bytes(4096, 13);
+  write_file(dir / "data.bin", content);
+  File file = open_or_die(dir / "data.bin");
+  const int stale = ::open((dir / "data.bin").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(stale, 0);
+  ASSERT_EQ(::close(stale), 0);
+  // The ring, if any, takes the lowest free descriptor number: `stale`.
+  MAKE_READER_OR_SKIP(reader, 1);
+
+  // Everything the worker touches is shared, so that a hung worker can be abandoned.
+  struct Batch {
+    std::vector<std::byte> bad = std::vector<std::byte>(100);
+    std::vector<std::byte> good = std::vector<std::byte>(100);
+    std::vector<ReadRequest> requests;
+    std::promise<void> done;
+  };
+  auto batch = std::make_shared<Batch>();
+  batch->requests = {make_request(stale, 0, batch->bad), make_request(file.fd(), 0, batch->good)};
+  std::future<void> done = batch->done.get_future();
+  std::thread worker([batch, raw = reader.get()] {
+    raw->read(batch->requests);
+    batch->done.set_value();
+  });
+  if (done.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    worker.detach();
+    static_cast<void>(reader.release());  // still in use by the hung worker
+    FAIL() << "Reader::read did not return for a stale descriptor equal to the ring's";
+  }
+  worker.join();
+  EXPECT_TRUE(batch->requests[0].error);
+  EXPECT_EQ(batch->requests[0].bytes_read, 0u);
+  EXPECT_FALSE(batch->requests[1].error) << batch->requests[1].error.message();
+  EXPECT_EQ(batch->requests[1].bytes_read, 100u);
+}
+
+// Regression for requests above the 32-bit length of an io_uring read (they are now submitted in
+// pieces of at most 1 GiB). Disabled because it needs 4 GiB of memory; run it with
+// --gtest_also_run_disabled_tests on a machine that has it.
+TEST_P(ReaderTest, DISABLED_RequestOfMoreThanFourGibibytes) {
+  TempDir dir;
+  const std::size_t size = (std::size_t{1} << 32) + 100;
+  const fs::path path = dir / "sparse.bin";
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(size)), 0);  // sparse: reads as zeros
+    ::close(fd);
+  }
+  File file = open_or_die(path);
+  MAKE_READER_OR_SKIP(reader, 4);
+  void* memory = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  std::vector<ReadRequest> requests = {
+      make_request(file.fd(), 0, {static_cast<std::byte*>(memory), size})};
+  reader->read(requests);
+  ::munmap(memory, size);
+  EXPECT_FALSE(requests[0].error) << requests[0].error.message();
+  EXPECT_EQ(requests[0].bytes_read, size);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ReaderTest,

@@ -70,7 +70,9 @@ std::string index_error(const fs::path& path) {
   return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
 }
 
-std::string shell_quote(const fs::path& path) { return "'" + path.string() + "'"; }
+std::string shell_quote(const fs::path& path) {
+  return "'" + path.string() + "'";
+}
 
 // Recomputes a header's checksum: the sum of its 512 bytes with the checksum field read as
 // spaces, written as six octal digits, NUL, space.
@@ -117,8 +119,9 @@ void expect_members(const fs::path& archive, const std::vector<TarMember>& membe
     ASSERT_EQ(members[i].size, expected[i].second.size());
     EXPECT_EQ(members[i].offset % kTarBlockSize, 0u);
     ASSERT_LE(members[i].offset + members[i].size, bytes.size());
-    const Bytes data(bytes.begin() + static_cast<std::ptrdiff_t>(members[i].offset),
-                     bytes.begin() + static_cast<std::ptrdiff_t>(members[i].offset + members[i].size));
+    const Bytes data(
+        bytes.begin() + static_cast<std::ptrdiff_t>(members[i].offset),
+        bytes.begin() + static_cast<std::ptrdiff_t>(members[i].offset + members[i].size));
     EXPECT_TRUE(data == expected[i].second) << "member bytes differ from the file's";
   }
 }
@@ -139,6 +142,7 @@ class GnuTarTest : public ::testing::Test {
         {"sub/deeper/nested.bin", random_bytes(512, 2)},
         {long_name_, random_bytes(1234, 3)},
         {"sub/after_long.bin", random_bytes(700, 4)},
+        {"sub/" + std::string(96, 'h'), random_bytes(10, 6)},  // exactly fills the name field
     };
     for (const auto& [name, bytes] : files_) write_file(dir_ / ("root/" + name), bytes);
   }
@@ -146,8 +150,9 @@ class GnuTarTest : public ::testing::Test {
   // Archives the files with `tar <options>`, directories listed before their contents.
   fs::path make_archive(const std::string& options) {
     const fs::path archive = dir_ / "archive.tar";
-    std::string command = "tar " + options + " --no-recursion -cf " + shell_quote(archive) + " -C " +
-                          shell_quote(dir_ / "root") + " small.txt empty.bin sub sub/deeper";
+    std::string command = "tar " + options + " --no-recursion -cf " + shell_quote(archive) +
+                          " -C " + shell_quote(dir_ / "root") +
+                          " small.txt empty.bin sub sub/deeper";
     for (std::size_t i = 2; i < files_.size(); ++i) command += " " + shell_quote(files_[i].first);
     EXPECT_EQ(run_command(command), 0) << command;
     return archive;
@@ -183,7 +188,8 @@ TEST_F(GnuTarTest, UstarFormatUsesThePrefixField) {
   write_file(dir_ / ("root/" + nested), content);
   const fs::path archive = dir_ / "ustar.tar";
   const std::string command = "tar --format=ustar --no-recursion -cf " + shell_quote(archive) +
-                              " -C " + shell_quote(dir_ / "root") + " small.txt " + shell_quote(nested);
+                              " -C " + shell_quote(dir_ / "root") + " small.txt " +
+                              shell_quote(nested);
   ASSERT_EQ(run_command(command), 0) << command;
   expect_members(archive, index_path(archive), {files_[0], {nested, content}});
 }
@@ -215,7 +221,7 @@ TEST_F(GnuTarTest, TruncatedInsideLaterMemberOrHeader) {
 
   // Cut inside the last member's header block.
   bytes.assign(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(members.back().offset -
-                                                                         kTarBlockSize + 100));
+                                                                        kTarBlockSize + 100));
   write_file(archive, bytes);
   message = index_error(archive);
   EXPECT_TRUE(contains(message, archive.string()));
@@ -375,6 +381,41 @@ TEST_F(HandMadeTarTest, PaxPathAndSizeRecordsOverrideTheHeader) {
   }
   expect_members(archive, index_path(archive),
                  {{"before.bin", first_}, {long_name, data}, {"after.bin", second_}});
+}
+
+// Writes a pax extended header holding `records` verbatim, followed by first.bin.
+void write_pax_archive(const fs::path& archive, const std::string& records, const Bytes& data) {
+  TarWriter writer(archive);
+  const Bytes record_bytes(records.begin(), records.end());
+  writer.write_raw(ustar_header("PaxHeaders/x", record_bytes.size(), 'x'));
+  write_padded(writer, record_bytes);
+  writer.add("first.bin", data);
+  writer.finish();
+}
+
+TEST_F(HandMadeTarTest, MalformedPaxRecordsAreRejected) {
+  const fs::path archive = dir_ / "pax.tar";
+  for (const std::string records : {"x", "13 path=abc\n", "99 path=abc\n", "1 \n", "0 \n",
+                                    "9 size=x\n", "11 size=-1\n", "a2 path=b\n"}) {
+    SCOPED_TRACE("records '" + records + "'");
+    write_pax_archive(archive, records, first_);
+    const std::string message = index_error(archive);
+    EXPECT_TRUE(contains(message, archive.string()));
+    EXPECT_TRUE(contains(message, "pax"));
+  }
+}
+
+// Regression: parse_pax accepted a record whose length covers only its length digits and the
+// space ("2 ") and then read past the end of the buffer (AddressSanitizer: stack-buffer-overflow);
+// records that did not end with a newline were accepted too, their last byte dropped ("9 path=ab"
+// named the member "a").
+TEST_F(HandMadeTarTest, PaxRecordsWithoutNewlineAreRejected) {
+  const fs::path archive = dir_ / "pax.tar";
+  for (const std::string records : {"2 ", "9 path=ab", "12 path=abc\n3 x"}) {
+    SCOPED_TRACE("records '" + records + "'");
+    write_pax_archive(archive, records, first_);
+    EXPECT_TRUE(contains(index_error(archive), "pax"));
+  }
 }
 
 TEST_F(HandMadeTarTest, PaxGlobalHeaderIsSkipped) {

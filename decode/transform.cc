@@ -52,8 +52,8 @@ std::string validate(const TransformSpec& spec) {
   if (!(spec.scale_min > 0 && spec.scale_min <= spec.scale_max && spec.scale_max <= 1)) {
     return "scale must satisfy 0 < scale_min <= scale_max <= 1";
   }
-  if (!(spec.ratio_min > 0 && spec.ratio_min <= spec.ratio_max)) {
-    return "ratio must satisfy 0 < ratio_min <= ratio_max";
+  if (!(spec.ratio_min >= 1e-3 && spec.ratio_min <= spec.ratio_max && spec.ratio_max <= 1e3)) {
+    return "ratio must satisfy 0.001 <= ratio_min <= ratio_max <= 1000";
   }
   if (!(spec.flip_probability >= 0 && spec.flip_probability <= 1)) {
     return "flip_probability must be in [0, 1]";

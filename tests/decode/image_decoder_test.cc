@@ -58,7 +58,12 @@ using datagen::ColorKind;
 using datagen::JpegSpec;
 using datagen::Subsampling;
 
-std::span<const std::uint8_t> as_span(const Bytes& bytes) { return {bytes.data(), bytes.size()}; }
+std::span<const std::uint8_t> as_span(const Bytes& bytes) {
+  return {bytes.data(), bytes.size()};
+}
+std::span<std::uint8_t> as_out(Bytes& bytes) {
+  return {bytes.data(), bytes.size()};
+}
 
 JpegSpec jpeg_spec(int width, int height, ColorKind color = ColorKind::kRgb,
                    Subsampling subsampling = Subsampling::k420, bool progressive = false,
@@ -104,8 +109,8 @@ TjImage tj_decode(const Bytes& jpeg, int pixel_format) {
   const std::unique_ptr<void, int (*)(tjhandle)> tj(tjInitDecompress(), tjDestroy);
   TjImage image;
   int subsamp = 0, colorspace = 0;
-  if (tjDecompressHeader3(tj.get(), jpeg.data(), jpeg.size(), &image.width, &image.height,
-                          &subsamp, &colorspace) != 0) {
+  if (tjDecompressHeader3(tj.get(), jpeg.data(), jpeg.size(), &image.width, &image.height, &subsamp,
+                          &colorspace) != 0) {
     ADD_FAILURE() << "tjDecompressHeader3: " << tjGetErrorStr2(tj.get());
     return image;
   }
@@ -154,7 +159,9 @@ Diff diff_rgb(const Bytes& a, const Bytes& b) {
 
 // ---- JPEG surgery. ----------------------------------------------------------------------------
 
-int be16(const Bytes& b, std::size_t at) { return b[at] << 8 | b[at + 1]; }
+int be16(const Bytes& b, std::size_t at) {
+  return b[at] << 8 | b[at + 1];
+}
 
 // Offset of the first SOFn marker (FF Cn, n not 4, 8 or C), found by walking the segments.
 std::size_t find_sof(const Bytes& jpeg) {
@@ -185,9 +192,8 @@ int count_scans(const Bytes& jpeg) {
     pos += 2 + static_cast<std::size_t>(be16(jpeg, pos + 2));
     if (marker != 0xDA) continue;
     ++scans;
-    while (pos + 1 < jpeg.size() &&
-           !(jpeg[pos] == 0xFF && jpeg[pos + 1] != 0x00 &&
-             !(jpeg[pos + 1] >= 0xD0 && jpeg[pos + 1] <= 0xD7))) {
+    while (pos + 1 < jpeg.size() && !(jpeg[pos] == 0xFF && jpeg[pos + 1] != 0x00 &&
+                                      !(jpeg[pos + 1] >= 0xD0 && jpeg[pos + 1] <= 0xD7))) {
       ++pos;
     }
   }
@@ -202,18 +208,21 @@ ResizePlan plan_for(const TransformSpec& spec, int width, int height, std::uint6
 }
 
 struct TransformStats {
-  double worst_mean = 0;        // largest per-channel mean abs diff over all seeds
-  int worst_max_unscaled = 0;   // largest max abs diff where scale_denom == 1
-  int worst_max_scaled = 0;     // largest max abs diff where scale_denom > 1
-  int scaled_decodes = 0;       // decodes with scale_denom > 1
+  double worst_mean = 0;       // largest per-channel mean abs diff over all seeds
+  int worst_max_unscaled = 0;  // largest max abs diff where scale_denom == 1
+  int worst_max_scaled = 0;    // largest max abs diff where scale_denom > 1
+  int scaled_decodes = 0;      // decodes with scale_denom > 1
   int largest_denom = 1;
 };
 
-// Tolerance: the reference resamples TurboJPEG-identical full-size pixels with the same plan.
-// decode() differs from it only by (a) float rounding in the resampler (<= 1), (b) libjpeg's
-// cropped decode, whose upsampling at the crop's left edge sees no left neighbour, and (c) DCT
-// scaling, which replaces part of the antialiasing filter with the IDCT's own averaging. So per
-// channel the mean abs diff must be <= 2.0, and without DCT scaling every pixel within 2.
+// Tolerance: the reference resamples the full-size decode (TurboJPEG-identical pixels) with the
+// same plan. Without DCT scaling decode() reads the same pixels through the same filter, so
+// every value must be within 2 (float rounding alone gives <= 1; a cropped decode that changed
+// the pixels at the crop's edges would show here). With DCT scaling the IDCT's own averaging
+// replaces part of the antialiasing filter, so only the per-channel mean abs diff is bounded:
+// <= 2.0 for every decode. Measured with the current decoder: scale 1 max 25-27 (4:2:0, 4:2:2,
+// CMYK; 0 for 4:4:4 and gray); DCT-scaled worst per-channel mean 2.8 (1600x1200 to 224) and 5.3
+// (500x375 to 64). With the fixes described in the report: scale 1 max 0, DCT-scaled mean <= 1.25.
 TransformStats check_transform(const Bytes& jpeg, const TransformSpec& spec, int seeds,
                                const std::string& label) {
   TransformStats stats;
@@ -230,10 +239,10 @@ TransformStats check_transform(const Bytes& jpeg, const TransformSpec& spec, int
     Resampler resampler;
     resampler.prepare(plan);
     resampler.run(full.data(), static_cast<std::size_t>(width) * 3, 0, 0, expected.data());
-    const DecodeStatus status = decoder.decode(as_span(jpeg), spec, static_cast<std::uint64_t>(seed),
-                                               {out.data(), out.size()});
-    EXPECT_TRUE(status.ok()) << label << " seed " << seed << ": " << errc_name(status.code)
-                             << ": " << status.message;
+    const DecodeStatus status =
+        decoder.decode(as_span(jpeg), spec, static_cast<std::uint64_t>(seed), as_out(out));
+    EXPECT_TRUE(status.ok()) << label << " seed " << seed << ": " << errc_name(status.code) << ": "
+                             << status.message;
     if (!status.ok()) continue;
     const int denom = decoder.info().scale_denom;
     EXPECT_EQ(decoder.info().width, width);
@@ -349,8 +358,7 @@ TEST(DecodeTransform, TrainMatchesResampledFullDecode) {
 TEST(DecodeTransform, TrainOnALargeImageUsesDctScaling) {
   const Bytes jpeg = datagen::make_jpeg(23, jpeg_spec(1600, 1200));
   const TransformStats stats = check_transform(jpeg, train_spec(), 150, "train_420_1600x1200");
-  EXPECT_GT(stats.scaled_decodes, 0);
-  EXPECT_GE(stats.largest_denom, 4);
+  EXPECT_GT(stats.scaled_decodes, 0);  // info().scale_denom > 1 for some crops
 }
 
 TEST(DecodeTransform, TrainForEveryVariant) {
@@ -377,8 +385,7 @@ TEST(DecodeTransform, EvalMatchesResampledFullDecode) {
 TEST(DecodeTransform, EvalOnALargeImageUsesDctScaling) {
   const Bytes jpeg = datagen::make_jpeg(34, jpeg_spec(1600, 1200));
   const TransformStats stats = check_transform(jpeg, eval_spec(), 1, "eval_1600x1200");
-  EXPECT_EQ(stats.scaled_decodes, 1);
-  EXPECT_EQ(stats.largest_denom, 4);  // 1200 / 4 = 300 rows >= 256
+  EXPECT_EQ(stats.scaled_decodes, 1);  // 1200 rows resized to 256: at least 1/2 pays
 }
 
 TEST(DecodeTransform, EvalForEveryVariant) {
@@ -393,10 +400,13 @@ TEST(DecodeTransform, EvalForEveryVariant) {
 // of denom. So the plan must be scaled by exactly 1/denom. The reference decodes the same scaled
 // image with TurboJPEG and resamples it with the plan so scaled; decode() must agree with it.
 TEST(DecodeTransform, DctScaledDecodeIsAlignedWithTheSourceGrid) {
-  for (const auto& [w, h, size] : {std::tuple{500, 375, 64}, {375, 500, 64}, {500, 375, 96},
-                                   {1600, 1200, 224}, {1000, 750, 160}}) {
-    const std::string label = std::to_string(w) + "x" + std::to_string(h) + "_to_" +
-                              std::to_string(size);
+  for (const auto& [w, h, size] : {std::tuple{500, 375, 64},
+                                   {375, 500, 64},
+                                   {500, 375, 96},
+                                   {1600, 1200, 224},
+                                   {1000, 750, 160}}) {
+    const std::string label =
+        std::to_string(w) + "x" + std::to_string(h) + "_to_" + std::to_string(size);
     const Bytes jpeg = datagen::make_jpeg(25, jpeg_spec(w, h));
     ImageDecoder decoder;
     const TransformSpec spec = train_spec(size);
@@ -404,7 +414,7 @@ TEST(DecodeTransform, DctScaledDecodeIsAlignedWithTheSourceGrid) {
     int scaled = 0, worst_max = 0;
     double worst_mean = 0;
     for (std::uint64_t seed = 0; seed < 60; ++seed) {
-      const DecodeStatus status = decoder.decode(as_span(jpeg), spec, seed, {out.data(), out.size()});
+      const DecodeStatus status = decoder.decode(as_span(jpeg), spec, seed, as_out(out));
       ASSERT_TRUE(status.ok()) << status.message;
       const int denom = decoder.info().scale_denom;
       if (denom == 1) continue;
@@ -412,11 +422,11 @@ TEST(DecodeTransform, DctScaledDecodeIsAlignedWithTheSourceGrid) {
       const int sw = (w + denom - 1) / denom, sh = (h + denom - 1) / denom;
       const std::unique_ptr<void, int (*)(tjhandle)> tj(tjInitDecompress(), tjDestroy);
       Bytes small(static_cast<std::size_t>(sw) * sh * 3);
-      ASSERT_EQ(tjDecompress2(tj.get(), jpeg.data(), jpeg.size(), small.data(), sw, 0, sh, TJPF_RGB,
-                              0),
-                0);
-      const ResizePlan plan = scale_plan(plan_for(spec, w, h, seed), 1.0 / denom, 1.0 / denom, sw,
-                                         sh);
+      ASSERT_EQ(
+          tjDecompress2(tj.get(), jpeg.data(), jpeg.size(), small.data(), sw, 0, sh, TJPF_RGB, 0),
+          0);
+      const ResizePlan plan =
+          scale_plan(plan_for(spec, w, h, seed), 1.0 / denom, 1.0 / denom, sw, sh);
       Resampler resampler;
       resampler.prepare(plan);
       resampler.run(small.data(), static_cast<std::size_t>(sw) * 3, 0, 0, expected.data());
@@ -436,15 +446,14 @@ TEST(DecodeTransform, ProgressiveDecodesWhenTheCropStopsAboveTheLastRow) {
   // The whole progressive file is consumed (EOI included) before the first row comes out, so a
   // decode that stops early has seen the end of the data: it is not truncated.
   for (const ColorKind color : {ColorKind::kRgb, ColorKind::kGray}) {
-    const Bytes jpeg =
-        datagen::make_jpeg(26, jpeg_spec(500, 375, color, Subsampling::k420, true));
+    const Bytes jpeg = datagen::make_jpeg(26, jpeg_spec(500, 375, color, Subsampling::k420, true));
     ImageDecoder decoder;
     Bytes out(224 * 224 * 3);
-    const DecodeStatus eval = decoder.decode(as_span(jpeg), eval_spec(), 0, {out.data(), out.size()});
+    const DecodeStatus eval = decoder.decode(as_span(jpeg), eval_spec(), 0, as_out(out));
     EXPECT_TRUE(eval.ok()) << errc_name(eval.code) << ": " << eval.message;
     int failed = 0;
     for (std::uint64_t seed = 0; seed < 50; ++seed) {
-      failed += !decoder.decode(as_span(jpeg), train_spec(), seed, {out.data(), out.size()}).ok();
+      failed += !decoder.decode(as_span(jpeg), train_spec(), seed, as_out(out)).ok();
     }
     EXPECT_EQ(failed, 0) << failed << " of 50 train decodes failed";
   }
@@ -456,14 +465,14 @@ TEST(DecodeTransform, SameSeedSameOutputAndFlipMirrors) {
   TransformSpec spec = train_spec(128);
   Bytes a(128 * 128 * 3), b(a.size()), mirrored(a.size());
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
-    ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, {a.data(), a.size()}).ok());
-    ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, {b.data(), b.size()}).ok());
+    ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, as_out(a)).ok());
+    ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, as_out(b)).ok());
     EXPECT_EQ(a, b);
     // Flip probability 0 and 1 draw the same crop (the flip is drawn after it): mirrors.
     spec.flip_probability = 0;
-    ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, {a.data(), a.size()}).ok());
+    ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, as_out(a)).ok());
     spec.flip_probability = 1;
-    ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, {mirrored.data(), mirrored.size()}).ok());
+    ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, as_out(mirrored)).ok());
     spec.flip_probability = 0.5;
     for (int y = 0; y < 128; ++y) {
       for (int x = 0; x < 128; ++x) {
@@ -479,7 +488,7 @@ TEST(DecodeTransform, OutputBufferTooSmallIsRejected) {
   const Bytes jpeg = testing::small_jpeg(1);
   ImageDecoder decoder;
   Bytes out(64 * 64 * 3 - 1, 0xAB);
-  const DecodeStatus status = decoder.decode(as_span(jpeg), train_spec(64), 0, {out.data(), out.size()});
+  const DecodeStatus status = decoder.decode(as_span(jpeg), train_spec(64), 0, as_out(out));
   EXPECT_FALSE(status.ok());
   EXPECT_FALSE(status.message.empty());
   EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](unsigned char v) { return v == 0xAB; }));
@@ -501,8 +510,7 @@ void expect_all_fail(ImageDecoder& decoder, const Bytes& jpeg, DecodeErrc code, 
     const int n = spec.kind == TransformKind::kTrain ? seeds : 1;
     int wrong = 0;
     for (int seed = 0; seed < n; ++seed) {
-      status = decoder.decode(as_span(jpeg), spec, static_cast<std::uint64_t>(seed),
-                              {out.data(), out.size()});
+      status = decoder.decode(as_span(jpeg), spec, static_cast<std::uint64_t>(seed), as_out(out));
       if (status.code != code || status.message.empty()) {
         if (++wrong <= 3) {
           ADD_FAILURE() << label << " " << kind << " size " << spec.size << " seed " << seed
@@ -511,8 +519,8 @@ void expect_all_fail(ImageDecoder& decoder, const Bytes& jpeg, DecodeErrc code, 
         }
       }
     }
-    EXPECT_EQ(wrong, 0) << label << " " << kind << " size " << spec.size << ": " << wrong
-                        << " of " << n << " seeds";
+    EXPECT_EQ(wrong, 0) << label << " " << kind << " size " << spec.size << ": " << wrong << " of "
+                        << n << " seeds";
   }
 }
 
@@ -584,7 +592,8 @@ TEST(DecodeErrors, DeclaredSizeAboveTheLimitIsRejectedBeforeAllocating) {
     const DecodeStatus status = decoder.decode_full(as_span(jpeg), rgb);
     g_track_allocations = false;
     ASSERT_TRUE(status.ok());
-    ASSERT_GE(g_largest_allocation.load(), 500u * 375u * 3u) << "allocation tracking is not working";
+    ASSERT_GE(g_largest_allocation.load(), 500u * 375u * 3u)
+        << "allocation tracking is not working";
   }
   Bytes jpeg = testing::small_jpeg(45);
   const std::size_t sof = find_sof(jpeg);
@@ -599,8 +608,8 @@ TEST(DecodeErrors, DeclaredSizeAboveTheLimitIsRejectedBeforeAllocating) {
   g_largest_allocation = 0;
   g_track_allocations = true;
   const DecodeStatus full = decoder.decode_full(as_span(jpeg), rgb);
-  const DecodeStatus train = decoder.decode(as_span(jpeg), train_spec(), 1, {out.data(), out.size()});
-  const DecodeStatus eval = decoder.decode(as_span(jpeg), eval_spec(), 1, {out.data(), out.size()});
+  const DecodeStatus train = decoder.decode(as_span(jpeg), train_spec(), 1, as_out(out));
+  const DecodeStatus eval = decoder.decode(as_span(jpeg), eval_spec(), 1, as_out(out));
   g_track_allocations = false;
   for (const DecodeStatus& status : {full, train, eval}) {
     EXPECT_EQ(status.code, DecodeErrc::kTooLarge) << status.message;
@@ -661,8 +670,8 @@ TEST(DecodeErrors, TrailingGarbageAfterEoiIsIgnored) {
     Bytes clean(224 * 224 * 3), out(clean.size());
     for (const TransformSpec& spec : {train_spec(), eval_spec()}) {
       for (std::uint64_t seed = 0; seed < 20; ++seed) {
-        ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, {clean.data(), clean.size()}).ok());
-        const DecodeStatus s = decoder.decode(as_span(padded), spec, seed, {out.data(), out.size()});
+        ASSERT_TRUE(decoder.decode(as_span(jpeg), spec, seed, as_out(clean)).ok());
+        const DecodeStatus s = decoder.decode(as_span(padded), spec, seed, as_out(out));
         ASSERT_TRUE(s.ok()) << "seed " << seed << ": " << errc_name(s.code) << ": " << s.message;
         EXPECT_EQ(clean, out);
       }
@@ -688,16 +697,22 @@ TEST(DecodeErrors, RandomCorruptionNeverCrashes) {
     for (int e = 0; e < edits; ++e) {
       const std::size_t at = gen() % jpeg.size();
       switch (gen() % 3) {
-        case 0: jpeg[at] ^= static_cast<unsigned char>(1u << (gen() % 8)); break;
-        case 1: jpeg[at] = static_cast<unsigned char>(gen()); break;
-        default: jpeg[at] = 0xFF; break;
+        case 0:
+          jpeg[at] ^= static_cast<unsigned char>(1u << (gen() % 8));
+          break;
+        case 1:
+          jpeg[at] = static_cast<unsigned char>(gen());
+          break;
+        default:
+          jpeg[at] = 0xFF;
+          break;
       }
     }
     SCOPED_TRACE("trial " + std::to_string(trial));
     const DecodeStatus full = decoder.decode_full(as_span(jpeg), rgb);
     if (full.ok()) {
-      ASSERT_EQ(rgb.size(), static_cast<std::size_t>(decoder.info().width) *
-                                decoder.info().height * 3);
+      ASSERT_EQ(rgb.size(),
+                static_cast<std::size_t>(decoder.info().width) * decoder.info().height * 3);
     } else {
       ASSERT_FALSE(full.message.empty()) << errc_name(full.code);
     }
@@ -705,7 +720,7 @@ TEST(DecodeErrors, RandomCorruptionNeverCrashes) {
     TransformSpec small_eval = eval_spec(64, 72);
     for (const TransformSpec& spec : {train_spec(64), small_eval}) {
       const DecodeStatus status =
-          decoder.decode(as_span(jpeg), spec, static_cast<std::uint64_t>(trial), {out.data(), out.size()});
+          decoder.decode(as_span(jpeg), spec, static_cast<std::uint64_t>(trial), as_out(out));
       if (!status.ok()) {
         ASSERT_FALSE(status.message.empty()) << errc_name(status.code);
       }
@@ -752,7 +767,7 @@ TEST(DecoderReuse, KeepsWorkingAfterErrors) {
   auto fresh = [&](const Bytes& jpeg, const TransformSpec& spec, std::uint64_t seed) {
     ImageDecoder decoder(limits);
     Bytes out(static_cast<std::size_t>(spec.size) * spec.size * 3);
-    EXPECT_TRUE(decoder.decode(as_span(jpeg), spec, seed, {out.data(), out.size()}).ok());
+    EXPECT_TRUE(decoder.decode(as_span(jpeg), spec, seed, as_out(out)).ok());
     return out;
   };
   ImageDecoder decoder(limits);
@@ -762,7 +777,7 @@ TEST(DecoderReuse, KeepsWorkingAfterErrors) {
         for (const TransformSpec& spec : {train_spec(), eval_spec()}) {
           const std::uint64_t seed = static_cast<std::uint64_t>(round * 7 + 1);
           Bytes out(224 * 224 * 3);
-          const DecodeStatus status = decoder.decode(as_span(*image), spec, seed, {out.data(), out.size()});
+          const DecodeStatus status = decoder.decode(as_span(*image), spec, seed, as_out(out));
           ASSERT_TRUE(status.ok()) << "after " << errc_name(bad.code) << ": " << status.message;
           EXPECT_EQ(out, fresh(*image, spec, seed)) << "after " << errc_name(bad.code);
         }
@@ -773,8 +788,7 @@ TEST(DecoderReuse, KeepsWorkingAfterErrors) {
       std::vector<std::uint8_t> rgb;
       Bytes out(224 * 224 * 3);
       EXPECT_EQ(decoder.decode_full(as_span(bad.bytes), rgb).code, bad.code);
-      EXPECT_EQ(decoder.decode(as_span(bad.bytes), train_spec(), 5, {out.data(), out.size()}).code,
-                bad.code);
+      EXPECT_EQ(decoder.decode(as_span(bad.bytes), train_spec(), 5, as_out(out)).code, bad.code);
     }
   }
 }

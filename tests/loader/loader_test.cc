@@ -91,7 +91,9 @@ TEST_F(LoaderTest, EveryEpochDeliversEverySampleExactlyOnce) {
           EXPECT_EQ(paths_[e.indices[i]].parent_path().filename().string(),
                     loader.dataset().classes()[e.labels[i]]);
         }
-        if (!shuffle) EXPECT_TRUE(std::is_sorted(e.indices.begin(), e.indices.end()));
+        if (!shuffle) {
+          EXPECT_TRUE(std::is_sorted(e.indices.begin(), e.indices.end()));
+        }
       }
       EXPECT_EQ(loader.stats().images, 2u * kImages);
     }

@@ -2,16 +2,39 @@
 
 #include <utility>
 
+#include "gpu/device.h"
+#include "gpu/dlpack_export.h"
 #include "loader/error.h"
 #include "loader/slot.h"
 
 namespace feedrate {
+namespace {
+
+void unref(const std::shared_ptr<detail::SlotOwner>& owner, detail::Slot* slot) noexcept {
+  if (slot->holders.fetch_sub(1) == 1) owner->release(slot);
+}
+
+gpu::ElementType element_type(OutputLayout layout) {
+  switch (layout) {
+    case OutputLayout::kUint8NHWC:
+      return gpu::ElementType::kUint8;
+    case OutputLayout::kFloat32NCHW:
+      return gpu::ElementType::kFloat32;
+    case OutputLayout::kFloat16NCHW:
+      return gpu::ElementType::kFloat16;
+  }
+  return gpu::ElementType::kUint8;
+}
+
+}  // namespace
 
 Batch::Batch(std::shared_ptr<detail::SlotOwner> owner, detail::Slot* slot)
-    : owner_(std::move(owner)), slot_(slot) {}
+    : owner_(std::move(owner)), slot_(slot) {
+  slot_->holders = 1;
+}
 
 Batch::~Batch() {
-  if (slot_ != nullptr) owner_->release(slot_);
+  if (slot_ != nullptr) unref(owner_, slot_);
 }
 
 Batch::Batch(Batch&& other) noexcept
@@ -19,7 +42,7 @@ Batch::Batch(Batch&& other) noexcept
 
 Batch& Batch::operator=(Batch&& other) noexcept {
   if (this != &other) {
-    if (slot_ != nullptr) owner_->release(slot_);
+    if (slot_ != nullptr) unref(owner_, slot_);
     owner_ = std::move(other.owner_);
     slot_ = std::exchange(other.slot_, nullptr);
   }
@@ -52,7 +75,39 @@ std::vector<std::int64_t> Batch::shape() const {
   return {n, 3, s, s};
 }
 
+std::string Batch::device() const {
+  return slot_->device_name;
+}
+const void* Batch::data() const {
+  return owner_->device_images(slot_);
+}
+const std::int32_t* Batch::label_data() const {
+  return owner_->device_labels(slot_);
+}
+void Batch::wait(void* cuda_stream) const {
+  owner_->wait(slot_, cuda_stream);
+}
+
+DLManagedTensor* Batch::images_dlpack() const {
+  const std::vector<std::int64_t> dims = shape();
+  slot_->holders.fetch_add(1);
+  return gpu::make_dlpack_tensor(owner_->device_images(slot_), gpu::parse_device(device()),
+                                 element_type(slot_->layout), dims,
+                                 [owner = owner_, slot = slot_] { unref(owner, slot); });
+}
+
+DLManagedTensor* Batch::labels_dlpack() const {
+  const std::int64_t dims[1] = {static_cast<std::int64_t>(size())};
+  slot_->holders.fetch_add(1);
+  return gpu::make_dlpack_tensor(owner_->device_labels(slot_), gpu::parse_device(device()),
+                                 gpu::ElementType::kInt32, dims,
+                                 [owner = owner_, slot = slot_] { unref(owner, slot); });
+}
+
 std::span<const std::uint8_t> Batch::images_u8() const {
+  if (!slot_->on_host) {
+    throw Error("images_u8(): this batch is on " + device() + "; use data() or images_dlpack()");
+  }
   if (slot_->layout != OutputLayout::kUint8NHWC) {
     throw Error("images_u8(): this batch holds float32 NCHW images; use images_f32()");
   }
@@ -61,6 +116,9 @@ std::span<const std::uint8_t> Batch::images_u8() const {
 }
 
 std::span<const float> Batch::images_f32() const {
+  if (!slot_->on_host) {
+    throw Error("images_f32(): this batch is on " + device() + "; use data() or images_dlpack()");
+  }
   if (slot_->layout != OutputLayout::kFloat32NCHW) {
     throw Error("images_f32(): this batch holds uint8 NHWC images; use images_u8()");
   }

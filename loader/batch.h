@@ -3,6 +3,10 @@
 // returns to the ring when the Batch is destroyed, so hold at most prefetch_batches - 1 of
 // them while asking for more.
 //
+// On a CUDA device the images and labels are in device memory: call wait(stream) before using
+// them on `stream` (the stream then waits for the copy; the host never blocks), and do not use
+// them after the Batch (and every DLPack tensor exported from it) is gone.
+//
 // Thread-safety: a Batch is read-only once delivered; it may be read from any thread and
 // destroyed from any thread (also after its Loader is gone).
 #pragma once
@@ -16,6 +20,8 @@
 
 #include "loader/options.h"
 
+struct DLManagedTensor;  // <dlpack/dlpack.h>
+
 namespace feedrate {
 
 struct SkippedSample {
@@ -26,10 +32,14 @@ struct SkippedSample {
 
 namespace detail {
 struct Slot;
-// Takes slots back when their Batch ends.
+// Owns the slots: takes them back when their last holder (a Batch or an exported DLPack tensor)
+// is gone, and knows where the delivered copy lives.
 class SlotOwner {
  public:
   virtual void release(Slot* slot) noexcept = 0;
+  virtual void* device_images(const Slot* slot) const = 0;
+  virtual std::int32_t* device_labels(const Slot* slot) const = 0;
+  virtual void wait(const Slot* slot, void* cuda_stream) const = 0;
 
  protected:
   ~SlotOwner() = default;
@@ -56,7 +66,22 @@ class Batch {
   // Shape as the layout orders it: {N, H, W, C} or {N, C, H, W}.
   std::vector<std::int64_t> shape() const;
 
-  // The images; exactly one of these matches layout() (the other throws feedrate::Error).
+  // "host" or "cuda:N": where data() and label_data() point.
+  std::string device() const;
+  // The images in layout() and the labels, on device().
+  const void* data() const;
+  const std::int32_t* label_data() const;
+  // Makes a CUDA stream (a cudaStream_t; nullptr is the legacy default stream) wait until this
+  // batch has arrived on the device, and remembers it: the slot is not refilled until the work
+  // queued on that stream before the Batch is released has run. A no-op on the host.
+  void wait(void* cuda_stream) const;
+  // The images and labels as DLPack tensors on device() (shape() and {N}), for
+  // torch.from_dlpack and friends. Each keeps the batch's slot leased until its deleter runs.
+  DLManagedTensor* images_dlpack() const;
+  DLManagedTensor* labels_dlpack() const;
+
+  // Host views; exactly one matches layout() and the device must be the host (otherwise they
+  // throw feedrate::Error). labels() is always the host copy of the labels.
   std::span<const std::uint8_t> images_u8() const;
   std::span<const float> images_f32() const;
   std::span<const std::int32_t> labels() const;

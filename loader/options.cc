@@ -1,8 +1,10 @@
 #include "loader/options.h"
 
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
+#include "gpu/device.h"
 #include "loader/error.h"
 
 namespace feedrate {
@@ -44,6 +46,16 @@ LoaderOptions resolve(LoaderOptions options) {
   if (const std::string problem = decode::validate(options.transform); !problem.empty()) {
     throw Error("option transform: " + problem);
   }
+  gpu::Device device;
+  try {
+    device = gpu::parse_device(options.device);
+  } catch (const std::invalid_argument& e) {
+    throw Error(std::string("option ") + e.what());
+  }
+  if (options.layout == OutputLayout::kFloat16NCHW && !device.is_cuda()) {
+    throw Error("option layout float16-nchw needs a CUDA device (option device), got " +
+                options.device);
+  }
   for (int c = 0; c < 3; ++c) {
     if (!(options.normalization.std[c] > 0)) {
       throw Error("option normalization.std must be > 0 for every channel");
@@ -57,7 +69,15 @@ const char* policy_name(BadInputPolicy policy) {
 }
 
 const char* layout_name(OutputLayout layout) {
-  return layout == OutputLayout::kUint8NHWC ? "uint8-nhwc" : "float32-nchw";
+  switch (layout) {
+    case OutputLayout::kUint8NHWC:
+      return "uint8-nhwc";
+    case OutputLayout::kFloat32NCHW:
+      return "float32-nchw";
+    case OutputLayout::kFloat16NCHW:
+      return "float16-nchw";
+  }
+  return "unknown";
 }
 
 }  // namespace feedrate

@@ -19,6 +19,7 @@ enum class BadInputPolicy {
 enum class OutputLayout {
   kUint8NHWC,    // batch x size x size x 3 bytes
   kFloat32NCHW,  // batch x 3 x size x size floats, ((x / 255) - mean) / std
+  kFloat16NCHW,  // the same in half precision; CUDA devices only (converted on the GPU)
 };
 
 struct LoaderOptions {
@@ -44,6 +45,10 @@ struct LoaderOptions {
   decode::Normalization normalization;
   BadInputPolicy on_bad = BadInputPolicy::kError;
   std::uint64_t max_pixels = 100'000'000;
+
+  // Where batches are delivered: "cpu" (host memory) or "cuda" / "cuda:N" (pinned staging,
+  // asynchronous copies, uint8 over PCIe and the float conversion on the GPU).
+  std::string device = "cpu";
 
   std::size_t prefetch_batches = 3;  // batch slots: one held by the consumer, two in flight
   unsigned io_queue_depth = 64;      // reads in flight

@@ -7,6 +7,7 @@
 #include "decode/layout.h"
 #include "decode/random.h"
 #include "gpu/host_memory.h"
+#include "gpu/trace.h"
 #include "loader/error.h"
 #include "loader/sampler.h"
 
@@ -28,10 +29,29 @@ constexpr std::size_t kMaxListedSkips = 1000;
 void SlotRing::release(Slot* slot) noexcept {
   {
     std::lock_guard lock(mutex);
+    try {
+      transfer->release(slot->id);
+    } catch (...) {
+      release_failure = std::current_exception();  // raised by the next next()
+    }
     slot->state = Slot::State::kFree;
     free.push_back(slot);
   }
   changed.notify_all();
+}
+
+void* SlotRing::device_images(const Slot* slot) const {
+  return transfer->output(slot->id, slot->images, nullptr).images;
+}
+
+std::int32_t* SlotRing::device_labels(const Slot* slot) const {
+  if (slot->on_host) return const_cast<std::int32_t*>(slot->labels.data());
+  return transfer->output(slot->id, slot->images, nullptr).labels;
+}
+
+void SlotRing::wait(const Slot* slot, void* cuda_stream) const {
+  gpu::TraceRange range("wait");
+  transfer->wait(slot->id, cuda_stream);
 }
 
 Pipeline::Pipeline(const LoaderOptions& options)
@@ -70,15 +90,35 @@ Pipeline::Pipeline(const LoaderOptions& options)
     arena_ = std::make_unique<tbb::task_arena>(options_.num_workers, 0);
   }
 
+  gpu::TransferOptions transfer;
+  transfer.device = gpu::parse_device(options_.device);
+  transfer.slots = options_.prefetch_batches;
+  transfer.batch_size = options_.batch_size;
+  transfer.size = options_.transform.size;
+  transfer.dtype = options_.layout == OutputLayout::kUint8NHWC     ? gpu::DType::kUint8
+                   : options_.layout == OutputLayout::kFloat16NCHW ? gpu::DType::kFloat16
+                                                                   : gpu::DType::kFloat32;
+  transfer.mean = options_.normalization.mean;
+  transfer.std = options_.normalization.std;
+  try {
+    ring_->transfer = gpu::make_transfer(transfer);
+  } catch (const std::exception& e) {
+    throw Error(std::string("option device: ") + e.what());
+  }
+  // Decoders write uint8 when the device converts, else the final layout.
+  decode_to_u8_ =
+      ring_->transfer->converts_on_device() || options_.layout == OutputLayout::kUint8NHWC;
   const auto pixels = static_cast<std::size_t>(options_.transform.size) * options_.transform.size;
-  sample_bytes_ =
-      options_.layout == OutputLayout::kUint8NHWC ? pixels * 3 : pixels * 3 * sizeof(float);
+  sample_bytes_ = decode_to_u8_ ? pixels * 3 : pixels * 3 * sizeof(float);
   for (std::size_t i = 0; i < options_.prefetch_batches; ++i) {
     auto slot = std::make_unique<Slot>();
-    slot->images = gpu::HostBuffer(options_.batch_size * sample_bytes_);
+    slot->id = i;
+    slot->images = ring_->transfer->allocate_staging(options_.batch_size * sample_bytes_);
     slot->sample_bytes = sample_bytes_;
     slot->layout = options_.layout;
     slot->size = options_.transform.size;
+    slot->on_host = !transfer.device.is_cuda();
+    slot->device_name = transfer.device.name();
     ring_->free.push_back(slot.get());
     ring_->slots.push_back(std::move(slot));
   }
@@ -137,6 +177,7 @@ void Pipeline::io_main(std::uint64_t epoch) {
         slot->state = Slot::State::kReading;
         in_flight_.push_back(slot);
       }
+      ring_->transfer->staging_reusable(slot->id);  // its previous copy has read it
       const std::size_t first = number * options_.batch_size;
       slot->epoch = epoch;
       slot->number = number;
@@ -172,6 +213,7 @@ void Pipeline::io_main(std::uint64_t epoch) {
 }
 
 void Pipeline::read_batch(Slot& slot) {
+  gpu::TraceRange range("read");
   const auto start = Clock::now();
   const std::size_t n = slot.count;
   slot.labels.resize(n);
@@ -242,8 +284,9 @@ void Pipeline::decode_sample(Slot& slot, std::size_t i) {
   const std::uint64_t seed = decode::sample_seed(options_.seed, slot.epoch, index);
   std::unique_ptr<Worker>& worker = workers_.local();
 
+  gpu::TraceRange range("decode");
   decode::DecodeStatus status;
-  if (options_.layout == OutputLayout::kUint8NHWC) {
+  if (decode_to_u8_) {
     status = worker->decoder.decode(jpeg, options_.transform, seed,
                                     {reinterpret_cast<std::uint8_t*>(out), sample_bytes_});
   } else {
@@ -319,6 +362,11 @@ std::optional<Batch> Pipeline::next() {
       const auto start = Clock::now();
       std::unique_lock lock(ring_->mutex);
       for (;;) {
+        if (ring_->release_failure) {
+          const std::exception_ptr failure = std::exchange(ring_->release_failure, nullptr);
+          lock.unlock();
+          std::rethrow_exception(failure);
+        }
         if (failure_) {
           const std::exception_ptr failure = failure_;
           lock.unlock();
@@ -353,6 +401,10 @@ std::optional<Batch> Pipeline::next() {
       stop();
       throw;
     }
+    {
+      gpu::TraceRange range("copy");
+      ring_->transfer->submit(slot->id, slot->images, slot->labels.data(), batch.size());
+    }
     ++batches_;
     images_ += batch.size();
     return batch;
@@ -373,7 +425,7 @@ RunStats Pipeline::stats() const {
   stats.consumer_wait_s = static_cast<double>(wait_ns_) * 1e-9;
   stats.io_backend = io::backend_name(reader_->backend());
   stats.io_fallback_reason = io_fallback_reason_;
-  stats.device = gpu::kHostDeviceName;
+  stats.device = ring_->slots.front()->device_name;
   {
     std::lock_guard lock(skipped_mutex_);
     stats.skipped_samples = skipped_samples_;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "decode/image_decoder.h"
+#include "gpu/transfer.h"
 #include "io/file.h"
 #include "io/reader.h"
 #include "loader/loader.h"
@@ -28,10 +29,16 @@
 
 namespace feedrate {
 
-// Owns the slots; shared with every Batch so a Batch may outlive its Loader.
+// Owns the slots and the copier; shared with every Batch so a Batch may outlive its Loader.
 class SlotRing final : public detail::SlotOwner {
  public:
   void release(detail::Slot* slot) noexcept override;
+  void* device_images(const detail::Slot* slot) const override;
+  std::int32_t* device_labels(const detail::Slot* slot) const override;
+  void wait(const detail::Slot* slot, void* cuda_stream) const override;
+
+  std::unique_ptr<gpu::Transfer> transfer;
+  std::exception_ptr release_failure;  // a copier error while a Batch was released
 
   std::mutex mutex;
   std::condition_variable changed;
@@ -72,7 +79,8 @@ class Pipeline {
   Dataset dataset_;
   std::vector<io::File> shared_files_;  // tar shards, open for the Loader's lifetime
   std::size_t samples_per_epoch_ = 0;
-  std::size_t sample_bytes_ = 0;
+  std::size_t sample_bytes_ = 0;  // staging bytes per sample, as the decoders write them
+  bool decode_to_u8_ = true;      // decoders write uint8 HWC (else normalised float CHW)
 
   std::unique_ptr<io::Reader> reader_;  // used by the I/O thread only
   std::string io_fallback_reason_;

@@ -23,15 +23,20 @@ namespace feedrate::detail {
 struct Slot {
   enum class State { kFree, kReading, kDecoding, kRead, kReady, kHeld };
   State state = State::kFree;
+  std::size_t id = 0;  // position in the ring, also the copier's slot index
+  // Batch objects and exported DLPack tensors using the slot; the last one returns it.
+  std::atomic<int> holders{0};
 
   std::uint64_t epoch = 0;
   std::size_t number = 0;  // batch position in the epoch
   std::size_t count = 0;   // samples in this batch (before skips)
 
-  gpu::HostBuffer images;  // batch_size samples of sample_bytes
+  gpu::HostBuffer images;  // staging: batch_size samples of sample_bytes, as the decoders wrote
   std::size_t sample_bytes = 0;
-  OutputLayout layout = OutputLayout::kUint8NHWC;
-  int size = 0;  // images are size x size
+  OutputLayout layout = OutputLayout::kUint8NHWC;  // what the consumer receives
+  int size = 0;                                    // images are size x size
+  bool on_host = true;                             // delivered from `images` itself
+  std::string device_name = "host";
 
   std::vector<std::int32_t> labels;
   std::vector<std::uint32_t> indices;

@@ -1,0 +1,76 @@
+// Delivers decoded batches to the device training runs on: the copier stage.
+//
+// Each batch slot of the loader has a staging buffer in host memory (pinned with cudaHostAlloc
+// for a CUDA device, page-aligned otherwise) that decoders fill with uint8 images. submit()
+// starts the slot's delivery, output() says where the delivered batch lives, wait() makes a
+// consumer's CUDA stream wait for it, release() hands the slot back.
+//
+// CUDA backend: one non-blocking stream; per slot a device buffer for uint8 NHWC images and
+// labels, an output buffer (uint8 NHWC, or float16 / float32 NCHW normalised by a kernel on the
+// device, so only uint8 crosses PCIe), a "copied" event and a "released" event. submit()
+// queues cudaMemcpyAsync + kernel and records "copied"; wait() is cudaStreamWaitEvent on the
+// consumer's stream (the host never blocks); release() records "released" on that consumer
+// stream, and the next submit() into the slot waits for it on the copy stream, so device
+// memory is never overwritten while the consumer's kernels may still read it.
+// staging_reusable() blocks until the slot's last copy has read its staging buffer.
+//
+// Host backend: the staging buffer is the output (decoders write the final layout there);
+// every call but output() is free.
+//
+// Thread-safety: submit() and staging_reusable() may run on any thread but not concurrently for
+// the same slot; the loader serialises a slot's life through its ring.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "gpu/device.h"
+#include "gpu/host_memory.h"
+
+namespace feedrate::gpu {
+
+enum class DType { kUint8, kFloat16, kFloat32 };
+std::size_t dtype_size(DType dtype);
+const char* dtype_name(DType dtype);
+
+struct TransferOptions {
+  Device device;
+  std::size_t slots = 3;
+  std::size_t batch_size = 64;
+  int size = 224;                                     // images are size x size x 3
+  DType dtype = DType::kUint8;                        // what training receives
+  std::array<float, 3> mean{0.485f, 0.456f, 0.406f};  // for float outputs, on the 0..1 scale
+  std::array<float, 3> std{0.229f, 0.224f, 0.225f};
+};
+
+// Where a delivered batch lives. Images are NHWC for uint8, NCHW for floats.
+struct DeviceBatch {
+  Device device;
+  void* images = nullptr;
+  std::int32_t* labels = nullptr;
+  DType dtype = DType::kUint8;
+};
+
+class Transfer {
+ public:
+  virtual ~Transfer() = default;
+  // Staging memory for one slot: batch_size x size x size x 3 bytes of the layout the decoders
+  // write (uint8 NHWC on CUDA; the host backend's output layout otherwise).
+  virtual HostBuffer allocate_staging(std::size_t bytes) = 0;
+  virtual void submit(std::size_t slot, const HostBuffer& staging, const std::int32_t* labels,
+                      std::size_t count) = 0;
+  virtual DeviceBatch output(std::size_t slot, const HostBuffer& staging,
+                             std::int32_t* host_labels) const = 0;
+  virtual void wait(std::size_t slot, void* consumer_stream) = 0;
+  virtual void release(std::size_t slot) = 0;
+  virtual void staging_reusable(std::size_t slot) = 0;
+  // True when decoders must write uint8 NHWC whatever the requested dtype (the device converts).
+  virtual bool converts_on_device() const = 0;
+};
+
+// Throws std::runtime_error (see require()) when the device cannot be used.
+std::unique_ptr<Transfer> make_transfer(const TransferOptions& options);
+
+}  // namespace feedrate::gpu

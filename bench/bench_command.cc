@@ -26,6 +26,7 @@ struct BenchArgs {
   int size = 224;
   std::string on_bad = "error";
   std::string layout = "uint8";
+  std::string device = "cpu";
   std::uint64_t seed = 0;
   bool no_shuffle = false;
   std::size_t prefetch = LoaderOptions{}.prefetch_batches;
@@ -75,7 +76,10 @@ LoaderOptions loader_options(const BenchArgs& args) {
   options.transform.size = args.size;
   options.transform.resize = std::max(args.size, args.size * 256 / 224);
   options.on_bad = args.on_bad == "skip" ? BadInputPolicy::kSkip : BadInputPolicy::kError;
-  options.layout = args.layout == "float32" ? OutputLayout::kFloat32NCHW : OutputLayout::kUint8NHWC;
+  options.layout = args.layout == "float32"   ? OutputLayout::kFloat32NCHW
+                   : args.layout == "float16" ? OutputLayout::kFloat16NCHW
+                                              : OutputLayout::kUint8NHWC;
+  options.device = args.device;
   options.prefetch_batches = args.prefetch;
   options.io_queue_depth = args.queue_depth;
   options.force_pread = args.pread;
@@ -101,6 +105,7 @@ int run(const BenchArgs& args) {
     EpochFigures figures;
     loader.start_epoch(epoch);
     while (std::optional<Batch> batch = loader.next()) {
+      batch->wait(nullptr);  // a CUDA device: the default stream waits for the copy
       figures.images += batch->size();
       ++delivered_batches;
       progress.update(epoch, figures.images, loader.samples_per_epoch(), seconds_since(start),
@@ -211,9 +216,11 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--on-bad", args->on_bad, "Bad sample policy: error or skip")
       ->check(CLI::IsMember({"error", "skip"}))
       ->capture_default_str();
-  sub->add_option("--layout", args->layout, "uint8 (NHWC) or float32 (normalised NCHW)")
-      ->check(CLI::IsMember({"uint8", "float32"}))
+  sub->add_option("--layout", args->layout,
+                  "uint8 (NHWC), float32 or float16 (normalised NCHW; float16 on CUDA only)")
+      ->check(CLI::IsMember({"uint8", "float32", "float16"}))
       ->capture_default_str();
+  sub->add_option("--device", args->device, "cpu, cuda or cuda:N")->capture_default_str();
   sub->add_option("--seed", args->seed, "Shuffle and augmentation seed")->capture_default_str();
   sub->add_flag("--no-shuffle", args->no_shuffle, "Sequential order");
   sub->add_option("--prefetch", args->prefetch, "Batches in flight")

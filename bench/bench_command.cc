@@ -1,15 +1,18 @@
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 
 #include "bench/commands.h"
 #include "bench/default_dataset.h"
 #include "bench/process_stats.h"
+#include "bench/progress.h"
+#include "bench/report_output.h"
 #include "loader/loader.h"
+#include "loader/system_info.h"
 
 namespace feedrate::bench {
 namespace {
@@ -18,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 struct BenchArgs {
   std::string dataset;
-  int workers = available_cpus();
+  int workers = feedrate::available_cpus();
   std::size_t batch = 64;
   std::uint64_t epochs = 1;
   std::uint64_t batches = 0;  // 0: whole epochs
@@ -33,6 +36,22 @@ struct BenchArgs {
   unsigned queue_depth = 64;
   bool pread = false;
   bool json = false;
+  double consume_rate = 0;  // images/s the emulated training step takes; 0: as fast as possible
+  double step_ms = 0;       // or the time of one step
+};
+
+// Emulates a training step of a fixed speed: each batch "trains" for size / rate seconds,
+// measured from the previous step's end so that a slow loader is not hidden.
+class TrainingStep {
+ public:
+  explicit TrainingStep(double images_per_s) : images_per_s_(images_per_s) {}
+  void run(std::size_t images) {
+    if (images_per_s_ <= 0) return;
+    std::this_thread::sleep_for(std::chrono::duration<double>(images / images_per_s_));
+  }
+
+ private:
+  double images_per_s_;
 };
 
 struct EpochFigures {
@@ -44,25 +63,10 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// A single status line on stderr, redrawn at most twice a second, only on a terminal.
-class Progress {
- public:
-  Progress() : enabled_(::isatty(STDERR_FILENO) == 1) {}
-  void update(std::uint64_t epoch, std::uint64_t images, std::uint64_t total, double seconds,
-              std::uint64_t bytes) {
-    if (!enabled_ || seconds_since(last_) < 0.5) return;
-    last_ = Clock::now();
-    fmt::print(stderr, "\r  epoch {}  {}/{} images  {:.0f} images/s  {:.1f} MB/s   ", epoch, images,
-               total, images / seconds, bytes / 1e6 / seconds);
-  }
-  void clear() {
-    if (enabled_) fmt::print(stderr, "\r{:80}\r", "");
-  }
-
- private:
-  bool enabled_;
-  Clock::time_point last_ = Clock::now();
-};
+double training_rate(const BenchArgs& args) {
+  if (args.step_ms > 0) return args.batch / (args.step_ms / 1e3);
+  return args.consume_rate;
+}
 
 LoaderOptions loader_options(const BenchArgs& args) {
   LoaderOptions options;
@@ -83,6 +87,7 @@ LoaderOptions loader_options(const BenchArgs& args) {
   options.prefetch_batches = args.prefetch;
   options.io_queue_depth = args.queue_depth;
   options.force_pread = args.pread;
+  options.training_images_per_s = training_rate(args);
   return options;
 }
 
@@ -95,6 +100,7 @@ int run(const BenchArgs& args) {
                dataset.total_bytes() / 1e6);
   }
   Progress progress;
+  TrainingStep step(training_rate(args));
   std::vector<EpochFigures> epochs;
   std::uint64_t delivered_batches = 0;
   const auto run_start = Clock::now();
@@ -106,10 +112,12 @@ int run(const BenchArgs& args) {
     loader.start_epoch(epoch);
     while (std::optional<Batch> batch = loader.next()) {
       batch->wait(nullptr);  // a CUDA device: the default stream waits for the copy
+      step.run(batch->size());
       figures.images += batch->size();
       ++delivered_batches;
-      progress.update(epoch, figures.images, loader.samples_per_epoch(), seconds_since(start),
-                      loader.stats().bytes_read);
+      if (progress.due()) {
+        progress.update(epoch, figures.images, loader.samples_per_epoch(), loader.report());
+      }
       if (args.batches > 0 && delivered_batches == args.batches) break;
     }
     figures.seconds = seconds_since(start);
@@ -120,6 +128,7 @@ int run(const BenchArgs& args) {
   progress.clear();
 
   const RunStats stats = loader.stats();
+  const Report report = loader.report();
   const double images_per_s = stats.images / seconds;
   const double mb_per_s = stats.bytes_read / 1e6 / seconds;
   const double peak_rss_mb = peak_rss_bytes() / 1e6;
@@ -162,6 +171,9 @@ int run(const BenchArgs& args) {
       skipped.push_back({{"index", s.index}, {"where", s.where}, {"reason", s.reason}});
     }
     out["skipped_samples"] = skipped;
+    out["verdict"] = verdict_json(report.verdict);
+    out["stages"] = stages_json(report);
+    out["training_images_per_s"] = options.training_images_per_s;
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
@@ -182,6 +194,7 @@ int run(const BenchArgs& args) {
   for (const SkippedSample& s : stats.skipped_samples) {
     fmt::print("  {}: {}\n", s.where, s.reason);
   }
+  fmt::print("\n{}", report_text(report));
   return 0;
 }
 
@@ -230,6 +243,12 @@ Command add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   sub->add_flag("--pread", args->pread, "Use pread instead of io_uring");
+  CLI::Option* rate = sub->add_option("--consume-rate", args->consume_rate,
+                                      "Emulate a training step that takes this many images/s")
+                          ->check(CLI::PositiveNumber);
+  sub->add_option("--step-ms", args->step_ms, "Emulate a training step of this many ms per batch")
+      ->check(CLI::PositiveNumber)
+      ->excludes(rate);
   sub->add_flag("--json", args->json, "Print one JSON object instead of text");
   return [args] { return run(*args); };
 }

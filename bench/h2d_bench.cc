@@ -21,6 +21,7 @@
 #include "gpu/device.h"
 #include "gpu/transfer.h"
 #include "loader/loader.h"
+#include "loader/system_info.h"
 
 namespace {
 
@@ -94,7 +95,7 @@ LoaderFigures loader_run(const std::string& dataset, const std::string& device,
   options.device = device;
   options.layout = layout;
   options.batch_size = batch;
-  options.num_workers = feedrate::bench::available_cpus();
+  options.num_workers = feedrate::available_cpus();
   feedrate::Loader loader(options);
   const auto start = Clock::now();
   std::uint64_t images = 0;
@@ -160,8 +161,8 @@ int run(int argc, char** argv) {
   const LoaderFigures gpu_f16 =
       loader_run(data, "cuda:0", feedrate::OutputLayout::kFloat16NCHW, batch, stream);
   fmt::print("\n{:<52} {:>10} {:>10}\n",
-             fmt::format("loader end to end ({} workers)", feedrate::bench::available_cpus()),
-             "images/s", "GB/s");
+             fmt::format("loader end to end ({} workers)", feedrate::available_cpus()), "images/s",
+             "GB/s");
   fmt::print("{:<52} {:>10.0f} {:>10.2f}\n", "host, uint8", host.images_per_s, host.gb_per_s);
   fmt::print("{:<52} {:>10.0f} {:>10.2f}\n", "cuda:0, uint8", gpu_u8.images_per_s, gpu_u8.gb_per_s);
   fmt::print("{:<52} {:>10.0f} {:>10.2f}\n", "cuda:0, float16 NCHW", gpu_f16.images_per_s,

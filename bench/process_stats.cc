@@ -1,10 +1,7 @@
 #include "bench/process_stats.h"
 
-#include <sched.h>
-
 #include <fstream>
 #include <string>
-#include <thread>
 
 namespace feedrate::bench {
 
@@ -20,13 +17,6 @@ std::uint64_t peak_rss_bytes() {
     std::getline(status, key);
   }
   return 0;
-}
-
-int available_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 }  // namespace feedrate::bench

@@ -7,7 +7,5 @@ namespace feedrate::bench {
 
 // Peak resident set size (VmHWM) in bytes; 0 when /proc is unavailable.
 std::uint64_t peak_rss_bytes();
-// CPUs this process may run on (its affinity mask), at least 1.
-int available_cpus();
 
 }  // namespace feedrate::bench

@@ -28,5 +28,8 @@ std::optional<Batch> Loader::next() {
 RunStats Loader::stats() const {
   return pipeline_->stats();
 }
+Report Loader::report() const {
+  return pipeline_->report();
+}
 
 }  // namespace feedrate

@@ -30,6 +30,7 @@
 #include "loader/batch.h"
 #include "loader/dataset.h"
 #include "loader/options.h"
+#include "loader/report.h"
 
 namespace feedrate {
 
@@ -69,6 +70,9 @@ class Loader {
   std::optional<Batch> next();
 
   RunStats stats() const;
+  // Stage figures, the consumer's stalls by cause and the verdict, for the run so far (since
+  // the first epoch started). Cheap: call it at any time, from any thread.
+  Report report() const;
 
  private:
   std::unique_ptr<Pipeline> pipeline_;

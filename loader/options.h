@@ -50,6 +50,10 @@ struct LoaderOptions {
   // asynchronous copies, uint8 over PCIe and the float conversion on the GPU).
   std::string device = "cpu";
 
+  // The training rate the verdict measures the loader against, when known (images/s); 0 infers
+  // it from the time the consumer spends between next() calls.
+  double training_images_per_s = 0;
+
   std::size_t prefetch_batches = 3;  // batch slots: one held by the consumer, two in flight
   unsigned io_queue_depth = 64;      // reads in flight
   bool force_pread = false;          // skip io_uring

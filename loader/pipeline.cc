@@ -10,17 +10,26 @@
 #include "gpu/trace.h"
 #include "loader/error.h"
 #include "loader/sampler.h"
+#include "loader/system_info.h"
+#include "loader/verdict.h"
 
 namespace feedrate {
 namespace {
 
 using detail::Slot;
+using detail::Stall;
 using Clock = std::chrono::steady_clock;
 
-std::uint64_t elapsed_ns(Clock::time_point since) {
+std::uint64_t elapsed_ns(Clock::time_point since, Clock::time_point until = Clock::now()) {
   return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(until - since).count());
 }
+
+// The consumer re-checks what it waits on this often, so a wait is charged to the right cause
+// even when the cause changes without a notification.
+constexpr auto kStallSlice = std::chrono::milliseconds(2);
+// A wait for the device copy shorter than this is not a delay worth charging.
+constexpr std::uint64_t kNoticeableWaitNs = 100'000;
 
 constexpr std::size_t kMaxListedSkips = 1000;
 
@@ -152,6 +161,7 @@ void Pipeline::stop() {
 
 void Pipeline::start_epoch(std::uint64_t epoch) {
   stop();
+  if (run_start_ == 0) run_start_ = Clock::now().time_since_epoch().count();
   started_ = true;
   epoch_ = epoch;
   order_ = epoch_order(
@@ -168,16 +178,36 @@ void Pipeline::io_main(std::uint64_t epoch) {
     const std::size_t batches = batches_per_epoch();
     for (std::size_t number = 0; number < batches; ++number) {
       Slot* slot = nullptr;
+      Stall delayed_by = Stall::kIo;
       {
+        const auto start = Clock::now();
         std::unique_lock lock(ring_->mutex);
-        ring_->changed.wait(lock, [&] { return cancel_ || !ring_->free.empty(); });
+        if (!cancel_ && ring_->free.empty()) {
+          // Every slot is in flight or held: the memory budget caps the work ahead.
+          io_waiting_ = Stall::kRam;
+          ring_->changed.wait(lock, [&] { return cancel_ || !ring_->free.empty(); });
+          io_waiting_ = Stall::kIo;
+          delayed_by = Stall::kRam;
+        }
         if (cancel_) return;
         slot = ring_->free.back();
         ring_->free.pop_back();
         slot->state = Slot::State::kReading;
+        slot->delayed_by = delayed_by;
         in_flight_.push_back(slot);
+        read_blocked_ns_ += elapsed_ns(start);
       }
-      ring_->transfer->staging_reusable(slot->id);  // its previous copy has read it
+      {
+        // Its previous copy to the device must have read the staging buffer.
+        const auto start = Clock::now();
+        ring_->transfer->staging_reusable(slot->id);
+        const std::uint64_t waited = elapsed_ns(start);
+        copy_blocked_ns_ += waited;
+        if (waited > kNoticeableWaitNs) {
+          std::lock_guard lock(ring_->mutex);
+          slot->delayed_by = Stall::kH2d;
+        }
+      }
       const std::size_t first = number * options_.batch_size;
       slot->epoch = epoch;
       slot->number = number;
@@ -355,12 +385,31 @@ bool Pipeline::finish_batch(Slot& slot) {
 }
 
 std::optional<Batch> Pipeline::next() {
+  const auto entered = Clock::now();
+  if (last_return_ != Clock::time_point{}) consumer_ns_ += elapsed_ns(last_return_, entered);
+  std::optional<Batch> batch = next_batch();
+  last_return_ = Clock::now();
+  return batch;
+}
+
+// What the consumer is waiting on right now (called under the ring mutex).
+Stall Pipeline::current_stall() const {
+  if (!in_flight_.empty()) {
+    const Slot& front = *in_flight_.front();
+    if (front.state == Slot::State::kDecoding) return Stall::kCpu;
+    return front.delayed_by;  // reading: kIo, unless its start waited for a slot or a copy
+  }
+  return io_waiting_.load();
+}
+
+std::optional<Batch> Pipeline::next_batch() {
   if (!started_) start_epoch(0);
   while (!epoch_over_ && next_number_ < batches_per_epoch()) {
     Slot* slot = nullptr;
     {
-      const auto start = Clock::now();
+      auto charged_until = Clock::now();
       std::unique_lock lock(ring_->mutex);
+      sample_in_flight();
       for (;;) {
         if (ring_->release_failure) {
           const std::exception_ptr failure = std::exchange(ring_->release_failure, nullptr);
@@ -382,18 +431,26 @@ std::optional<Batch> Pipeline::next() {
                       " batch slots (prefetch_batches): destroy a Batch before asking for the "
                       "next one, or raise prefetch_batches");
         }
-        ring_->changed.wait(lock);
+        // Charge the wait in short slices to what the awaited batch is waiting on then.
+        const Stall stall = current_stall();
+        ring_->changed.wait_for(lock, kStallSlice);
+        const auto now = Clock::now();
+        stall_ns_[static_cast<int>(stall)] += elapsed_ns(charged_until, now);
+        charged_until = now;
       }
       slot = in_flight_.front();
       in_flight_.pop_front();
       slot->state = Slot::State::kHeld;
-      wait_ns_ += elapsed_ns(start);
     }
     ++next_number_;
     Batch batch(ring_, slot);  // returns the slot to the ring on every path below
     if (options_.num_workers == 0) {
+      // Decoding on the consumer's thread keeps the consumer waiting: a CPU stall.
+      const auto start = Clock::now();
       for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
+      stall_ns_[static_cast<int>(Stall::kCpu)] += elapsed_ns(start);
     }
+    const auto assemble_start = Clock::now();
     try {
       if (!finish_batch(*slot)) continue;
     } catch (const Error&) {
@@ -401,9 +458,13 @@ std::optional<Batch> Pipeline::next() {
       stop();
       throw;
     }
+    assemble_ns_ += elapsed_ns(assemble_start);
     {
       gpu::TraceRange range("copy");
+      const auto copy_start = Clock::now();
       ring_->transfer->submit(slot->id, slot->images, slot->labels.data(), batch.size());
+      copy_ns_ += elapsed_ns(copy_start);
+      copy_bytes_ += batch.size() * sample_bytes_;
     }
     ++batches_;
     images_ += batch.size();
@@ -411,6 +472,13 @@ std::optional<Batch> Pipeline::next() {
   }
   if (io_thread_.joinable()) io_thread_.join();
   return std::nullopt;
+}
+
+void Pipeline::sample_in_flight() {
+  const auto in_flight = static_cast<double>(in_flight_.size());
+  in_flight_sum_ += in_flight;
+  in_flight_max_ = std::max(in_flight_max_, in_flight);
+  ++in_flight_samples_;
 }
 
 RunStats Pipeline::stats() const {
@@ -422,7 +490,9 @@ RunStats Pipeline::stats() const {
   stats.read_operations = read_operations_;
   stats.read_busy_s = static_cast<double>(read_ns_) * 1e-9;
   stats.decode_busy_s = static_cast<double>(decode_ns_) * 1e-9;
-  stats.consumer_wait_s = static_cast<double>(wait_ns_) * 1e-9;
+  std::uint64_t waited = 0;
+  for (const auto& ns : stall_ns_) waited += ns;
+  stats.consumer_wait_s = static_cast<double>(waited) * 1e-9;
   stats.io_backend = io::backend_name(reader_->backend());
   stats.io_fallback_reason = io_fallback_reason_;
   stats.device = ring_->slots.front()->device_name;
@@ -431,6 +501,83 @@ RunStats Pipeline::stats() const {
     stats.skipped_samples = skipped_samples_;
   }
   return stats;
+}
+
+}  // namespace feedrate
+
+namespace feedrate {
+
+Report Pipeline::report() const {
+  Report r;
+  const Clock::rep start = run_start_;
+  if (start == 0) return r;
+  const auto seconds = [](std::uint64_t ns) { return static_cast<double>(ns) * 1e-9; };
+  r.wall_s = seconds(elapsed_ns(Clock::time_point(Clock::duration(start))));
+  r.images = images_;
+  const std::uint64_t batches = batches_;
+  const std::uint64_t bytes = bytes_read_;
+  if (r.wall_s > 0) {
+    r.images_per_s = static_cast<double>(r.images) / r.wall_s;
+    r.mb_per_s = static_cast<double>(bytes) / 1e6 / r.wall_s;
+  }
+  double in_flight_mean = 0, in_flight_max = 0;
+  {
+    std::lock_guard lock(ring_->mutex);
+    if (in_flight_samples_ > 0) in_flight_mean = in_flight_sum_ / in_flight_samples_;
+    in_flight_max = in_flight_max_;
+  }
+  r.in_flight_mean = in_flight_mean;
+  r.in_flight_max = in_flight_max;
+  r.in_flight_capacity = static_cast<double>(options_.prefetch_batches);
+
+  const double decode_s = seconds(decode_ns_);
+  const double consumer_s = seconds(consumer_ns_);
+  const double stalls[4] = {seconds(stall_ns_[0]), seconds(stall_ns_[1]), seconds(stall_ns_[2]),
+                            seconds(stall_ns_[3])};
+  const double waited = stalls[0] + stalls[1] + stalls[2] + stalls[3];
+  if (r.images > 0) {
+    r.decode_cpu_ms_per_image = decode_s * 1e3 / static_cast<double>(r.images);
+    r.read_bytes_per_image = static_cast<double>(bytes) / static_cast<double>(r.images);
+  }
+  if (batches > 0) r.consumer_ms_per_batch = consumer_s * 1e3 / static_cast<double>(batches);
+
+  const auto stage = [&](const char* name, std::uint64_t items, std::uint64_t stage_bytes,
+                         double busy, double starved, double blocked, double threads) {
+    StageFigures f{name, items, stage_bytes, busy, starved, blocked, threads, 0};
+    if (r.wall_s > 0) f.utilization = busy / (threads * r.wall_s);
+    r.stages.push_back(f);
+  };
+  const double read_busy = seconds(read_ns_);
+  const double read_blocked = seconds(read_blocked_ns_) + seconds(copy_blocked_ns_);
+  stage("read", read_operations_, bytes, read_busy, 0, read_blocked, 1);
+  const double workers = std::max(1, options_.num_workers);
+  stage("decode", r.images, 0, decode_s, std::max(0.0, workers * r.wall_s - decode_s), 0, workers);
+  stage("assemble", batches, 0, seconds(assemble_ns_), 0, 0, 1);
+  stage("copy", batches, copy_bytes_, seconds(copy_ns_), 0, seconds(copy_blocked_ns_), 1);
+  stage("consumer", batches, 0, consumer_s, waited, 0, 1);
+
+  VerdictInputs in;
+  in.wall_s = r.wall_s;
+  in.images = r.images;
+  in.batch_size = options_.batch_size;
+  in.stall_io_s = stalls[static_cast<int>(Stall::kIo)];
+  in.stall_cpu_s = stalls[static_cast<int>(Stall::kCpu)];
+  in.stall_ram_s = stalls[static_cast<int>(Stall::kRam)];
+  in.stall_h2d_s = stalls[static_cast<int>(Stall::kH2d)];
+  in.decode_busy_s = decode_s;
+  in.num_workers = options_.num_workers;
+  in.cpus = available_cpus();
+  in.bytes_read = bytes;
+  in.consumer_busy_s = consumer_s;
+  in.target_images_per_s = options_.training_images_per_s;
+  in.dataset_bytes = dataset_.total_bytes();
+  in.memory_bytes = memory_limit_bytes();
+  in.in_flight_capacity = options_.prefetch_batches;
+  in.slot_bytes = options_.batch_size * sample_bytes_;
+  in.copy_busy_s = seconds(copy_ns_);
+  in.copy_bytes = copy_bytes_;
+  r.verdict = judge(in);
+  return r;
 }
 
 }  // namespace feedrate

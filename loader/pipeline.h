@@ -12,6 +12,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -25,6 +26,7 @@
 #include "io/file.h"
 #include "io/reader.h"
 #include "loader/loader.h"
+#include "loader/report.h"
 #include "loader/slot.h"
 
 namespace feedrate {
@@ -59,6 +61,7 @@ class Pipeline {
   void start_epoch(std::uint64_t epoch);
   std::optional<Batch> next();
   RunStats stats() const;
+  Report report() const;
 
  private:
   struct Worker {
@@ -67,7 +70,12 @@ class Pipeline {
     std::vector<std::uint8_t> scratch;  // HWC pixels before conversion to float NCHW
   };
 
+  using Clock = std::chrono::steady_clock;
+
   void stop();
+  std::optional<Batch> next_batch();
+  detail::Stall current_stall() const;
+  void sample_in_flight();
   void io_main(std::uint64_t epoch);
   void read_batch(detail::Slot& slot);
   void decode_sample(detail::Slot& slot, std::size_t i);
@@ -105,7 +113,16 @@ class Pipeline {
 
   // Counters, written by several threads.
   std::atomic<std::uint64_t> batches_{0}, images_{0}, skipped_{0};
-  std::atomic<std::uint64_t> read_ns_{0}, decode_ns_{0}, wait_ns_{0};
+  std::atomic<std::uint64_t> read_ns_{0}, decode_ns_{0};
+  std::atomic<std::uint64_t> read_blocked_ns_{0}, copy_blocked_ns_{0};
+  std::atomic<std::uint64_t> assemble_ns_{0}, copy_ns_{0}, copy_bytes_{0}, consumer_ns_{0};
+  std::atomic<std::uint64_t> stall_ns_[4] = {};                // by detail::Stall
+  std::atomic<detail::Stall> io_waiting_{detail::Stall::kIo};  // what the I/O thread waits on
+  std::atomic<Clock::rep> run_start_{0};  // steady_clock ticks of the first start_epoch(); 0 before
+  Clock::time_point last_return_{};       // consumer thread: when next() last returned
+  // Batches in flight, sampled at each next() under the ring mutex.
+  double in_flight_sum_ = 0, in_flight_max_ = 0;
+  std::uint64_t in_flight_samples_ = 0;
   std::atomic<std::uint64_t> bytes_read_{0}, read_operations_{0};
   mutable std::mutex skipped_mutex_;
   std::vector<SkippedSample> skipped_samples_;

@@ -20,6 +20,11 @@
 
 namespace feedrate::detail {
 
+// What kept a batch from being ready: its reads (io), its decodes (cpu), a slot to start in
+// (ram: the memory budget caps the work in flight) or the previous copy out of its staging
+// buffer (h2d). Indexes the pipeline's stall counters.
+enum class Stall { kIo = 0, kCpu = 1, kRam = 2, kH2d = 3 };
+
 struct Slot {
   enum class State { kFree, kReading, kDecoding, kRead, kReady, kHeld };
   State state = State::kFree;
@@ -49,6 +54,7 @@ struct Slot {
   std::vector<io::File> files;  // per-sample files (image folders, file lists)
 
   std::atomic<std::size_t> pending{0};  // decode tasks not finished
+  Stall delayed_by = Stall::kIo;        // while reading: what delayed the start of its reads
 };
 
 }  // namespace feedrate::detail

@@ -1,0 +1,27 @@
+// The live progress line of `feedrate bench` on stderr: images/s, MB/s, each stage's
+// utilisation as a small bar and the current bottleneck. Quiet when stderr is not a terminal.
+// Thread-safety: one thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "loader/report.h"
+
+namespace feedrate::bench {
+
+class Progress {
+ public:
+  Progress();
+  // Redraws at most twice a second.
+  void update(std::uint64_t epoch, std::uint64_t images, std::uint64_t total, const Report& report);
+  // Whether update() would draw now (lets the caller skip building a Report).
+  bool due() const;
+  void clear();
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace feedrate::bench

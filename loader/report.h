@@ -1,0 +1,53 @@
+// What a run measured and what holds training back: per-stage figures, the consumer's stalls
+// charged to their causes, and a verdict with advice. Loader::report() returns one at any time
+// during a run. Thread-safety: a plain value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace feedrate {
+
+// One pipeline stage: read (I/O thread), decode (the workers), assemble (bad-input policy and
+// batch hand-over), copy (to the device), consumer (the training loop between next() calls).
+struct StageFigures {
+  std::string name;
+  std::uint64_t items = 0;  // samples (read, decode) or batches (assemble, copy, consumer)
+  std::uint64_t bytes = 0;
+  double busy_s = 0;     // working
+  double starved_s = 0;  // waiting for input from the stage before
+  double blocked_s = 0;  // waiting for room in the stage after
+  double threads = 1;    // decode: num_workers
+  // busy / (threads x wall time)
+  double utilization = 0;
+};
+
+// The verdict: which resource holds training back.
+//   io       reads are not done when the consumer needs them (the disk, or its emulation)
+//   cpu      decodes are not done (more cores or cheaper decoding would help)
+//   ram      in-flight work is capped by the memory budget (more slots would hide latency)
+//   h2d      the copy to the GPU is not done
+//   consumer nothing: the loader keeps up, training is the limit
+struct Verdict {
+  std::string bottleneck = "consumer";
+  double stall_fraction = 0;  // share of the wall time the consumer spent waiting
+  double stall_io_s = 0, stall_cpu_s = 0, stall_ram_s = 0, stall_h2d_s = 0;
+  std::vector<std::string> advice;  // concrete, in the user's terms
+};
+
+struct Report {
+  double wall_s = 0;
+  std::uint64_t images = 0;
+  double images_per_s = 0;
+  double mb_per_s = 0;
+  // Per-sample costs behind the advice.
+  double decode_cpu_ms_per_image = 0;
+  double read_bytes_per_image = 0;
+  double consumer_ms_per_batch = 0;  // the training step, as the loader saw it
+  double in_flight_mean = 0, in_flight_max = 0, in_flight_capacity = 0;  // batches
+  std::vector<StageFigures> stages;
+  Verdict verdict;
+};
+
+}  // namespace feedrate

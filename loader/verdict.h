@@ -1,0 +1,40 @@
+// Turns a run's measurements into a verdict: which resource holds training back, and advice in
+// the user's terms derived from the measured per-sample costs. Internal to loader/; a pure
+// function, so scenarios are easy to test. Thread-safety: reentrant.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "loader/report.h"
+
+namespace feedrate {
+
+struct VerdictInputs {
+  double wall_s = 0;
+  std::uint64_t images = 0;
+  std::size_t batch_size = 1;
+  // The consumer's waits in next(), charged to what the awaited batch was waiting on.
+  double stall_io_s = 0, stall_cpu_s = 0, stall_ram_s = 0, stall_h2d_s = 0;
+  double decode_busy_s = 0;  // summed over decode threads (and the consumer at num_workers 0)
+  int num_workers = 1;
+  int cpus = 1;
+  std::uint64_t bytes_read = 0;
+  double consumer_busy_s = 0;      // time the consumer spent outside next()
+  double target_images_per_s = 0;  // the training rate, when known (--consume-rate)
+  std::uint64_t dataset_bytes = 0;
+  std::uint64_t memory_bytes = 0;      // what this process may use
+  std::size_t in_flight_capacity = 1;  // batch slots
+  std::size_t slot_bytes = 0;
+  double copy_busy_s = 0;
+  std::uint64_t copy_bytes = 0;
+};
+
+// Waits below this share of the wall time mean the loader keeps up.
+inline constexpr double kStallThreshold = 0.05;
+// The consumer's own time must be at least this share of the wall time to infer its rate.
+inline constexpr double kMeasurableStepShare = 0.05;
+
+Verdict judge(const VerdictInputs& in);
+
+}  // namespace feedrate

@@ -1,0 +1,187 @@
+// The verdict: judge() on hand-made measurements (classification and advice), and scenarios on
+// generated datasets whose margins are built into the scenario, so they hold on a noisy 2-core
+// machine: a consumer far slower than decoding, and decoding far slower than a consumer that
+// does nothing.
+#include "loader/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "loader/loader.h"
+#include "tests/support/test_data.h"
+
+namespace feedrate {
+namespace {
+
+VerdictInputs measured() {
+  VerdictInputs in;
+  in.wall_s = 10;
+  in.images = 10'000;
+  in.batch_size = 64;
+  in.decode_busy_s = 19;  // 1.9 ms per image
+  in.num_workers = 2;
+  in.cpus = 2;
+  in.bytes_read = 1'100'000'000;  // 110 KB per image
+  in.dataset_bytes = 41'000'000'000;
+  in.memory_bytes = 24'000'000'000;
+  in.in_flight_capacity = 3;
+  in.slot_bytes = 9'633'792;
+  return in;
+}
+
+bool any_contains(const std::vector<std::string>& lines, const std::string& text) {
+  for (const auto& line : lines) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(Judge, SmallWaitsMeanTheLoaderKeepsUp) {
+  VerdictInputs in = measured();
+  in.stall_cpu_s = 0.3;  // 3% of the wall time
+  in.consumer_busy_s = 9.5;
+  const Verdict v = judge(in);
+  EXPECT_EQ(v.bottleneck, "consumer");
+  EXPECT_NEAR(v.stall_fraction, 0.03, 1e-9);
+  EXPECT_TRUE(any_contains(v.advice, "the loader keeps up")) << v.advice[0];
+}
+
+TEST(Judge, CpuStallsGiveCoresForTheTargetRate) {
+  VerdictInputs in = measured();
+  in.stall_cpu_s = 6;
+  in.stall_io_s = 1;
+  in.target_images_per_s = 2500;
+  const Verdict v = judge(in);
+  EXPECT_EQ(v.bottleneck, "cpu");
+  // 2,500 images/s x 1.9 ms = 4.75 -> about 5 cores.
+  EXPECT_TRUE(
+      any_contains(v.advice,
+                   "decode needs 1.90 ms of CPU per image: feeding 2,500 images/s takes about 5 "
+                   "cores; this machine has 2"))
+      << v.advice[0];
+}
+
+TEST(Judge, CpuAdviceRaisesNumWorkersToTheCores) {
+  VerdictInputs in = measured();
+  in.num_workers = 1;
+  in.cpus = 8;
+  in.stall_cpu_s = 5;
+  const Verdict v = judge(in);
+  EXPECT_TRUE(any_contains(v.advice, "raise num_workers from 1 to 8"));
+  EXPECT_TRUE(any_contains(v.advice, "each decode thread adds at most 526 images/s"));
+}
+
+TEST(Judge, IoStallsGiveDiskAndPageCacheAdvice) {
+  VerdictInputs in = measured();
+  in.stall_io_s = 7;
+  in.target_images_per_s = 5000;  // x 110 KB = 550 MB/s
+  const Verdict v = judge(in);
+  EXPECT_EQ(v.bottleneck, "io");
+  EXPECT_TRUE(any_contains(v.advice, "reads delivered 110 MB/s (110 KB per image)"));
+  EXPECT_TRUE(any_contains(v.advice, "needs 550 MB/s: an NVMe SSD"));
+  EXPECT_TRUE(any_contains(v.advice, "41.0 GB of RAM"));
+}
+
+TEST(Judge, RamAndH2dStalls) {
+  VerdictInputs in = measured();
+  in.stall_ram_s = 4;
+  in.stall_io_s = 1;
+  Verdict v = judge(in);
+  EXPECT_EQ(v.bottleneck, "ram");
+  EXPECT_TRUE(any_contains(v.advice, "prefetch_batches=5"));
+  in = measured();
+  in.stall_h2d_s = 4;
+  in.copy_busy_s = 2;
+  in.copy_bytes = 4'000'000'000;
+  v = judge(in);
+  EXPECT_EQ(v.bottleneck, "h2d");
+  EXPECT_TRUE(any_contains(v.advice, "2.00 GB/s"));
+}
+
+TEST(Judge, InfersTheTrainingRateOnlyFromAMeasurableStep) {
+  VerdictInputs in = measured();
+  in.stall_cpu_s = 5;
+  in.consumer_busy_s = 4;  // 10,000 images in 4 s of steps: 2,500 images/s
+  EXPECT_TRUE(any_contains(judge(in).advice, "feeding 2,500 images/s"));
+  in.consumer_busy_s = 0.01;  // a bare benchmark loop
+  EXPECT_FALSE(any_contains(judge(in).advice, "feeding"));
+}
+
+// Scenarios through the whole loader.
+class VerdictScenario : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir();
+    // Large images make decoding the dominant cost by a wide margin.
+    datagen::DatasetSpec spec;
+    spec.out = dir_->path() / "data";
+    spec.count = 96;
+    spec.classes = 2;
+    datagen::make_dataset(spec);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static LoaderOptions options() {
+    LoaderOptions o;
+    o.source = (dir_->path() / "data").string();
+    o.batch_size = 16;
+    o.transform.size = 64;
+    o.rank = 0;
+    o.world_size = 1;
+    return o;
+  }
+  // Runs an epoch with a consumer that spends `step` per batch; returns the report.
+  static Report run(const LoaderOptions& o, std::chrono::milliseconds step) {
+    Loader loader(o);
+    while (std::optional<Batch> batch = loader.next()) std::this_thread::sleep_for(step);
+    return loader.report();
+  }
+  static testing::TempDir* dir_;
+};
+
+testing::TempDir* VerdictScenario::dir_ = nullptr;
+
+TEST_F(VerdictScenario, OneWorkerAndAFastConsumerIsCpuBound) {
+  LoaderOptions o = options();
+  o.num_workers = 1;
+  const Report r = run(o, std::chrono::milliseconds(0));
+  EXPECT_EQ(r.verdict.bottleneck, "cpu") << r.verdict.advice.front();
+  EXPECT_GT(r.verdict.stall_fraction, 0.5);
+  EXPECT_GT(r.verdict.stall_cpu_s, 4 * r.verdict.stall_io_s);
+  EXPECT_EQ(r.images, 96u);
+  EXPECT_GT(r.decode_cpu_ms_per_image, 0);
+}
+
+TEST_F(VerdictScenario, AConsumerSlowerThanTheLoaderIsTheLimit) {
+  LoaderOptions o = options();
+  o.num_workers = 2;
+  // 16 images decode in about 30 ms of CPU on this machine; a 400 ms step leaves a wide margin.
+  const Report r = run(o, std::chrono::milliseconds(400));
+  EXPECT_EQ(r.verdict.bottleneck, "consumer") << r.verdict.stall_fraction;
+  EXPECT_LT(r.verdict.stall_fraction, kStallThreshold);
+  const auto consumer = std::find_if(r.stages.begin(), r.stages.end(),
+                                     [](const StageFigures& s) { return s.name == "consumer"; });
+  ASSERT_NE(consumer, r.stages.end());
+  EXPECT_GT(consumer->utilization, 0.8);
+}
+
+TEST_F(VerdictScenario, DecodingOnTheConsumersThreadIsACpuStall) {
+  LoaderOptions o = options();
+  o.num_workers = 0;
+  const Report r = run(o, std::chrono::milliseconds(0));
+  EXPECT_EQ(r.verdict.bottleneck, "cpu");
+}
+
+TEST_F(VerdictScenario, ReportIsAvailableDuringTheRun) {
+  LoaderOptions o = options();
+  Loader loader(o);
+  EXPECT_EQ(loader.report().images, 0u);
+  std::optional<Batch> batch = loader.next();
+  const Report r = loader.report();
+  EXPECT_EQ(r.images, 16u);
+  EXPECT_EQ(r.stages.size(), 5u);
+  EXPECT_GT(r.wall_s, 0);
+}
+
+}  // namespace
+}  // namespace feedrate

@@ -11,6 +11,7 @@
 #include "bench/process_stats.h"
 #include "bench/progress.h"
 #include "bench/report_output.h"
+#include "bench/trace_output.h"
 #include "loader/loader.h"
 #include "loader/system_info.h"
 
@@ -38,6 +39,7 @@ struct BenchArgs {
   bool json = false;
   double consume_rate = 0;  // images/s the emulated training step takes; 0: as fast as possible
   double step_ms = 0;       // or the time of one step
+  std::string trace;        // Chrome trace file to write
 };
 
 // Emulates a training step of a fixed speed: each batch "trains" for size / rate seconds,
@@ -88,6 +90,7 @@ LoaderOptions loader_options(const BenchArgs& args) {
   options.io_queue_depth = args.queue_depth;
   options.force_pread = args.pread;
   options.training_images_per_s = training_rate(args);
+  options.trace = !args.trace.empty();
   return options;
 }
 
@@ -129,6 +132,7 @@ int run(const BenchArgs& args) {
 
   const RunStats stats = loader.stats();
   const Report report = loader.report();
+  if (!args.trace.empty()) write_chrome_trace(args.trace, loader.trace());
   const double images_per_s = stats.images / seconds;
   const double mb_per_s = stats.bytes_read / 1e6 / seconds;
   const double peak_rss_mb = peak_rss_bytes() / 1e6;
@@ -249,6 +253,8 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--step-ms", args->step_ms, "Emulate a training step of this many ms per batch")
       ->check(CLI::PositiveNumber)
       ->excludes(rate);
+  sub->add_option("--trace", args->trace,
+                  "Write a Chrome trace (Perfetto) timeline of every stage to this file");
   sub->add_flag("--json", args->json, "Print one JSON object instead of text");
   return [args] { return run(*args); };
 }

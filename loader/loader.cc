@@ -31,5 +31,8 @@ RunStats Loader::stats() const {
 Report Loader::report() const {
   return pipeline_->report();
 }
+const TraceRecorder& Loader::trace() const {
+  return pipeline_->trace();
+}
 
 }  // namespace feedrate

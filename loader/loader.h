@@ -31,6 +31,7 @@
 #include "loader/dataset.h"
 #include "loader/options.h"
 #include "loader/report.h"
+#include "loader/trace.h"
 
 namespace feedrate {
 
@@ -73,6 +74,8 @@ class Loader {
   // Stage figures, the consumer's stalls by cause and the verdict, for the run so far (since
   // the first epoch started). Cheap: call it at any time, from any thread.
   Report report() const;
+  // The timeline recorded so far (empty unless LoaderOptions::trace).
+  const TraceRecorder& trace() const;
 
  private:
   std::unique_ptr<Pipeline> pipeline_;

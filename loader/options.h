@@ -53,6 +53,8 @@ struct LoaderOptions {
   // The training rate the verdict measures the loader against, when known (images/s); 0 infers
   // it from the time the consumer spends between next() calls.
   double training_images_per_s = 0;
+  // Record a timeline of every stage (Loader::trace()); costs a lock per recorded span.
+  bool trace = false;
 
   std::size_t prefetch_batches = 3;  // batch slots: one held by the consumer, two in flight
   unsigned io_queue_depth = 64;      // reads in flight

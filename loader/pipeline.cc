@@ -69,7 +69,8 @@ Pipeline::Pipeline(const LoaderOptions& options)
       workers_([limits = decode::DecodeLimits{options_.max_pixels}] {
         return std::make_unique<Worker>(limits);
       }),
-      ring_(std::make_shared<SlotRing>()) {
+      ring_(std::make_shared<SlotRing>()),
+      trace_(options_.trace) {
   if (dataset_.files_are_shared()) {
     for (const auto& path : dataset_.files()) {
       std::error_code error;
@@ -300,7 +301,12 @@ void Pipeline::read_batch(Slot& slot) {
   const io::ReadStats& stats = reader_->stats();
   bytes_read_.store(stats.bytes, std::memory_order_relaxed);
   read_operations_.store(stats.operations, std::memory_order_relaxed);
-  read_ns_ += elapsed_ns(start);
+  const auto end = Clock::now();
+  read_ns_ += elapsed_ns(start, end);
+  if (trace_.enabled()) {
+    // The batch's reads are in flight together: each sample's span is the batch's window.
+    for (std::size_t i = 0; i < n; ++i) trace_.span("read", start, end, slot.indices[i]);
+  }
 }
 
 void Pipeline::decode_sample(Slot& slot, std::size_t i) {
@@ -333,7 +339,9 @@ void Pipeline::decode_sample(Slot& slot, std::size_t i) {
     slot.errors[i] =
         dataset_.describe(index) + ": " + decode::errc_name(status.code) + ": " + status.message;
   }
-  decode_ns_ += elapsed_ns(start);
+  const auto end = Clock::now();
+  decode_ns_ += elapsed_ns(start, end);
+  trace_.span("decode", start, end, index);
 }
 
 void Pipeline::decode_task(Slot* slot, std::size_t i) {
@@ -386,7 +394,10 @@ bool Pipeline::finish_batch(Slot& slot) {
 
 std::optional<Batch> Pipeline::next() {
   const auto entered = Clock::now();
-  if (last_return_ != Clock::time_point{}) consumer_ns_ += elapsed_ns(last_return_, entered);
+  if (last_return_ != Clock::time_point{}) {
+    consumer_ns_ += elapsed_ns(last_return_, entered);
+    trace_.span("consumer", last_return_, entered, static_cast<std::int64_t>(next_number_) - 1);
+  }
   std::optional<Batch> batch = next_batch();
   last_return_ = Clock::now();
   return batch;
@@ -407,7 +418,8 @@ std::optional<Batch> Pipeline::next_batch() {
   while (!epoch_over_ && next_number_ < batches_per_epoch()) {
     Slot* slot = nullptr;
     {
-      auto charged_until = Clock::now();
+      const auto wait_start = Clock::now();
+      auto charged_until = wait_start;
       std::unique_lock lock(ring_->mutex);
       sample_in_flight();
       for (;;) {
@@ -441,6 +453,7 @@ std::optional<Batch> Pipeline::next_batch() {
       slot = in_flight_.front();
       in_flight_.pop_front();
       slot->state = Slot::State::kHeld;
+      trace_.span("wait", wait_start, Clock::now(), static_cast<std::int64_t>(slot->number));
     }
     ++next_number_;
     Batch batch(ring_, slot);  // returns the slot to the ring on every path below
@@ -458,12 +471,16 @@ std::optional<Batch> Pipeline::next_batch() {
       stop();
       throw;
     }
-    assemble_ns_ += elapsed_ns(assemble_start);
+    const auto assemble_end = Clock::now();
+    assemble_ns_ += elapsed_ns(assemble_start, assemble_end);
+    trace_.span("assemble", assemble_start, assemble_end, static_cast<std::int64_t>(slot->number));
     {
       gpu::TraceRange range("copy");
       const auto copy_start = Clock::now();
       ring_->transfer->submit(slot->id, slot->images, slot->labels.data(), batch.size());
-      copy_ns_ += elapsed_ns(copy_start);
+      const auto copy_end = Clock::now();
+      copy_ns_ += elapsed_ns(copy_start, copy_end);
+      trace_.span("copy", copy_start, copy_end, static_cast<std::int64_t>(slot->number));
       copy_bytes_ += batch.size() * sample_bytes_;
     }
     ++batches_;
@@ -479,6 +496,7 @@ void Pipeline::sample_in_flight() {
   in_flight_sum_ += in_flight;
   in_flight_max_ = std::max(in_flight_max_, in_flight);
   ++in_flight_samples_;
+  trace_.counter("batches in flight", static_cast<std::int64_t>(in_flight_.size()));
 }
 
 RunStats Pipeline::stats() const {

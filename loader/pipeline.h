@@ -28,6 +28,7 @@
 #include "loader/loader.h"
 #include "loader/report.h"
 #include "loader/slot.h"
+#include "loader/trace.h"
 
 namespace feedrate {
 
@@ -62,6 +63,7 @@ class Pipeline {
   std::optional<Batch> next();
   RunStats stats() const;
   Report report() const;
+  const TraceRecorder& trace() const { return trace_; }
 
  private:
   struct Worker {
@@ -97,6 +99,7 @@ class Pipeline {
   tbb::enumerable_thread_specific<std::unique_ptr<Worker>> workers_;
 
   std::shared_ptr<SlotRing> ring_;
+  TraceRecorder trace_;
   // Guarded by ring_->mutex:
   std::deque<detail::Slot*> in_flight_;  // batch order
   std::exception_ptr failure_;

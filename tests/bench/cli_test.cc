@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -101,10 +103,42 @@ TEST(Cli, BadDatasetAndBadSamples) {
             std::string::npos);
 }
 
+TEST(Cli, VerdictStagesAndTraceInTheJson) {
+  testing::TempDir dir;
+  testing::make_image_folder(dir / "data", 24, 2);
+  const std::string trace = (dir / "trace.json").string();
+  const Result result =
+      run("bench " + (dir / "data").string() + " --batch 4 --step-ms 200 --json --trace " + trace);
+  ASSERT_EQ(result.status, 0) << result.output;
+  const nlohmann::json out = json_of(result);
+  // A 200 ms step for 4 tiny images: the loader keeps up by a wide margin.
+  EXPECT_EQ(out["verdict"]["bottleneck"], "consumer");
+  EXPECT_LT(out["verdict"]["stall_fraction"].get<double>(), 0.05);
+  for (const char* cause : {"io", "cpu", "ram", "h2d"}) {
+    EXPECT_TRUE(out["verdict"]["stalls"].contains(cause)) << cause;
+  }
+  EXPECT_FALSE(out["verdict"]["advice"].empty());
+  for (const char* stage : {"read", "decode", "assemble", "copy", "consumer"}) {
+    EXPECT_EQ(out["stages"][stage]["items"].get<int>() > 0, true) << stage;
+  }
+  EXPECT_DOUBLE_EQ(out["training_images_per_s"].get<double>(), 20.0);
+  std::ifstream in(trace);
+  const nlohmann::json timeline = nlohmann::json::parse(in);
+  std::map<std::string, int> spans;
+  for (const auto& event : timeline["traceEvents"]) spans[event["name"]]++;
+  EXPECT_EQ(spans["decode"], 24);
+  EXPECT_EQ(spans["read"], 24);
+  EXPECT_EQ(spans["wait"], 6);
+  EXPECT_GE(spans["batches in flight"], 6);
+  EXPECT_GE(spans["thread_name"], 3);  // consumer, I/O thread, decode workers
+}
+
 TEST(Cli, InvalidOptionsAreRejected) {
   EXPECT_NE(run("bench --workers -1").status, 0);
   EXPECT_NE(run("bench --transform sideways").status, 0);
   EXPECT_NE(run("bench --epochs 2 --batches 3").status, 0);
+  EXPECT_NE(run("bench --consume-rate 100 --step-ms 10").status, 0);
+  EXPECT_NE(run("bench --consume-rate -5").status, 0);
 }
 
 TEST(Cli, DefaultDatasetIsGeneratedOnFirstUse) {

@@ -34,6 +34,7 @@ struct BenchArgs {
   std::uint64_t seed = 0;
   bool no_shuffle = false;
   std::size_t prefetch = LoaderOptions{}.prefetch_batches;
+  std::size_t memory_budget_mb = 0;
   unsigned queue_depth = 64;
   bool pread = false;
   bool json = false;
@@ -87,6 +88,7 @@ LoaderOptions loader_options(const BenchArgs& args) {
                                               : OutputLayout::kUint8NHWC;
   options.device = args.device;
   options.prefetch_batches = args.prefetch;
+  options.memory_budget_mb = args.memory_budget_mb;
   options.io_queue_depth = args.queue_depth;
   options.force_pread = args.pread;
   options.training_images_per_s = training_rate(args);
@@ -243,6 +245,8 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--prefetch", args->prefetch, "Batches in flight")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  sub->add_option("--memory-budget-mb", args->memory_budget_mb,
+                  "Cap the memory of the batches in flight (0: prefetch alone decides)");
   sub->add_option("--queue-depth", args->queue_depth, "Reads in flight")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();

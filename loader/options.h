@@ -56,7 +56,11 @@ struct LoaderOptions {
   // Record a timeline of every stage (Loader::trace()); costs a lock per recorded span.
   bool trace = false;
 
-  std::size_t prefetch_batches = 3;  // batch slots: one held by the consumer, two in flight
+  std::size_t prefetch_batches = 3;
+  // Caps the memory of the batches in flight (their images and encoded bytes): the number of
+  // slots becomes min(prefetch_batches, what fits). 0: no cap beyond prefetch_batches. A budget
+  // too small for one batch is an error at start.
+  std::size_t memory_budget_mb = 0;  // batch slots: one held by the consumer, two in flight
   unsigned io_queue_depth = 64;      // reads in flight
   bool force_pread = false;          // skip io_uring
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "decode/layout.h"
@@ -102,6 +103,7 @@ Pipeline::Pipeline(const LoaderOptions& options)
 
   gpu::TransferOptions transfer;
   transfer.device = gpu::parse_device(options_.device);
+  apply_memory_budget(transfer.device.is_cuda());
   transfer.slots = options_.prefetch_batches;
   transfer.batch_size = options_.batch_size;
   transfer.size = options_.transform.size;
@@ -136,6 +138,29 @@ Pipeline::Pipeline(const LoaderOptions& options)
 
 Pipeline::~Pipeline() {
   stop();
+}
+
+void Pipeline::apply_memory_budget(bool converts_on_device) {
+  if (options_.memory_budget_mb == 0) return;
+  const auto pixels = static_cast<double>(options_.transform.size) * options_.transform.size;
+  const bool floats = !converts_on_device && options_.layout != OutputLayout::kUint8NHWC;
+  const double image_bytes = pixels * 3 * (floats ? sizeof(float) : 1);
+  const double encoded_bytes =
+      static_cast<double>(dataset_.total_bytes()) / static_cast<double>(dataset_.size());
+  // A slot holds a batch's images and its encoded bytes (whose buffer grows by a quarter).
+  const double slot_bytes =
+      static_cast<double>(options_.batch_size) * (image_bytes + 1.25 * encoded_bytes);
+  const double budget = static_cast<double>(options_.memory_budget_mb) * 1e6;
+  const auto fits = static_cast<std::size_t>(budget / slot_bytes);
+  if (fits == 0) {
+    char message[256];
+    std::snprintf(message, sizeof(message),
+                  "option memory_budget_mb: %zu MB is too small for one batch, which needs about "
+                  "%.1f MB (batch_size %zu)",
+                  options_.memory_budget_mb, slot_bytes / 1e6, options_.batch_size);
+    throw Error(message);
+  }
+  options_.prefetch_batches = std::min(options_.prefetch_batches, fits);
 }
 
 std::size_t Pipeline::batches_per_epoch() const {

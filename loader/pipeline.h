@@ -75,6 +75,8 @@ class Pipeline {
   using Clock = std::chrono::steady_clock;
 
   void stop();
+  // Lowers options_.prefetch_batches to what memory_budget_mb allows; throws when not one fits.
+  void apply_memory_budget(bool converts_on_device);
   std::optional<Batch> next_batch();
   detail::Stall current_stall() const;
   void sample_in_flight();

@@ -298,6 +298,28 @@ TEST_F(LoaderTest, OptionsAreValidatedByName) {
             std::string::npos);
 }
 
+TEST_F(LoaderTest, MemoryBudgetCapsTheSlotsAndRejectsLessThanOneBatch) {
+  LoaderOptions o = options();
+  o.batch_size = 16;
+  o.transform.size = 224;  // 16 x 150 KB of images plus ~20 KB x 1.25 encoded: ~2.8 MB a batch
+  o.prefetch_batches = 8;
+  o.memory_budget_mb = 6;
+  Loader loader(o);
+  EXPECT_EQ(loader.options().prefetch_batches, 2u);
+  std::size_t images = 0;
+  while (std::optional<Batch> batch = loader.next()) images += batch->size();
+  EXPECT_EQ(images, static_cast<std::size_t>(kImages));
+  o.memory_budget_mb = 1;
+  try {
+    Loader too_small(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("memory_budget_mb: 1 MB is too small for one batch"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(LoaderTest, RankAndWorldSizeComeFromTheEnvironment) {
   ::setenv("RANK", "1", 1);
   ::setenv("WORLD_SIZE", "3", 1);

@@ -8,17 +8,30 @@
 
 namespace feedrate::io {
 
-File File::open(const std::filesystem::path& path, std::error_code& error) {
+namespace {
+
+int open_retrying(const std::filesystem::path& path, int flags) {
   int fd = -1;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd = ::open(path.c_str(), flags);
   } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+}  // namespace
+
+File File::open(const std::filesystem::path& path, std::error_code& error, bool direct) {
+  int fd = direct ? open_retrying(path, O_RDONLY | O_CLOEXEC | O_DIRECT) : -1;
+  // EINVAL for O_DIRECT means the file system does not do direct I/O (procfs; tmpfs before
+  // Linux 6.6): the caller still wants the bytes.
+  if (direct && fd < 0 && errno == EINVAL) direct = false;
+  if (!direct) fd = open_retrying(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     error = std::error_code(errno, std::generic_category());
     return File();
   }
   error.clear();
-  return File(fd);
+  return File(fd, direct);
 }
 
 File::~File() {
@@ -29,6 +42,7 @@ File& File::operator=(File&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = other.fd_;
+    direct_ = other.direct_;
     other.fd_ = -1;
   }
   return *this;

@@ -2,40 +2,87 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <thread>
 
 namespace feedrate::io {
 
-void PreadReader::read(std::span<ReadRequest> requests) {
-  for (ReadRequest& request : requests) read_one(request);
+PreadReader::PreadReader(const ReaderOptions& options) : Reader(options), meter_(options.throttle) {
+  mutable_stats().backend_description = options.direct_io ? "pread+O_DIRECT" : "pread";
 }
 
-void PreadReader::read_one(ReadRequest& request) {
-  request.bytes_read = 0;
-  request.error.clear();
+void PreadReader::read(std::span<ReadRequest> requests) {
+  for (ReadRequest& request : requests) {
+    request.bytes_read = 0;
+    request.error.clear();
+  }
+  meter_.begin_batch();
+  direct_.begin_batch(requests, mutable_stats());
+  if (direct_.longest_piece() > 0) {
+    bounce_.reserve(1, direct_.longest_piece(),
+                    std::max<std::size_t>(4096, direct_.largest_alignment()));
+  }
+  for (std::size_t i = 0; i < requests.size(); ++i) read_one(requests[i], i);
+  meter_.end_batch(mutable_stats());
+}
+
+PreadReader::Outcome PreadReader::read_piece(ReadRequest& request, std::size_t index) {
+  const std::size_t alignment = direct_.alignment(index);
+  std::byte* buffer = request.dest.data() + request.bytes_read;
+  std::uint64_t offset = request.offset + request.bytes_read;
+  std::size_t length = request.dest.size() - request.bytes_read;
+  if (alignment != 0) {
+    const Piece piece = next_piece(request, alignment, bounce_.slot_size());
+    buffer = bounce_.slot(0);
+    offset = piece.offset;
+    length = piece.length;
+  }
+  const ReadMeter::Op op = meter_.start(length);
+  const ssize_t got = ::pread(request.fd, buffer, length, static_cast<off_t>(offset));
+  Outcome outcome;
+  outcome.error = got < 0 ? errno : 0;
+  std::this_thread::sleep_until(op.due);
+  meter_.finish(op);
+  if (got <= 0) return outcome;
+  outcome.short_read = static_cast<std::size_t>(got) < length;
+  if (alignment != 0) {
+    outcome.added = take_from_piece(request, offset, {buffer, static_cast<std::size_t>(got)});
+  } else {
+    outcome.added = static_cast<std::size_t>(got);
+    request.bytes_read += outcome.added;
+  }
+  return outcome;
+}
+
+void PreadReader::read_one(ReadRequest& request, std::size_t index) {
+  ReadStats& stats = mutable_stats();
   int transient = 0;
   while (request.bytes_read < request.dest.size()) {
-    const std::size_t want = request.dest.size() - request.bytes_read;
-    const ssize_t got = ::pread(request.fd, request.dest.data() + request.bytes_read, want,
-                                static_cast<off_t>(request.offset + request.bytes_read));
-    ++stats_.operations;
-    if (got < 0) {
-      if ((errno == EINTR || errno == EAGAIN) && ++transient < kMaxTransientRetries) {
-        ++stats_.retries;
-        continue;
-      }
-      request.error = std::error_code(errno, std::generic_category());
+    const bool direct = direct_.alignment(index) != 0;
+    const Outcome outcome = read_piece(request, index);
+    ++stats.operations;
+    if ((outcome.error == EINTR || outcome.error == EAGAIN) && ++transient < kMaxTransientRetries) {
+      ++stats.retries;
+      continue;
+    }
+    if (outcome.error == EINVAL && direct) {
+      request.error = direct_.refuse(index, stats);
+      if (request.error) break;
+      continue;
+    }
+    if (outcome.error != 0) {
+      request.error = std::error_code(outcome.error, std::generic_category());
       break;
     }
-    if (got == 0) {
+    if (outcome.added == 0) {
       request.error = std::make_error_code(std::errc::io_error);
       break;
     }
-    if (static_cast<std::size_t>(got) < want) ++stats_.retries;
-    request.bytes_read += static_cast<std::size_t>(got);
-    stats_.bytes += static_cast<std::uint64_t>(got);
+    stats.bytes += outcome.added;
+    if (outcome.short_read && request.bytes_read < request.dest.size()) ++stats.retries;
   }
-  if (request.error) ++stats_.failed;
+  if (request.error) ++stats.failed;
 }
 
 }  // namespace feedrate::io

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "io/file.h"
+#include "tests/io/read_test_util.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate::io {
@@ -38,25 +39,20 @@ void PrintTo(Backend backend, std::ostream* os) {
 namespace {
 
 namespace fs = std::filesystem;
-using Bytes = std::vector<unsigned char>;
 using feedrate::testing::TempDir;
 using feedrate::testing::write_file;
+using test_support::Bytes;
+using test_support::holds_bytes;
+using test_support::make_request;
+using test_support::random_bytes;
 
 constexpr std::size_t kFileSize = 4 << 20;
 
-Bytes random_bytes(std::size_t size, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  Bytes bytes(size);
-  for (auto& byte : bytes) byte = static_cast<unsigned char>(rng());
-  return bytes;
-}
-
-ReadRequest make_request(int fd, std::uint64_t offset, std::span<std::byte> dest) {
-  ReadRequest request;
-  request.fd = fd;
-  request.offset = offset;
-  request.dest = dest;
-  return request;
+ReaderOptions options(unsigned queue_depth, bool force_pread) {
+  ReaderOptions options;
+  options.queue_depth = queue_depth;
+  options.force_pread = force_pread;
+  return options;
 }
 
 File open_or_die(const fs::path& path) {
@@ -66,29 +62,13 @@ File open_or_die(const fs::path& path) {
   return file;
 }
 
-// Whether `request` holds exactly `expected[offset, offset + bytes_read)`.
-::testing::AssertionResult holds_bytes(const ReadRequest& request,
-                                       const std::vector<std::byte>& buffer,
-                                       const Bytes& expected) {
-  for (std::size_t i = 0; i < request.bytes_read; ++i) {
-    const auto want = static_cast<std::byte>(expected[request.offset + i]);
-    if (buffer[i] != want) {
-      return ::testing::AssertionFailure()
-             << "byte " << i << " of the range at offset " << request.offset << " (size "
-             << request.dest.size() << ") is " << static_cast<int>(buffer[i]) << ", expected "
-             << static_cast<int>(want);
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
 class ReaderTest : public ::testing::TestWithParam<Backend> {
  protected:
   // A reader of the parameter's backend; skips the test when io_uring is unavailable here.
   std::unique_ptr<Reader> make_reader(unsigned queue_depth) {
     std::string reason = "unset";
     const bool force_pread = GetParam() == Backend::kPread;
-    auto reader = Reader::create({queue_depth, force_pread}, &reason);
+    auto reader = Reader::create(options(queue_depth, force_pread), &reason);
     EXPECT_NE(reader, nullptr);
     if (reader == nullptr) return nullptr;
     if (GetParam() == Backend::kIoUring && !reason.empty()) {
@@ -147,7 +127,7 @@ TEST_P(ReaderTest, ManyRandomRangesAtSeveralQueueDepths) {
       SCOPED_TRACE("request " + std::to_string(i));
       EXPECT_FALSE(requests[i].error) << requests[i].error.message();
       ASSERT_EQ(requests[i].bytes_read, requests[i].dest.size());
-      ASSERT_TRUE(holds_bytes(requests[i], buffers[i], content));
+      ASSERT_TRUE(holds_bytes(requests[i], content));
     }
     EXPECT_EQ(reader->stats().bytes, total);
     EXPECT_EQ(reader->stats().failed, 0u);
@@ -174,11 +154,11 @@ TEST_P(ReaderTest, WholeFileInOneRequestAndInChunks) {
 
   ASSERT_FALSE(requests[0].error) << requests[0].error.message();
   ASSERT_EQ(requests[0].bytes_read, kFileSize);
-  EXPECT_TRUE(holds_bytes(requests[0], whole, content));
+  EXPECT_TRUE(holds_bytes(requests[0], content));
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     ASSERT_FALSE(requests[i + 1].error) << requests[i + 1].error.message();
     ASSERT_EQ(requests[i + 1].bytes_read, kChunk);
-    EXPECT_TRUE(holds_bytes(requests[i + 1], chunks[i], content));
+    EXPECT_TRUE(holds_bytes(requests[i + 1], content));
   }
   EXPECT_EQ(reader->stats().bytes, 2 * kFileSize);
 }
@@ -228,7 +208,7 @@ TEST_P(ReaderTest, ZeroLengthRequestsAndSeveralFilesInterleaved) {
     SCOPED_TRACE("request " + std::to_string(i));
     EXPECT_FALSE(requests[i].error) << requests[i].error.message();
     ASSERT_EQ(requests[i].bytes_read, requests[i].dest.size());
-    EXPECT_TRUE(holds_bytes(requests[i], buffers[i], contents[file_of[i]]));
+    EXPECT_TRUE(holds_bytes(requests[i], contents[file_of[i]]));
   }
   EXPECT_EQ(reader->stats().bytes, total);
   EXPECT_EQ(reader->stats().failed, 0u);
@@ -266,11 +246,11 @@ TEST_P(ReaderTest, RangePastEndOfFileIsIoErrorWithBytesAvailable) {
 
   EXPECT_EQ(requests[0].error, std::errc::io_error) << requests[0].error.message();
   EXPECT_EQ(requests[0].bytes_read, 100u);
-  EXPECT_TRUE(holds_bytes(requests[0], straddle, content));
+  EXPECT_TRUE(holds_bytes(requests[0], content));
 
   EXPECT_FALSE(requests[1].error) << requests[1].error.message();
   EXPECT_EQ(requests[1].bytes_read, 1000u);
-  EXPECT_TRUE(holds_bytes(requests[1], good, content));
+  EXPECT_TRUE(holds_bytes(requests[1], content));
 
   EXPECT_EQ(requests[2].error, std::errc::io_error) << requests[2].error.message();
   EXPECT_EQ(requests[2].bytes_read, 0u);
@@ -319,7 +299,7 @@ TEST_P(ReaderTest, BadDescriptorFailsOnlyItsOwnRequest) {
       } else {
         EXPECT_FALSE(requests[i].error) << requests[i].error.message();
         ASSERT_EQ(requests[i].bytes_read, 3000u);
-        EXPECT_TRUE(holds_bytes(requests[i], buffers[i], content));
+        EXPECT_TRUE(holds_bytes(requests[i], content));
       }
     }
     EXPECT_EQ(reader->stats().failed, 3u);
@@ -368,9 +348,9 @@ TEST_P(ReaderTest, ReuseOfReaderAndRequestsClearsPreviousResults) {
     EXPECT_FALSE(requests[i].error) << requests[i].error.message();
     EXPECT_EQ(requests[i].bytes_read, 1000u);
   }
-  EXPECT_TRUE(holds_bytes(requests[0], a, content));
-  EXPECT_TRUE(holds_bytes(requests[1], b, content));
-  EXPECT_TRUE(holds_bytes(requests[2], c, content));
+  EXPECT_TRUE(holds_bytes(requests[0], content));
+  EXPECT_TRUE(holds_bytes(requests[1], content));
+  EXPECT_TRUE(holds_bytes(requests[2], content));
   // Statistics accumulate over the reader's life.
   EXPECT_EQ(reader->stats().failed, first.failed);
   EXPECT_EQ(reader->stats().bytes, first.bytes + 3000);
@@ -451,19 +431,19 @@ INSTANTIATE_TEST_SUITE_P(Backends, ReaderTest,
 
 TEST(ReaderCreateTest, ForcePreadReportsPreadAndAReason) {
   std::string reason;
-  auto reader = Reader::create({8, true}, &reason);
+  auto reader = Reader::create(options(8, true), &reason);
   ASSERT_NE(reader, nullptr);
   EXPECT_EQ(reader->backend(), Backend::kPread);
   EXPECT_FALSE(reason.empty());
   EXPECT_EQ(reader->stats().bytes, 0u);
   EXPECT_EQ(reader->stats().operations, 0u);
   // A null reason pointer is allowed.
-  EXPECT_NE(Reader::create({8, true}, nullptr), nullptr);
+  EXPECT_NE(Reader::create(options(8, true), nullptr), nullptr);
 }
 
 TEST(ReaderCreateTest, DefaultCreateReportsAConsistentBackend) {
   std::string reason = "stale";
-  auto reader = Reader::create({16, false}, &reason);
+  auto reader = Reader::create(options(16, false), &reason);
   ASSERT_NE(reader, nullptr);
   if (reader->backend() == Backend::kIoUring) {
     EXPECT_TRUE(reason.empty()) << reason;

@@ -1,0 +1,175 @@
+// Tests for a Reader's throttle and statistics, against both backends: a throttled reader is
+// measurably limited (bytes, operations, latency) and still delivers the right bytes; io_uring
+// keeps several reads in flight while it waits; latency percentiles, reads in flight, the
+// backend description and the throttle applied are reported. Time bounds are loose (lower
+// bounds from the limits, upper bounds 5x): the machine running the tests may be busy.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/file.h"
+#include "io/reader.h"
+#include "tests/io/read_test_util.h"
+#include "tests/support/test_data.h"
+
+namespace feedrate::io {
+namespace {
+
+using feedrate::testing::TempDir;
+using feedrate::testing::write_file;
+using test_support::Bytes;
+using test_support::holds_bytes;
+using test_support::make_reader;
+using test_support::make_request;
+using test_support::random_bytes;
+using Clock = std::chrono::steady_clock;
+
+class ReaderThrottleTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    content_ = random_bytes(kFileSize, 77);
+    write_file(dir_ / "data.bin", content_);
+    std::error_code error;
+    file_ = File::open(dir_ / "data.bin", error);
+    ASSERT_FALSE(error) << error.message();
+  }
+
+  // Reads the file in `count` consecutive requests of `size` bytes with a fresh reader; returns
+  // the seconds taken, or a negative number when the test must be skipped.
+  double read_all(const ReaderOptions& options, std::size_t count, std::size_t size) {
+    std::string skip;
+    std::unique_ptr<Reader> reader = make_reader(GetParam(), options, skip);
+    if (reader == nullptr) {
+      skip_ = skip;
+      return -1;
+    }
+    buffers_.assign(count, std::vector<std::byte>(size));
+    requests_.clear();
+    for (std::size_t i = 0; i < count; ++i) {
+      requests_.push_back(make_request(file_.fd(), i * size % (kFileSize - size), buffers_[i]));
+    }
+    const Clock::time_point start = Clock::now();
+    reader->read(requests_);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    for (std::size_t i = 0; i < count; ++i) {
+      SCOPED_TRACE("request " + std::to_string(i));
+      EXPECT_FALSE(requests_[i].error) << requests_[i].error.message();
+      EXPECT_EQ(requests_[i].bytes_read, size);
+      EXPECT_TRUE(holds_bytes(requests_[i], content_));
+    }
+    stats_ = reader->stats();
+    return seconds;
+  }
+
+  static ReaderOptions options(unsigned queue_depth, const ThrottleSpec& throttle) {
+    ReaderOptions options;
+    options.queue_depth = queue_depth;
+    options.throttle = throttle;
+    return options;
+  }
+
+  static constexpr std::size_t kFileSize = 4 << 20;
+  TempDir dir_;
+  Bytes content_;
+  File file_;
+  std::vector<std::vector<std::byte>> buffers_;
+  std::vector<ReadRequest> requests_;
+  ReadStats stats_;
+  std::string skip_;
+};
+
+#define SKIP_IF_NEEDED(seconds) \
+  if ((seconds) < 0) GTEST_SKIP() << skip_
+
+TEST_P(ReaderThrottleTest, ByteRateLimitsThroughput) {
+  // 200 x 100 kB = 20 MB at 100 MB/s: at least 0.2 s (0.18 for clock slack).
+  const double seconds = read_all(options(16, {100, 0, 0}), 200, 100'000);
+  SKIP_IF_NEEDED(seconds);
+  EXPECT_GE(seconds, 0.18);
+  EXPECT_LE(seconds, 1.0);
+  EXPECT_EQ(stats_.bytes, 20'000'000u);
+  EXPECT_DOUBLE_EQ(stats_.throttle.mb_per_s, 100);
+}
+
+TEST_P(ReaderThrottleTest, OperationRateLimitsSmallReads) {
+  // 300 reads at 1500 IOPS: at least 0.2 s.
+  const double seconds = read_all(options(16, {0, 1500, 0}), 300, 4096);
+  SKIP_IF_NEEDED(seconds);
+  EXPECT_GE(seconds, 0.18);
+  EXPECT_LE(seconds, 1.0);
+}
+
+TEST_P(ReaderThrottleTest, LatencyIsPaidPerReadAndOverlapsInTheQueue) {
+  // 100 reads of 2 ms each: pread waits for each in turn (>= 0.2 s); io_uring keeps 16 in
+  // flight and takes about 100 / 16 x 2 ms.
+  const double seconds = read_all(options(16, {0, 0, 2000}), 100, 4096);
+  SKIP_IF_NEEDED(seconds);
+  EXPECT_GE(stats_.latency_p50_us, 2000 * 0.93);  // the histogram's resolution
+  EXPECT_LE(stats_.latency_p50_us, stats_.latency_p99_us);
+  if (GetParam() == Backend::kPread) {
+    EXPECT_GE(seconds, 0.18);
+    EXPECT_LE(stats_.peak_in_flight, 1u);
+  } else {
+    EXPECT_GE(seconds, 100 / 16 * 0.002 * 0.9);
+    EXPECT_LE(seconds, 0.2 * 5);
+    EXPECT_EQ(stats_.peak_in_flight, 16u);
+    EXPECT_GT(stats_.average_in_flight, 4.0);
+  }
+}
+
+TEST_P(ReaderThrottleTest, DiskClassHddLimitsRandomReads) {
+  // 40 reads of 100 kB at 150 IOPS: at least 0.25 s, whatever the queue depth.
+  const double seconds = read_all(options(32, parse_throttle("hdd")), 40, 100'000);
+  SKIP_IF_NEEDED(seconds);
+  EXPECT_GE(seconds, 0.2);
+  EXPECT_LE(seconds, 5 * 0.3);
+}
+
+TEST_P(ReaderThrottleTest, StatisticsOfAnUnthrottledReader) {
+  const double seconds = read_all(options(8, {}), 64, 50'000);
+  SKIP_IF_NEEDED(seconds);
+  EXPECT_GE(stats_.operations, 64u);
+  EXPECT_GT(stats_.latency_p50_us, 0);
+  EXPECT_LE(stats_.latency_p50_us, stats_.latency_p99_us);
+  EXPECT_GE(stats_.peak_in_flight, 1u);
+  EXPECT_LE(stats_.peak_in_flight, 8u);
+  EXPECT_GT(stats_.average_in_flight, 0);
+  EXPECT_LE(stats_.average_in_flight, 8);
+  EXPECT_FALSE(stats_.throttle.limited());
+  EXPECT_EQ(stats_.backend_description, backend_name(GetParam()));
+  EXPECT_FALSE(stats_.fixed_buffers);
+  EXPECT_EQ(stats_.direct_io_fallbacks, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ReaderThrottleTest,
+                         ::testing::Values(Backend::kIoUring, Backend::kPread),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return info.param == Backend::kIoUring ? "IoUring" : "Pread";
+                         });
+
+TEST(ReaderThrottleCreateTest, InvalidThrottleIsRejected) {
+  ReaderOptions options;
+  options.throttle = {-5, 0, 0};
+  EXPECT_THROW(Reader::create(options, nullptr), std::invalid_argument);
+  options.force_pread = true;
+  EXPECT_THROW(Reader::create(options, nullptr), std::invalid_argument);
+}
+
+TEST(ReaderThrottleCreateTest, DescribeBackendMatchesStats) {
+  ReaderOptions options;
+  options.force_pread = true;
+  options.throttle = parse_throttle("nvme");
+  auto reader = Reader::create(options, nullptr);
+  EXPECT_EQ(reader->describe_backend(), "pread");
+  EXPECT_EQ(reader->describe_backend(), reader->stats().backend_description);
+  EXPECT_DOUBLE_EQ(reader->stats().throttle.mb_per_s, 2400);
+}
+
+}  // namespace
+}  // namespace feedrate::io

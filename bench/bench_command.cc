@@ -37,6 +37,9 @@ struct BenchArgs {
   std::size_t memory_budget_mb = 0;
   unsigned queue_depth = 64;
   bool pread = false;
+  bool direct = false;
+  bool cold = false;
+  std::string throttle;
   bool json = false;
   double consume_rate = 0;  // images/s the emulated training step takes; 0: as fast as possible
   double step_ms = 0;       // or the time of one step
@@ -66,6 +69,17 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// --cold: drop the dataset's pages from the page cache so the first epoch reads the disk.
+void evict(const Dataset& dataset, bool quiet) {
+  std::string first_error;
+  if (const std::size_t failed = dataset.evict_from_page_cache(&first_error); failed > 0) {
+    fmt::print(stderr, "feedrate: could not evict {} file(s) from the page cache (first: {})\n",
+               failed, first_error);
+  } else if (!quiet) {
+    fmt::print("cold      evicted {} file(s) from the page cache\n", dataset.files().size());
+  }
+}
+
 double training_rate(const BenchArgs& args) {
   if (args.step_ms > 0) return args.batch / (args.step_ms / 1e3);
   return args.consume_rate;
@@ -91,6 +105,8 @@ LoaderOptions loader_options(const BenchArgs& args) {
   options.memory_budget_mb = args.memory_budget_mb;
   options.io_queue_depth = args.queue_depth;
   options.force_pread = args.pread;
+  options.direct_io = args.direct;
+  options.throttle = args.throttle;
   options.training_images_per_s = training_rate(args);
   options.trace = !args.trace.empty();
   return options;
@@ -104,6 +120,7 @@ int run(const BenchArgs& args) {
                format_name(dataset.format()), dataset.size(), dataset.classes().size(),
                dataset.total_bytes() / 1e6);
   }
+  if (args.cold) evict(dataset, args.json);
   Progress progress;
   TrainingStep step(training_rate(args));
   std::vector<EpochFigures> epochs;
@@ -154,6 +171,16 @@ int run(const BenchArgs& args) {
     out["peak_rss_mb"] = peak_rss_mb;
     out["io_backend"] = stats.io_backend;
     out["io_fallback_reason"] = stats.io_fallback_reason;
+    out["io"] = {{"backend", stats.io.backend},
+                 {"throttle", stats.io.throttle},
+                 {"latency_p50_us", stats.io.latency_p50_us},
+                 {"latency_p99_us", stats.io.latency_p99_us},
+                 {"average_in_flight", stats.io.average_in_flight},
+                 {"peak_in_flight", stats.io.peak_in_flight},
+                 {"direct_io_fallbacks", stats.io.direct_io_fallbacks},
+                 {"notes", stats.io.notes},
+                 {"operations", stats.read_operations},
+                 {"cold", args.cold}};
     out["device"] = stats.device;
     out["num_workers"] = options.num_workers;
     out["batch_size"] = options.batch_size;
@@ -193,8 +220,14 @@ int run(const BenchArgs& args) {
   fmt::print("decode    {:.2f} ms of CPU per image\n",
              stats.images > 0 ? stats.decode_busy_s * 1e3 / stats.images : 0.0);
   fmt::print("memory    peak RSS {:.1f} MB\n", peak_rss_mb);
-  fmt::print("io        {}{}\n", stats.io_backend,
-             stats.io_fallback_reason.empty() ? "" : " (" + stats.io_fallback_reason + ")");
+  fmt::print(
+      "io        {}{}, throttle {}, read latency p50 {:.0f} us p99 {:.0f} us, {:.1f} reads "
+      "in flight on average (peak {})\n",
+      stats.io.backend,
+      stats.io_fallback_reason.empty() ? "" : " (" + stats.io_fallback_reason + ")",
+      stats.io.throttle, stats.io.latency_p50_us, stats.io.latency_p99_us,
+      stats.io.average_in_flight, stats.io.peak_in_flight);
+  if (!stats.io.notes.empty()) fmt::print("          {}\n", stats.io.notes);
   fmt::print("device    {}\n", stats.device);
   fmt::print("skipped   {}\n", stats.skipped);
   for (const SkippedSample& s : stats.skipped_samples) {
@@ -251,6 +284,11 @@ Command add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   sub->add_flag("--pread", args->pread, "Use pread instead of io_uring");
+  sub->add_flag("--direct", args->direct, "O_DIRECT reads (buffered where refused)");
+  sub->add_flag("--cold", args->cold,
+                "Evict the dataset from the page cache first, so the first epoch reads the disk");
+  sub->add_option("--throttle", args->throttle,
+                  "Emulate a disk: hdd, sata-ssd, nvme or MBPS[,IOPS[,LATENCY_US]]");
   CLI::Option* rate = sub->add_option("--consume-rate", args->consume_rate,
                                       "Emulate a training step that takes this many images/s")
                           ->check(CLI::PositiveNumber);

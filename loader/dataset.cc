@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <system_error>
 
+#include "io/page_cache.h"
 #include "loader/dataset_builders.h"
 #include "loader/error.h"
 
@@ -90,6 +91,18 @@ std::string Dataset::describe(std::size_t index) const {
   const SampleRef& ref = samples_[index];
   if (members_.empty()) return files_[ref.file].string();
   return files_[ref.file].string() + ":" + members_[index];
+}
+
+std::size_t Dataset::evict_from_page_cache(std::string* first_error) const {
+  std::size_t failed = 0;
+  for (const fs::path& file : files_) {
+    if (const std::error_code error = io::evict_from_page_cache(file)) {
+      if (failed++ == 0 && first_error != nullptr) {
+        *first_error = file.string() + ": " + error.message();
+      }
+    }
+  }
+  return failed;
 }
 
 void Dataset::Builder::finish(Dataset& dataset, const fs::path& source) {

@@ -39,6 +39,9 @@ class Dataset {
   std::string describe(std::size_t index) const;
   // True when many samples share a file (tar shards): keep those files open.
   bool files_are_shared() const { return format_ == DatasetFormat::kTarShards; }
+  // Drops the dataset's files from the page cache (best effort), so the next reads hit the
+  // disk. Returns how many files could not be evicted; the first problem goes to first_error.
+  std::size_t evict_from_page_cache(std::string* first_error) const;
 
   // Used by the format builders.
   struct Builder;

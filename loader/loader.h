@@ -35,6 +35,17 @@
 
 namespace feedrate {
 
+// The reader as it ran: backend, throttle, latency and concurrency.
+struct IoStats {
+  std::string backend;  // e.g. "io_uring+fixed-buffers+O_DIRECT", "pread"
+  std::string throttle = "unlimited";
+  double latency_p50_us = 0, latency_p99_us = 0;  // per read operation
+  double average_in_flight = 0;
+  unsigned peak_in_flight = 0;
+  std::uint64_t direct_io_fallbacks = 0;  // files read buffered because O_DIRECT was refused
+  std::string notes;                      // why, and fixed-buffer notices
+};
+
 struct RunStats {
   std::uint64_t batches = 0;
   std::uint64_t images = 0;      // delivered
@@ -48,6 +59,7 @@ struct RunStats {
   std::string io_fallback_reason;              // why pread, when it is
   std::string device;                          // where batches live: "host"
   std::vector<SkippedSample> skipped_samples;  // the first 1000
+  IoStats io;
 };
 
 class Pipeline;

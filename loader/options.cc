@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpu/device.h"
+#include "io/throttle.h"
 #include "loader/error.h"
 
 namespace feedrate {
@@ -45,6 +46,13 @@ LoaderOptions resolve(LoaderOptions options) {
   check_range<std::uint64_t>("max_pixels", options.max_pixels, 1, std::uint64_t{1} << 40);
   if (const std::string problem = decode::validate(options.transform); !problem.empty()) {
     throw Error("option transform: " + problem);
+  }
+  if (!options.throttle.empty()) {
+    try {
+      io::parse_throttle(options.throttle);
+    } catch (const std::invalid_argument& e) {
+      throw Error(std::string("option throttle: ") + e.what());
+    }
   }
   gpu::Device device;
   try {

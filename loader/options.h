@@ -63,6 +63,9 @@ struct LoaderOptions {
   std::size_t memory_budget_mb = 0;  // batch slots: one held by the consumer, two in flight
   unsigned io_queue_depth = 64;      // reads in flight
   bool force_pread = false;          // skip io_uring
+  bool direct_io = false;            // O_DIRECT reads (buffered where the file system refuses)
+  // Emulate a slower disk: "hdd", "sata-ssd", "nvme" or "MBPS[,IOPS[,LATENCY_US]]"; empty: none.
+  std::string throttle;
 };
 
 // Fills rank / world_size from the environment where they are -1, then checks every field.

@@ -9,6 +9,7 @@
 #include "decode/random.h"
 #include "gpu/host_memory.h"
 #include "gpu/trace.h"
+#include "io/throttle.h"
 #include "loader/error.h"
 #include "loader/sampler.h"
 #include "loader/system_info.h"
@@ -72,13 +73,6 @@ Pipeline::Pipeline(const LoaderOptions& options)
       }),
       ring_(std::make_shared<SlotRing>()),
       trace_(options_.trace) {
-  if (dataset_.files_are_shared()) {
-    for (const auto& path : dataset_.files()) {
-      std::error_code error;
-      shared_files_.push_back(io::File::open(path, error));
-      if (error) throw Error(path.string() + ": cannot open: " + error.message());
-    }
-  }
   samples_per_epoch_ = epoch_order(dataset_.size(),
                                    {options_.shuffle, options_.seed, options_.rank,
                                     options_.world_size, options_.pad_shards},
@@ -88,7 +82,19 @@ Pipeline::Pipeline(const LoaderOptions& options)
   io::ReaderOptions reader_options;
   reader_options.queue_depth = options_.io_queue_depth;
   reader_options.force_pread = options_.force_pread;
+  reader_options.direct_io = options_.direct_io;
+  if (!options_.throttle.empty()) {
+    reader_options.throttle = io::parse_throttle(options_.throttle);  // checked by resolve()
+  }
   reader_ = io::Reader::create(reader_options, &io_fallback_reason_);
+  if (dataset_.files_are_shared()) {
+    // Opened through the reader, which applies O_DIRECT (before its thread starts).
+    for (const auto& path : dataset_.files()) {
+      std::error_code error;
+      shared_files_.push_back(reader_->open(path, error));
+      if (error) throw Error(path.string() + ": cannot open: " + error.message());
+    }
+  }
 
   if (options_.num_workers > 0) {
     // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
@@ -296,7 +302,7 @@ void Pipeline::read_batch(Slot& slot) {
       fd = shared_files_[ref.file].fd();
     } else {
       std::error_code error;
-      slot.files[i] = io::File::open(dataset_.files()[ref.file], error);
+      slot.files[i] = reader_->open(dataset_.files()[ref.file], error);
       if (error) {
         slot.errors[i] = dataset_.describe(slot.indices[i]) + ": cannot open: " + error.message();
         continue;
@@ -326,6 +332,20 @@ void Pipeline::read_batch(Slot& slot) {
   const io::ReadStats& stats = reader_->stats();
   bytes_read_.store(stats.bytes, std::memory_order_relaxed);
   read_operations_.store(stats.operations, std::memory_order_relaxed);
+  {
+    std::lock_guard lock(io_stats_mutex_);
+    io_stats_.backend = stats.backend_description;
+    io_stats_.throttle = io::describe(stats.throttle);
+    io_stats_.latency_p50_us = stats.latency_p50_us;
+    io_stats_.latency_p99_us = stats.latency_p99_us;
+    io_stats_.average_in_flight = stats.average_in_flight;
+    io_stats_.peak_in_flight = stats.peak_in_flight;
+    io_stats_.direct_io_fallbacks = stats.direct_io_fallbacks;
+    io_stats_.notes = stats.direct_io_fallback_reason;
+    if (!stats.fixed_buffers_note.empty()) {
+      io_stats_.notes += (io_stats_.notes.empty() ? "" : "; ") + stats.fixed_buffers_note;
+    }
+  }
   const auto end = Clock::now();
   read_ns_ += elapsed_ns(start, end);
   if (trace_.enabled()) {
@@ -537,6 +557,11 @@ RunStats Pipeline::stats() const {
   for (const auto& ns : stall_ns_) waited += ns;
   stats.consumer_wait_s = static_cast<double>(waited) * 1e-9;
   stats.io_backend = io::backend_name(reader_->backend());
+  {
+    // The reader's statistics belong to the I/O thread: copied at the end of each batch.
+    std::lock_guard lock(io_stats_mutex_);
+    stats.io = io_stats_;
+  }
   stats.io_fallback_reason = io_fallback_reason_;
   stats.device = ring_->slots.front()->device_name;
   {

@@ -129,6 +129,8 @@ class Pipeline {
   double in_flight_sum_ = 0, in_flight_max_ = 0;
   std::uint64_t in_flight_samples_ = 0;
   std::atomic<std::uint64_t> bytes_read_{0}, read_operations_{0};
+  mutable std::mutex io_stats_mutex_;
+  IoStats io_stats_;
   mutable std::mutex skipped_mutex_;
   std::vector<SkippedSample> skipped_samples_;
 };

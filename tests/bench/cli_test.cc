@@ -133,6 +133,21 @@ TEST(Cli, VerdictStagesAndTraceInTheJson) {
   EXPECT_GE(spans["thread_name"], 3);  // consumer, I/O thread, decode workers
 }
 
+TEST(Cli, ColdThrottledDirectRunReportsTheReader) {
+  testing::TempDir dir;
+  testing::make_image_folder(dir / "data", 16, 2);
+  const Result result = run("bench " + (dir / "data").string() +
+                            " --batch 4 --epochs 2 --cold --direct --throttle 50,1000,100 --json");
+  ASSERT_EQ(result.status, 0) << result.output;
+  const nlohmann::json out = json_of(result);
+  EXPECT_EQ(out["samples"], 32);
+  EXPECT_EQ(out["epochs"].size(), 2u);
+  EXPECT_TRUE(out["io"]["cold"].get<bool>());
+  EXPECT_EQ(out["io"]["throttle"], "50 MB/s, 1000 IOPS, 100 us latency");
+  EXPECT_GT(out["io"]["latency_p50_us"].get<double>(), 0);
+  EXPECT_NE(run("bench --throttle warp").status, 0);
+}
+
 TEST(Cli, InvalidOptionsAreRejected) {
   EXPECT_NE(run("bench --workers -1").status, 0);
   EXPECT_NE(run("bench --transform sideways").status, 0);

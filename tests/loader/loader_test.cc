@@ -224,6 +224,26 @@ TEST_F(LoaderTest, PreadFallbackDeliversTheSameBatches) {
   EXPECT_EQ(pread.stats().bytes_read, pread.dataset().total_bytes());
 }
 
+TEST_F(LoaderTest, DirectIoAndThrottleDeliverTheSameBatches) {
+  LoaderOptions o = options();
+  Loader plain(o);
+  o.direct_io = true;
+  o.throttle = "nvme";
+  Loader direct(o);
+  const Epoch a = run_epoch(plain, 0);
+  const Epoch b = run_epoch(direct, 0);
+  EXPECT_EQ(a.indices, b.indices);
+  EXPECT_TRUE(a.pixels == b.pixels);
+  const RunStats stats = direct.stats();
+  EXPECT_NE(stats.io.throttle, "unlimited");
+  // O_DIRECT, or buffered reads with the refusal counted where the file system refuses it.
+  EXPECT_TRUE(stats.io.backend.find("O_DIRECT") != std::string::npos ||
+              stats.io.direct_io_fallbacks > 0)
+      << stats.io.backend;
+  EXPECT_GT(stats.io.latency_p99_us, 0);
+  EXPECT_GE(stats.io.latency_p99_us, stats.io.latency_p50_us);
+}
+
 TEST_F(LoaderTest, HoldingEverySlotIsAnErrorNotAHang) {
   LoaderOptions o = options();
   o.prefetch_batches = 2;
@@ -295,6 +315,8 @@ TEST_F(LoaderTest, OptionsAreValidatedByName) {
             std::string::npos);
   EXPECT_NE(message([](auto& o) { o.transform.size = 0; }).find("size"), std::string::npos);
   EXPECT_NE(message([](auto& o) { o.source = "/nonexistent/x"; }).find("/nonexistent/x"),
+            std::string::npos);
+  EXPECT_NE(message([](auto& o) { o.throttle = "floppy"; }).find("option throttle"),
             std::string::npos);
 }
 

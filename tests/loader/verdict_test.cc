@@ -1,11 +1,13 @@
 // The verdict: judge() on hand-made measurements (classification and advice), and scenarios on
 // generated datasets whose margins are built into the scenario, so they hold on a noisy 2-core
-// machine: a consumer far slower than decoding, and decoding far slower than a consumer that
-// does nothing.
+// machine: a consumer far slower than decoding (consumer), decoding far slower than a consumer
+// that does nothing (cpu), a disk throttled far below decoding (io), and one batch in flight
+// with slow reads (ram). The h2d scenario needs a GPU: see tests/gpu.
 #include "loader/verdict.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <thread>
 
 #include "loader/loader.h"
@@ -130,10 +132,15 @@ class VerdictScenario : public ::testing::Test {
     o.world_size = 1;
     return o;
   }
-  // Runs an epoch with a consumer that spends `step` per batch; returns the report.
-  static Report run(const LoaderOptions& o, std::chrono::milliseconds step) {
+  // Runs up to `batches` batches with a consumer that spends `step` on each; returns the report.
+  static Report run(const LoaderOptions& o, std::chrono::milliseconds step,
+                    std::size_t batches = SIZE_MAX) {
     Loader loader(o);
-    while (std::optional<Batch> batch = loader.next()) std::this_thread::sleep_for(step);
+    for (std::size_t b = 0; b < batches; ++b) {
+      std::optional<Batch> batch = loader.next();
+      if (!batch) break;
+      std::this_thread::sleep_for(step);
+    }
     return loader.report();
   }
   static testing::TempDir* dir_;
@@ -163,6 +170,32 @@ TEST_F(VerdictScenario, AConsumerSlowerThanTheLoaderIsTheLimit) {
                                      [](const StageFigures& s) { return s.name == "consumer"; });
   ASSERT_NE(consumer, r.stages.end());
   EXPECT_GT(consumer->utilization, 0.8);
+}
+
+TEST_F(VerdictScenario, AThrottledDiskIsIoBound) {
+  LoaderOptions o = options();
+  o.num_workers = 2;
+  // 5 MB/s of ~100 KB images is 50 images/s; two workers decode over 500 images/s.
+  o.throttle = "5";
+  const Report r = run(o, std::chrono::milliseconds(0), 3);
+  EXPECT_EQ(r.verdict.bottleneck, "io") << r.verdict.advice.front();
+  EXPECT_GT(r.verdict.stall_io_s, 4 * r.verdict.stall_cpu_s);
+  EXPECT_TRUE(r.verdict.advice.front().find("reads delivered") != std::string::npos);
+}
+
+TEST_F(VerdictScenario, OneBatchInFlightWithReadLatencyIsRamBound) {
+  LoaderOptions o = options();
+  o.num_workers = 2;
+  o.batch_size = 8;
+  o.prefetch_batches = 1;  // as a memory budget that fits one batch would allow
+  // Every read takes 60 ms: with one slot nothing is read while the consumer holds the batch.
+  // Decoding 8 small crops takes under 10 ms of the two workers' time.
+  o.throttle = "10000,1000000,60000";
+  const Report r = run(o, std::chrono::milliseconds(0), 6);
+  EXPECT_EQ(r.verdict.bottleneck, "ram") << r.verdict.advice.front();
+  EXPECT_GT(r.verdict.stall_ram_s, 2 * (r.verdict.stall_cpu_s + r.verdict.stall_io_s));
+  EXPECT_TRUE(r.verdict.advice.front().find("only 1 batch(es) may be in flight") !=
+              std::string::npos);
 }
 
 TEST_F(VerdictScenario, DecodingOnTheConsumersThreadIsACpuStall) {

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "io/read_error.h"
+
 namespace feedrate::io {
 
 namespace {
@@ -71,7 +73,7 @@ void pread_exact(int fd, std::uint64_t offset, void* dest, std::size_t size,
       return;
     }
     if (got == 0) {
-      error = std::make_error_code(std::errc::io_error);
+      error = make_error_code(ReadErrc::kUnexpectedEof);
       return;
     }
     done += static_cast<std::size_t>(got);

@@ -37,7 +37,7 @@ class File {
 };
 
 // Reads exactly [offset, offset + size) with pread, for the few small reads done while
-// indexing (tar headers, label files). Sets `error` (io_error on end of file) on failure.
+// indexing (tar headers, label files). Sets `error` (ReadErrc::kUnexpectedEof on end of file) on failure.
 void pread_exact(int fd, std::uint64_t offset, void* dest, std::size_t size,
                  std::error_code& error);
 

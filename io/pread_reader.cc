@@ -76,7 +76,7 @@ void PreadReader::read_one(ReadRequest& request, std::size_t index) {
       break;
     }
     if (outcome.added == 0) {
-      request.error = std::make_error_code(std::errc::io_error);
+      request.error = make_error_code(ReadErrc::kUnexpectedEof);
       break;
     }
     stats.bytes += outcome.added;

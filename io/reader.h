@@ -12,7 +12,7 @@
 //   * EINTR and EAGAIN are retried, up to a bound, then reported;
 //   * a short read is resubmitted for the remainder;
 //   * a read that returns 0 bytes before the range is full means the file is shorter than the
-//     index said: reported as errc::io_error ("unexpected end of file") with bytes_read set;
+//     index said: reported as ReadErrc::kUnexpectedEof (io/read_error.h) with bytes_read set;
 //   * any other errno is reported as is.
 // Everything submitted is reaped before read() returns, so buffers may be reused right after.
 //
@@ -30,6 +30,8 @@
 #include <span>
 #include <string>
 #include <system_error>
+
+#include "io/read_error.h"
 
 #include "io/file.h"
 #include "io/throttle.h"

@@ -206,7 +206,7 @@ void UringReader::finish(std::span<ReadRequest> requests, unsigned slot) {
       request.bytes_read += got;
     }
     if (added == 0) {
-      request.error = std::make_error_code(std::errc::io_error);
+      request.error = make_error_code(ReadErrc::kUnexpectedEof);
     } else {
       stats.bytes += added;
       if (request.bytes_read < request.dest.size()) {

@@ -65,7 +65,7 @@ void SlotRing::wait(const Slot* slot, void* cuda_stream) const {
   transfer->wait(slot->id, cuda_stream);
 }
 
-Pipeline::Pipeline(const LoaderOptions& options)
+Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader)
     : options_(resolve(options)),
       dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root)),
       workers_([limits = decode::DecodeLimits{options_.max_pixels}] {
@@ -86,7 +86,8 @@ Pipeline::Pipeline(const LoaderOptions& options)
   if (!options_.throttle.empty()) {
     reader_options.throttle = io::parse_throttle(options_.throttle);  // checked by resolve()
   }
-  reader_ = io::Reader::create(reader_options, &io_fallback_reason_);
+  reader_ = make_reader ? make_reader(reader_options, &io_fallback_reason_)
+                        : io::Reader::create(reader_options, &io_fallback_reason_);
   if (dataset_.files_are_shared()) {
     // Opened through the reader, which applies O_DIRECT (before its thread starts).
     for (const auto& path : dataset_.files()) {
@@ -318,7 +319,7 @@ void Pipeline::read_batch(Slot& slot) {
   for (std::size_t i = 0; i < n; ++i) {
     const io::ReadRequest& request = slot.reads[i];
     if (request.error) {
-      const bool short_file = request.error == std::errc::io_error;
+      const bool short_file = request.error == io::ReadErrc::kUnexpectedEof;
       slot.errors[i] =
           dataset_.describe(slot.indices[i]) + ": read failed at byte " +
           std::to_string(request.offset + request.bytes_read) + ": " +

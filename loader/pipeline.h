@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -51,7 +52,10 @@ class SlotRing final : public detail::SlotOwner {
 
 class Pipeline {
  public:
-  explicit Pipeline(const LoaderOptions& options);
+  // Makes the reader; tests pass a test double (fault injection) instead of io::Reader::create.
+  using ReaderFactory =
+      std::function<std::unique_ptr<io::Reader>(const io::ReaderOptions&, std::string*)>;
+  explicit Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader = {});
   ~Pipeline();
 
   const LoaderOptions& options() const { return options_; }

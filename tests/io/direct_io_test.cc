@@ -283,10 +283,12 @@ TEST_P(DirectReadTest, RangesPastTheEndReportWhatTheFileHas) {
                                        make_request(file.fd(), kFileSize + 5000, beyond),
                                        make_request(file.fd(), 12345, empty)};
   reader->read(requests);
-  EXPECT_EQ(requests[0].error, std::errc::io_error) << requests[0].error.message();
+  EXPECT_EQ(requests[0].error, feedrate::io::ReadErrc::kUnexpectedEof)
+      << requests[0].error.message();
   EXPECT_EQ(requests[0].bytes_read, 300u);
   EXPECT_TRUE(holds_bytes(requests[0], content_));
-  EXPECT_EQ(requests[1].error, std::errc::io_error) << requests[1].error.message();
+  EXPECT_EQ(requests[1].error, feedrate::io::ReadErrc::kUnexpectedEof)
+      << requests[1].error.message();
   EXPECT_EQ(requests[1].bytes_read, 0u);
   EXPECT_FALSE(requests[2].error);
   EXPECT_EQ(reader->stats().failed, 2u);

@@ -244,7 +244,8 @@ TEST_P(ReaderTest, RangePastEndOfFileIsIoErrorWithBytesAvailable) {
   };
   reader->read(requests);
 
-  EXPECT_EQ(requests[0].error, std::errc::io_error) << requests[0].error.message();
+  EXPECT_EQ(requests[0].error, feedrate::io::ReadErrc::kUnexpectedEof)
+      << requests[0].error.message();
   EXPECT_EQ(requests[0].bytes_read, 100u);
   EXPECT_TRUE(holds_bytes(requests[0], content));
 
@@ -252,9 +253,11 @@ TEST_P(ReaderTest, RangePastEndOfFileIsIoErrorWithBytesAvailable) {
   EXPECT_EQ(requests[1].bytes_read, 1000u);
   EXPECT_TRUE(holds_bytes(requests[1], content));
 
-  EXPECT_EQ(requests[2].error, std::errc::io_error) << requests[2].error.message();
+  EXPECT_EQ(requests[2].error, feedrate::io::ReadErrc::kUnexpectedEof)
+      << requests[2].error.message();
   EXPECT_EQ(requests[2].bytes_read, 0u);
-  EXPECT_EQ(requests[3].error, std::errc::io_error) << requests[3].error.message();
+  EXPECT_EQ(requests[3].error, feedrate::io::ReadErrc::kUnexpectedEof)
+      << requests[3].error.message();
   EXPECT_EQ(requests[3].bytes_read, 0u);
 
   EXPECT_EQ(reader->stats().failed, 3u);
@@ -332,7 +335,7 @@ TEST_P(ReaderTest, ReuseOfReaderAndRequestsClearsPreviousResults) {
                                        make_request(file.fd(), 10, c)};
   reader->read(requests);
   ASSERT_EQ(requests[0].error, std::errc::bad_file_descriptor);
-  ASSERT_EQ(requests[1].error, std::errc::io_error);
+  ASSERT_EQ(requests[1].error, feedrate::io::ReadErrc::kUnexpectedEof);
   ASSERT_EQ(requests[1].bytes_read, 192u);
   ASSERT_FALSE(requests[2].error);
   const ReadStats first = reader->stats();

@@ -186,14 +186,15 @@ TEST_F(VerdictScenario, AThrottledDiskIsIoBound) {
 TEST_F(VerdictScenario, OneBatchInFlightWithReadLatencyIsRamBound) {
   LoaderOptions o = options();
   o.num_workers = 2;
-  o.batch_size = 8;
+  o.batch_size = 4;
   o.prefetch_batches = 1;  // as a memory budget that fits one batch would allow
-  // Every read takes 60 ms: with one slot nothing is read while the consumer holds the batch.
-  // Decoding 8 small crops takes under 10 ms of the two workers' time.
-  o.throttle = "10000,1000000,60000";
-  const Report r = run(o, std::chrono::milliseconds(0), 6);
+  // Every read takes 80 ms: with one slot nothing is read while the consumer holds the batch,
+  // so each batch after the first waits 80 ms for its slot's reads (ram); decoding 4 images
+  // takes a few ms of the two workers' time, even on a loaded machine.
+  o.throttle = "10000,1000000,80000";
+  const Report r = run(o, std::chrono::milliseconds(0), 10);
   EXPECT_EQ(r.verdict.bottleneck, "ram") << r.verdict.advice.front();
-  EXPECT_GT(r.verdict.stall_ram_s, 2 * (r.verdict.stall_cpu_s + r.verdict.stall_io_s));
+  EXPECT_GT(r.verdict.stall_ram_s, r.verdict.stall_cpu_s + r.verdict.stall_io_s);
   EXPECT_TRUE(r.verdict.advice.front().find("only 1 batch(es) may be in flight") !=
               std::string::npos);
 }

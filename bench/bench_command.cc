@@ -40,6 +40,7 @@ struct BenchArgs {
   bool direct = false;
   bool cold = false;
   std::string throttle;
+  std::uint64_t tar_chunk_kb = LoaderOptions{}.tar_chunk_bytes >> 10;
   bool json = false;
   double consume_rate = 0;  // images/s the emulated training step takes; 0: as fast as possible
   double step_ms = 0;       // or the time of one step
@@ -107,6 +108,7 @@ LoaderOptions loader_options(const BenchArgs& args) {
   options.force_pread = args.pread;
   options.direct_io = args.direct;
   options.throttle = args.throttle;
+  options.tar_chunk_bytes = args.tar_chunk_kb << 10;
   options.training_images_per_s = training_rate(args);
   options.trace = !args.trace.empty();
   return options;
@@ -287,6 +289,10 @@ Command add_bench_command(CLI::App& app) {
   sub->add_flag("--direct", args->direct, "O_DIRECT reads (buffered where refused)");
   sub->add_flag("--cold", args->cold,
                 "Evict the dataset from the page cache first, so the first epoch reads the disk");
+  sub->add_option("--tar-chunk-kb", args->tar_chunk_kb,
+                  "Tar shards: read nearby members as one chunk of up to this size (0: per member)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
   sub->add_option("--throttle", args->throttle,
                   "Emulate a disk: hdd, sata-ssd, nvme or MBPS[,IOPS[,LATENCY_US]]");
   CLI::Option* rate = sub->add_option("--consume-rate", args->consume_rate,

@@ -66,6 +66,9 @@ struct LoaderOptions {
   bool direct_io = false;            // O_DIRECT reads (buffered where the file system refuses)
   // Emulate a slower disk: "hdd", "sata-ssd", "nvme" or "MBPS[,IOPS[,LATENCY_US]]"; empty: none.
   std::string throttle;
+  // Tar shards: members close together in a shard are read as one sequential chunk of up to
+  // this many bytes (0: one read per member). Folders and file lists read one file per sample.
+  std::uint64_t tar_chunk_bytes = std::uint64_t{4} << 20;
 };
 
 // Fills rank / world_size from the environment where they are -1, then checks every field.

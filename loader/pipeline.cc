@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 
 #include "decode/layout.h"
 #include "decode/random.h"
 #include "gpu/host_memory.h"
 #include "gpu/trace.h"
+#include "io/chunk_plan.h"
 #include "io/throttle.h"
 #include "loader/error.h"
 #include "loader/sampler.h"
@@ -18,6 +20,7 @@
 namespace feedrate {
 namespace {
 
+using detail::kNoRead;
 using detail::Slot;
 using detail::Stall;
 using Clock = std::chrono::steady_clock;
@@ -283,7 +286,6 @@ void Pipeline::read_batch(Slot& slot) {
   slot.errors.assign(n, std::string());
   slot.skipped.clear();
   slot.encoded_offset.resize(n);
-  slot.reads.resize(n);
   slot.files.resize(n);
   std::size_t total = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -294,31 +296,23 @@ void Pipeline::read_batch(Slot& slot) {
   }
   if (slot.encoded.size() < total) slot.encoded = gpu::HostBuffer(total + total / 4);
 
-  for (std::size_t i = 0; i < n; ++i) {
-    const SampleRef& ref = dataset_.sample(slot.indices[i]);
-    io::ReadRequest& request = slot.reads[i];
-    request = {};
-    int fd = -1;
-    if (dataset_.files_are_shared()) {
-      fd = shared_files_[ref.file].fd();
-    } else {
-      std::error_code error;
-      slot.files[i] = reader_->open(dataset_.files()[ref.file], error);
-      if (error) {
-        slot.errors[i] = dataset_.describe(slot.indices[i]) + ": cannot open: " + error.message();
-        continue;
-      }
-      fd = slot.files[i].fd();
-    }
-    request.fd = fd;
-    request.offset = ref.offset;
-    request.dest = {slot.encoded.data() + slot.encoded_offset[i],
-                    static_cast<std::size_t>(ref.size)};
+  slot.reads.clear();
+  slot.read_of_sample.assign(n, kNoRead);
+  slot.offset_in_read.assign(n, 0);
+  if (dataset_.files_are_shared() && options_.tar_chunk_bytes > 0) {
+    plan_shard_reads(slot);
+  } else {
+    plan_file_reads(slot);
   }
   reader_->read(slot.reads);
   for (std::size_t i = 0; i < n; ++i) {
-    const io::ReadRequest& request = slot.reads[i];
-    if (request.error) {
+    if (slot.read_of_sample[i] == kNoRead) continue;  // could not open: already an error
+    const io::ReadRequest& request = slot.reads[slot.read_of_sample[i]];
+    std::byte* own = slot.encoded.data() + slot.encoded_offset[i];
+    const std::uint64_t size = dataset_.sample(slot.indices[i]).size;
+    // A chunk that failed part-way still holds every member that ends before the failure.
+    const bool complete = slot.offset_in_read[i] + size <= request.bytes_read;
+    if (request.error && !complete) {
       const bool short_file = request.error == io::ReadErrc::kUnexpectedEof;
       slot.errors[i] =
           dataset_.describe(slot.indices[i]) + ": read failed at byte " +
@@ -327,9 +321,13 @@ void Pipeline::read_batch(Slot& slot) {
                ? "unexpected end of file after " + std::to_string(request.bytes_read) + " of " +
                      std::to_string(request.dest.size()) + " bytes (file changed since indexing?)"
                : request.error.message());
+    } else if (request.dest.data() + slot.offset_in_read[i] != own) {
+      // Read as part of a larger chunk: slice the sample out.
+      std::memcpy(own, request.dest.data() + slot.offset_in_read[i],
+                  static_cast<std::size_t>(size));
     }
-    slot.files[i] = io::File();
   }
+  for (io::File& file : slot.files) file = io::File();
   const io::ReadStats& stats = reader_->stats();
   bytes_read_.store(stats.bytes, std::memory_order_relaxed);
   read_operations_.store(stats.operations, std::memory_order_relaxed);
@@ -352,6 +350,93 @@ void Pipeline::read_batch(Slot& slot) {
   if (trace_.enabled()) {
     // The batch's reads are in flight together: each sample's span is the batch's window.
     for (std::size_t i = 0; i < n; ++i) trace_.span("read", start, end, slot.indices[i]);
+  }
+}
+
+void Pipeline::plan_file_reads(Slot& slot) {
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    const SampleRef& ref = dataset_.sample(slot.indices[i]);
+    int fd = -1;
+    if (dataset_.files_are_shared()) {
+      fd = shared_files_[ref.file].fd();
+    } else {
+      std::error_code error;
+      slot.files[i] = reader_->open(dataset_.files()[ref.file], error);
+      if (error) {
+        slot.errors[i] = dataset_.describe(slot.indices[i]) + ": cannot open: " + error.message();
+        continue;
+      }
+      fd = slot.files[i].fd();
+    }
+    slot.read_of_sample[i] = slot.reads.size();
+    io::ReadRequest request;
+    request.fd = fd;
+    request.offset = ref.offset;
+    request.dest = {slot.encoded.data() + slot.encoded_offset[i],
+                    static_cast<std::size_t>(ref.size)};
+    slot.reads.push_back(request);
+  }
+}
+
+void Pipeline::plan_shard_reads(Slot& slot) {
+  // Members of one shard that lie close together are read as one large sequential chunk
+  // (what a seeking disk needs), then sliced out; a chunk of one member is read in place.
+  std::vector<std::size_t> order(slot.count);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const auto ref = [&](std::size_t i) -> const SampleRef& {
+    return dataset_.sample(slot.indices[i]);
+  };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(ref(a).file, ref(a).offset) < std::pair(ref(b).file, ref(b).offset);
+  });
+  io::ChunkPlanner planner;
+  planner.chunk_bytes = options_.tar_chunk_bytes;
+  struct Chunk {
+    std::uint32_t file;
+    io::ByteRange range;
+    std::vector<std::size_t> samples;
+  };
+  std::vector<Chunk> chunks;
+  std::vector<io::ByteRange> ranges;
+  for (std::size_t begin = 0; begin < order.size();) {
+    std::size_t end = begin;
+    const std::uint32_t file = ref(order[begin]).file;
+    ranges.clear();
+    while (end < order.size() && ref(order[end]).file == file) {
+      ranges.push_back({ref(order[end]).offset, ref(order[end]).size});
+      ++end;
+    }
+    const io::ChunkPlan plan = planner.plan(ranges);
+    const std::size_t first_chunk = chunks.size();
+    for (const io::ByteRange& range : plan.chunks) chunks.push_back({file, range, {}});
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+      const std::size_t sample = order[begin + k];
+      chunks[first_chunk + plan.slices[k].chunk].samples.push_back(sample);
+      slot.offset_in_read[sample] = plan.slices[k].offset;
+    }
+    begin = end;
+  }
+  // Multi-member chunks land in the slot's chunk buffer; single members in their own place.
+  std::uint64_t staged = 0;
+  for (const Chunk& chunk : chunks) {
+    if (chunk.samples.size() > 1) staged += chunk.range.size;
+  }
+  if (slot.chunks.size() < staged) slot.chunks = gpu::HostBuffer(staged);
+  std::uint64_t at = 0;
+  for (const Chunk& chunk : chunks) {
+    io::ReadRequest request;
+    request.fd = shared_files_[chunk.file].fd();
+    request.offset = chunk.range.offset;
+    const std::size_t size = static_cast<std::size_t>(chunk.range.size);
+    if (chunk.samples.size() == 1) {
+      request.dest = {slot.encoded.data() + slot.encoded_offset[chunk.samples[0]], size};
+      slot.offset_in_read[chunk.samples[0]] = 0;
+    } else {
+      request.dest = {slot.chunks.data() + at, size};
+      at += size;
+    }
+    for (std::size_t sample : chunk.samples) slot.read_of_sample[sample] = slot.reads.size();
+    slot.reads.push_back(request);
   }
 }
 

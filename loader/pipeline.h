@@ -86,6 +86,9 @@ class Pipeline {
   void sample_in_flight();
   void io_main(std::uint64_t epoch);
   void read_batch(detail::Slot& slot);
+  // Fill slot.reads: one read per sample, or per chunk of nearby tar members.
+  void plan_file_reads(detail::Slot& slot);
+  void plan_shard_reads(detail::Slot& slot);
   void decode_sample(detail::Slot& slot, std::size_t i);
   void decode_task(detail::Slot* slot, std::size_t i);
   // Applies the bad-input policy; returns false when every sample of the batch was skipped.

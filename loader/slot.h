@@ -25,6 +25,8 @@ namespace feedrate::detail {
 // buffer (h2d). Indexes the pipeline's stall counters.
 enum class Stall { kIo = 0, kCpu = 1, kRam = 2, kH2d = 3 };
 
+inline constexpr std::size_t kNoRead = static_cast<std::size_t>(-1);
+
 struct Slot {
   enum class State { kFree, kReading, kDecoding, kRead, kReady, kHeld };
   State state = State::kFree;
@@ -51,7 +53,10 @@ struct Slot {
   gpu::HostBuffer encoded;  // every sample's bytes, back to back (grows, never shrinks)
   std::vector<std::size_t> encoded_offset;
   std::vector<io::ReadRequest> reads;
-  std::vector<io::File> files;  // per-sample files (image folders, file lists)
+  std::vector<std::size_t> read_of_sample;    // which read holds each sample (kNoRead: none)
+  std::vector<std::uint64_t> offset_in_read;  // where in that read's bytes the sample starts
+  gpu::HostBuffer chunks;                     // multi-member tar chunks before slicing
+  std::vector<io::File> files;                // per-sample files (image folders, file lists)
 
   std::atomic<std::size_t> pending{0};  // decode tasks not finished
   Stall delayed_by = Stall::kIo;        // while reading: what delayed the start of its reads

@@ -244,6 +244,47 @@ TEST_F(LoaderTest, DirectIoAndThrottleDeliverTheSameBatches) {
   EXPECT_GE(stats.io.latency_p99_us, stats.io.latency_p50_us);
 }
 
+TEST(TarChunks, NearbyMembersAreReadAsOneChunkWithTheSameResult) {
+  testing::TempDir dir;
+  datagen::DatasetSpec spec;
+  spec.out = dir / "shards";
+  spec.count = 40;
+  spec.classes = 4;
+  spec.format = datagen::Format::kTar;
+  spec.images_per_shard = 16;
+  datagen::make_dataset(spec);
+  for (bool shuffle : {false, true}) {
+    LoaderOptions o;
+    o.source = (dir / "shards").string();
+    o.batch_size = 8;
+    o.transform.size = 24;
+    o.shuffle = shuffle;
+    o.rank = 0;
+    o.world_size = 1;
+    o.tar_chunk_bytes = 0;  // one read per member
+    Loader per_member(o);
+    o.tar_chunk_bytes = 1 << 20;
+    Loader chunked(o);
+    std::vector<std::uint8_t> a, b;
+    std::vector<std::int32_t> la, lb;
+    while (std::optional<Batch> batch = per_member.next()) {
+      a.insert(a.end(), batch->images_u8().begin(), batch->images_u8().end());
+      la.insert(la.end(), batch->labels().begin(), batch->labels().end());
+    }
+    while (std::optional<Batch> batch = chunked.next()) {
+      b.insert(b.end(), batch->images_u8().begin(), batch->images_u8().end());
+      lb.insert(lb.end(), batch->labels().begin(), batch->labels().end());
+    }
+    EXPECT_EQ(la, lb);
+    EXPECT_TRUE(a == b) << "shuffle " << shuffle;
+    EXPECT_EQ(per_member.stats().read_operations, 40u);
+    if (!shuffle) {
+      // Sequential batches of 8 neighbouring members: one chunk per batch and shard.
+      EXPECT_LE(chunked.stats().read_operations, 8u);
+    }
+  }
+}
+
 TEST_F(LoaderTest, HoldingEverySlotIsAnErrorNotAHang) {
   LoaderOptions o = options();
   o.prefetch_batches = 2;

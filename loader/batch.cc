@@ -76,7 +76,7 @@ std::vector<std::int64_t> Batch::shape() const {
 }
 
 std::string Batch::device() const {
-  return slot_->device_name;
+  return slot_->device.name();
 }
 const void* Batch::data() const {
   return owner_->device_images(slot_);
@@ -91,7 +91,7 @@ void Batch::wait(void* cuda_stream) const {
 DLManagedTensor* Batch::images_dlpack() const {
   const std::vector<std::int64_t> dims = shape();
   slot_->holders.fetch_add(1);
-  return gpu::make_dlpack_tensor(owner_->device_images(slot_), gpu::parse_device(device()),
+  return gpu::make_dlpack_tensor(owner_->device_images(slot_), slot_->device,
                                  element_type(slot_->layout), dims,
                                  [owner = owner_, slot = slot_] { unref(owner, slot); });
 }
@@ -99,13 +99,13 @@ DLManagedTensor* Batch::images_dlpack() const {
 DLManagedTensor* Batch::labels_dlpack() const {
   const std::int64_t dims[1] = {static_cast<std::int64_t>(size())};
   slot_->holders.fetch_add(1);
-  return gpu::make_dlpack_tensor(owner_->device_labels(slot_), gpu::parse_device(device()),
+  return gpu::make_dlpack_tensor(owner_->device_labels(slot_), slot_->device,
                                  gpu::ElementType::kInt32, dims,
                                  [owner = owner_, slot = slot_] { unref(owner, slot); });
 }
 
 std::span<const std::uint8_t> Batch::images_u8() const {
-  if (!slot_->on_host) {
+  if (slot_->device.is_cuda()) {
     throw Error("images_u8(): this batch is on " + device() + "; use data() or images_dlpack()");
   }
   if (slot_->layout != OutputLayout::kUint8NHWC) {
@@ -116,7 +116,7 @@ std::span<const std::uint8_t> Batch::images_u8() const {
 }
 
 std::span<const float> Batch::images_f32() const {
-  if (!slot_->on_host) {
+  if (slot_->device.is_cuda()) {
     throw Error("images_f32(): this batch is on " + device() + "; use data() or images_dlpack()");
   }
   if (slot_->layout != OutputLayout::kFloat32NCHW) {

@@ -59,7 +59,7 @@ void* SlotRing::device_images(const Slot* slot) const {
 }
 
 std::int32_t* SlotRing::device_labels(const Slot* slot) const {
-  if (slot->on_host) return const_cast<std::int32_t*>(slot->labels.data());
+  if (!slot->device.is_cuda()) return const_cast<std::int32_t*>(slot->labels.data());
   return transfer->output(slot->id, slot->images, nullptr).labels;
 }
 
@@ -139,8 +139,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
     slot->sample_bytes = sample_bytes_;
     slot->layout = options_.layout;
     slot->size = options_.transform.size;
-    slot->on_host = !transfer.device.is_cuda();
-    slot->device_name = transfer.device.name();
+    slot->device = transfer.device;
     ring_->free.push_back(slot.get());
     ring_->slots.push_back(std::move(slot));
   }
@@ -649,7 +648,7 @@ RunStats Pipeline::stats() const {
     stats.io = io_stats_;
   }
   stats.io_fallback_reason = io_fallback_reason_;
-  stats.device = ring_->slots.front()->device_name;
+  stats.device = ring_->slots.front()->device.name();
   {
     std::lock_guard lock(skipped_mutex_);
     stats.skipped_samples = skipped_samples_;

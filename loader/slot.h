@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/device.h"
 #include "gpu/host_memory.h"
 #include "io/file.h"
 #include "io/reader.h"
@@ -42,8 +43,7 @@ struct Slot {
   std::size_t sample_bytes = 0;
   OutputLayout layout = OutputLayout::kUint8NHWC;  // what the consumer receives
   int size = 0;                                    // images are size x size
-  bool on_host = true;                             // delivered from `images` itself
-  std::string device_name = "host";
+  gpu::Device device;  // where batches are delivered; the host delivers `images` itself
 
   std::vector<std::int32_t> labels;
   std::vector<std::uint32_t> indices;

@@ -1,8 +1,8 @@
 // Tests for a Reader's throttle and statistics, against both backends: a throttled reader is
 // measurably limited (bytes, operations, latency) and still delivers the right bytes; io_uring
 // keeps several reads in flight while it waits; latency percentiles, reads in flight, the
-// backend description and the throttle applied are reported. Time bounds are loose (lower
-// bounds from the limits, upper bounds 5x): the machine running the tests may be busy.
+// backend description and the throttle applied are reported. Only lower time bounds, derived
+// from the limits, are asserted: a busy machine can make a run slower, never faster.
 
 #include <gtest/gtest.h>
 
@@ -92,7 +92,6 @@ TEST_P(ReaderThrottleTest, ByteRateLimitsThroughput) {
   const double seconds = read_all(options(16, {100, 0, 0}), 200, 100'000);
   SKIP_IF_NEEDED(seconds);
   EXPECT_GE(seconds, 0.18);
-  EXPECT_LE(seconds, 1.0);
   EXPECT_EQ(stats_.bytes, 20'000'000u);
   EXPECT_DOUBLE_EQ(stats_.throttle.mb_per_s, 100);
 }
@@ -102,7 +101,6 @@ TEST_P(ReaderThrottleTest, OperationRateLimitsSmallReads) {
   const double seconds = read_all(options(16, {0, 1500, 0}), 300, 4096);
   SKIP_IF_NEEDED(seconds);
   EXPECT_GE(seconds, 0.18);
-  EXPECT_LE(seconds, 1.0);
 }
 
 TEST_P(ReaderThrottleTest, LatencyIsPaidPerReadAndOverlapsInTheQueue) {
@@ -117,7 +115,6 @@ TEST_P(ReaderThrottleTest, LatencyIsPaidPerReadAndOverlapsInTheQueue) {
     EXPECT_LE(stats_.peak_in_flight, 1u);
   } else {
     EXPECT_GE(seconds, 100 / 16 * 0.002 * 0.9);
-    EXPECT_LE(seconds, 0.2 * 5);
     EXPECT_EQ(stats_.peak_in_flight, 16u);
     EXPECT_GT(stats_.average_in_flight, 4.0);
   }
@@ -128,7 +125,6 @@ TEST_P(ReaderThrottleTest, DiskClassHddLimitsRandomReads) {
   const double seconds = read_all(options(32, parse_throttle("hdd")), 40, 100'000);
   SKIP_IF_NEEDED(seconds);
   EXPECT_GE(seconds, 0.2);
-  EXPECT_LE(seconds, 5 * 0.3);
 }
 
 TEST_P(ReaderThrottleTest, StatisticsOfAnUnthrottledReader) {

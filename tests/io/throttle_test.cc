@@ -108,8 +108,9 @@ TEST(ThrottleTest, LatencyDelaysEveryOperationWithoutSerializingThem) {
     last = throttle.admit(4096);
     EXPECT_GE(seconds_between(issued, last), 0.05);
   }
-  // Operations in flight together each wait the latency once, not one after another.
-  EXPECT_LE(seconds_between(before, last), 0.25);
+  // Operations in flight together each wait the latency once, not one after another (that
+  // would schedule the last one 5 s in); the bound leaves room for a descheduled test thread.
+  EXPECT_LE(seconds_between(before, last), 1.0);
 }
 
 TEST(ThrottleTest, IdleTimeSavesAtMostTheBurst) {

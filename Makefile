@@ -6,14 +6,17 @@ BENCH_ARGS ?=
 DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
                 libjpeg62-turbo-dev libtbb-dev libgtest-dev libcli11-dev nlohmann-json3-dev \
                 libfmt-dev libdlpack-dev
+# Only `make fuzz` needs these: clang brings libFuzzer.
+FUZZ_DEB_PACKAGES := clang
 
-.PHONY: all deps configure build bench test install clean
+.PHONY: all deps configure build bench test test-asan test-tsan fuzz soak install clean
 
 all: build
 
-deps:
-	@missing=""; \
-	for p in $(DEB_PACKAGES); do \
+# Installs the missing packages of a list (as root; otherwise prints the apt-get line and fails).
+define install_missing
+@missing=""; \
+	for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -26,6 +29,10 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_PACKAGES))
 
 $(BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
@@ -40,6 +47,59 @@ bench: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on), from
+# the `asan` preset in build-asan/. The package test is left out: it links an uninstrumented
+# consumer against the instrumented library, which ASan refuses to start.
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:strict_init_order=1 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+test-asan: deps
+	cmake --preset asan
+	cmake --build --preset asan -j $(JOBS)
+	$(ASAN_ENV) ctest --preset asan -j $(JOBS) -E '^package\.'
+
+# The pipeline and concurrency suites under ThreadSanitizer, from the `tsan` preset in
+# build-tsan/. Debian's libtbb is not instrumented, so races reported inside decode tasks that
+# TBB hands between threads are false positives; tests/sanitizers/tsan.supp says what is
+# suppressed and why. The other suites are single-threaded code that ASan already covers.
+TSAN_TARGETS := loader_test io_test
+TSAN_TESTS := ^(loader_test|io_test)\.
+TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp
+
+test-tsan: deps
+	cmake --preset tsan
+	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TARGETS)
+	$(TSAN_ENV) ctest --preset tsan -j $(JOBS) -R '$(TSAN_TESTS)'
+
+# libFuzzer targets (tests/fuzz), built with clang in build-fuzz/ with ASan+UBSan; each runs for
+# FUZZ_SECONDS from the generated seeds. New inputs collect in build-fuzz/corpus/<target>,
+# crashes in build-fuzz/crashes/ (each one becomes a regression test; see README).
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := tar_index file_list jpeg_decode bench_args
+
+fuzz: deps
+	$(call install_missing,$(FUZZ_DEB_PACKAGES))
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DFEEDRATE_FUZZ=ON -DFEEDRATE_BUILD_TESTS=OFF -DFEEDRATE_WITH_CUDA=OFF
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target feedrate_fuzz_seeds $(addprefix fuzz_,$(FUZZ_TARGETS))
+	$(FUZZ_DIR)/tests/fuzz/feedrate-fuzz-seeds $(FUZZ_DIR)/seeds
+	@mkdir -p $(FUZZ_DIR)/crashes
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
+	  echo "=== fuzz $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_DIR)/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crashes/$$t- \
+	    $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t || exit 1; \
+	done
+
+# A few minutes of many epochs with random num_workers and early destruction (not part of CI):
+# exactly-once delivery, flat RSS, no growing file descriptors.
+SOAK_SECONDS ?= 180
+
+soak: build
+	FEEDRATE_SOAK_SECONDS=$(SOAK_SECONDS) $(BUILD_DIR)/tests/loader/loader_soak
 
 install: build
 	cmake --install $(BUILD_DIR)

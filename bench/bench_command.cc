@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -88,7 +89,7 @@ double training_rate(const BenchArgs& args) {
 
 LoaderOptions loader_options(const BenchArgs& args) {
   LoaderOptions options;
-  options.source = args.dataset.empty() ? default_dataset().string() : args.dataset;
+  options.source = args.dataset;  // empty: run() uses the default dataset
   options.num_workers = args.workers;
   options.batch_size = args.batch;
   options.shuffle = !args.no_shuffle;
@@ -115,7 +116,9 @@ LoaderOptions loader_options(const BenchArgs& args) {
 }
 
 int run(const BenchArgs& args) {
-  Loader loader(loader_options(args));
+  LoaderOptions requested = loader_options(args);
+  if (requested.source.empty()) requested.source = default_dataset().string();
+  Loader loader(requested);
   const Dataset& dataset = loader.dataset();
   if (!args.json) {
     fmt::print("dataset   {} ({}): {} samples, {} classes, {:.1f} MB\n", loader.options().source,
@@ -239,14 +242,8 @@ int run(const BenchArgs& args) {
   return 0;
 }
 
-}  // namespace
-
-Command add_bench_command(CLI::App& app) {
-  auto args = std::make_shared<BenchArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "bench",
-      "Measure how fast this machine feeds training from DATASET (default: a generated "
-      "1,000-image dataset)");
+// Registers the options of `feedrate bench` on `sub`, to be parsed into `args`.
+void add_bench_options(CLI::App* sub, BenchArgs* args) {
   sub->add_option("DATASET", args->dataset,
                   "Image folder, file list, tar shard, folder of shards or a glob of shards");
   sub->add_option("-w,--workers", args->workers, "Decode threads (0: on the consumer's thread)")
@@ -304,7 +301,27 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--trace", args->trace,
                   "Write a Chrome trace (Perfetto) timeline of every stage to this file");
   sub->add_flag("--json", args->json, "Print one JSON object instead of text");
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "bench",
+      "Measure how fast this machine feeds training from DATASET (default: a generated "
+      "1,000-image dataset)");
+  add_bench_options(sub, args.get());
   return [args] { return run(*args); };
+}
+
+LoaderOptions parse_bench_options(std::vector<std::string> arguments) {
+  CLI::App app;
+  BenchArgs args;
+  add_bench_options(&app, &args);
+  std::reverse(arguments.begin(), arguments.end());  // CLI11 takes them last first
+  app.parse(arguments);
+  return loader_options(args);
 }
 
 }  // namespace feedrate::bench

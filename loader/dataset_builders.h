@@ -2,12 +2,18 @@
 // throws feedrate::Error naming the file and the problem.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <vector>
 
 #include "loader/dataset.h"
 
 namespace feedrate {
+
+// The largest label accepted: classes() lists every label up to the largest one, so an absurd
+// label (2147483647) would cost gigabytes of class names (and overflow the loop listing them).
+// Four million covers the largest public classification sets (WebFace42M: two million).
+inline constexpr std::int32_t kMaxLabel = (1 << 22) - 1;
 
 struct Dataset::Builder {
   // root/<class>/**/<image>.jpg; classes sorted by name become labels 0..C-1 (torchvision).

@@ -39,8 +39,9 @@ void Dataset::Builder::file_list(Dataset& dataset, const fs::path& list, bool al
     const char* begin = line.data() + space + 1;
     const char* end = line.data() + last + 1;
     const auto [ptr, ec] = std::from_chars(begin, end, label);
-    if (ec != std::errc() || ptr != end || label < 0) {
-      throw Error(where + "label '" + std::string(begin, end) + "' is not a non-negative integer");
+    if (ec != std::errc() || ptr != end || label < 0 || label > kMaxLabel) {
+      throw Error(where + "label '" + std::string(begin, end) + "' is not an integer in [0, " +
+                  std::to_string(kMaxLabel) + "]");
     }
     const auto path_end = line.find_last_not_of(" \t", space);
     const fs::path relative(line.substr(first, path_end - first + 1));

@@ -58,8 +58,9 @@ struct LoaderOptions {
 
   std::size_t prefetch_batches = 3;
   // Caps the memory of the batches in flight (their images and encoded bytes): the number of
-  // slots becomes min(prefetch_batches, what fits). 0: no cap beyond prefetch_batches. A budget
-  // too small for one batch is an error at start.
+  // slots becomes min(prefetch_batches, what fits). 0: a quarter of the memory this process may
+  // use (the container's limit, cgroup memory.max, where one is set; else the RAM). A budget too
+  // small for one batch is an error at start.
   std::size_t memory_budget_mb = 0;  // batch slots: one held by the consumer, two in flight
   unsigned io_queue_depth = 64;      // reads in flight
   bool force_pread = false;          // skip io_uring

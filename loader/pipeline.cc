@@ -38,6 +38,9 @@ constexpr std::uint64_t kNoticeableWaitNs = 100'000;
 
 constexpr std::size_t kMaxListedSkips = 1000;
 
+// The share of memory_limit_bytes() that the batches in flight may use when memory_budget_mb is 0.
+constexpr double kDefaultBudgetShare = 0.25;
+
 }  // namespace
 
 void SlotRing::release(Slot* slot) noexcept {
@@ -150,7 +153,6 @@ Pipeline::~Pipeline() {
 }
 
 void Pipeline::apply_memory_budget(bool converts_on_device) {
-  if (options_.memory_budget_mb == 0) return;
   const auto pixels = static_cast<double>(options_.transform.size) * options_.transform.size;
   const bool floats = !converts_on_device && options_.layout != OutputLayout::kUint8NHWC;
   const double image_bytes = pixels * 3 * (floats ? sizeof(float) : 1);
@@ -159,14 +161,28 @@ void Pipeline::apply_memory_budget(bool converts_on_device) {
   // A slot holds a batch's images and its encoded bytes (whose buffer grows by a quarter).
   const double slot_bytes =
       static_cast<double>(options_.batch_size) * (image_bytes + 1.25 * encoded_bytes);
-  const double budget = static_cast<double>(options_.memory_budget_mb) * 1e6;
+  // Without a budget, the batches in flight may take a quarter of what this process may use
+  // (the container's limit where there is one): the rest belongs to the training itself.
+  const bool by_default = options_.memory_budget_mb == 0;
+  const double budget = by_default ? static_cast<double>(memory_limit_bytes()) * kDefaultBudgetShare
+                                   : static_cast<double>(options_.memory_budget_mb) * 1e6;
+  if (by_default && budget <= 0) return;  // the limit is unknown
   const auto fits = static_cast<std::size_t>(budget / slot_bytes);
   if (fits == 0) {
-    char message[256];
-    std::snprintf(message, sizeof(message),
-                  "option memory_budget_mb: %zu MB is too small for one batch, which needs about "
-                  "%.1f MB (batch_size %zu)",
-                  options_.memory_budget_mb, slot_bytes / 1e6, options_.batch_size);
+    char message[320];
+    if (by_default) {
+      std::snprintf(message, sizeof(message),
+                    "one batch needs about %.1f MB (batch_size %zu), more than the default memory "
+                    "budget of %.1f MB, a quarter of this process's memory limit (%.1f MB, the "
+                    "container's when it sets one): lower batch_size or set memory_budget_mb",
+                    slot_bytes / 1e6, options_.batch_size, budget / 1e6,
+                    static_cast<double>(memory_limit_bytes()) / 1e6);
+    } else {
+      std::snprintf(message, sizeof(message),
+                    "option memory_budget_mb: %zu MB is too small for one batch, which needs "
+                    "about %.1f MB (batch_size %zu)",
+                    options_.memory_budget_mb, slot_bytes / 1e6, options_.batch_size);
+    }
     throw Error(message);
   }
   options_.prefetch_batches = std::min(options_.prefetch_batches, fits);
@@ -477,10 +493,10 @@ void Pipeline::decode_sample(Slot& slot, std::size_t i) {
 void Pipeline::decode_task(Slot* slot, std::size_t i) {
   if (!cancel_) decode_sample(*slot, i);
   if (slot->pending.fetch_sub(1) == 1) {
-    {
-      std::lock_guard lock(ring_->mutex);
-      slot->state = Slot::State::kReady;
-    }
+    // Notify under the mutex: once the slot is kReady, stop() may return and the Pipeline (and
+    // the ring, when no Batch holds it) may be destroyed, so nothing may touch them after it.
+    std::lock_guard lock(ring_->mutex);
+    slot->state = Slot::State::kReady;
     ring_->changed.notify_all();
   }
 }

@@ -79,9 +79,10 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
       }
       std::int32_t label = -1;
       const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), label);
-      if (ec != std::errc() || ptr != digits.data() + digits.size() || label < 0) {
+      if (ec != std::errc() || ptr != digits.data() + digits.size() || label < 0 ||
+          label > kMaxLabel) {
         throw Error(shard.string() + ":" + pending.label->name + ": label '" + std::string(digits) +
-                    "' is not a non-negative integer");
+                    "' is not an integer in [0, " + std::to_string(kMaxLabel) + "]");
       }
       dataset.samples_.push_back({file_index, pending.image->offset, pending.image->size, label});
       dataset.members_.push_back(pending.image->name);

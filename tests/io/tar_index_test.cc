@@ -491,6 +491,102 @@ TEST_F(HandMadeTarTest, RandomBytesAreRejected) {
   }
 }
 
+// ---- Hostile archives: entries that are not regular files, and size fields built to overflow.
+
+TEST_F(HandMadeTarTest, DevicesFifosAndOtherEntryTypesAreRejected) {
+  const fs::path archive = dir_ / "types.tar";
+  for (const auto& [type, what] :
+       std::vector<std::pair<char, std::string>>{{'3', "character device"},
+                                                 {'4', "block device"},
+                                                 {'6', "FIFO"},
+                                                 {'1', "hard link"},
+                                                 {'2', "symbolic link"},
+                                                 {'K', "unknown"},  // GNU long link name
+                                                 {'S', "unknown"},  // GNU sparse file
+                                                 {'V', "unknown"}}) {
+    SCOPED_TRACE(std::string("type '") + type + "'");
+    {
+      TarWriter writer(archive);
+      writer.add("first.bin", first_);
+      writer.write_raw(ustar_header("dev/sda", 0, type));
+      writer.finish();
+    }
+    const std::string message = index_error(archive);
+    EXPECT_TRUE(contains(message, archive.string()));
+    EXPECT_TRUE(contains(message, "at byte 1536"));  // the second header
+    EXPECT_TRUE(contains(message, what));
+    EXPECT_TRUE(contains(message, "dev/sda"));
+  }
+}
+
+TEST_F(HandMadeTarTest, Base256SizesThatOverflowOrPointPastTheEndAreRejected) {
+  const fs::path archive = write_archive();
+  const Bytes good = read_file(archive);
+  struct Case {
+    std::array<unsigned char, 12> field;
+    const char* expected;
+  };
+  std::array<unsigned char, 12> past_end{0x80}, huge{0x80}, overflow{0xBF}, negative{0xFF};
+  past_end[10] = 0x40;  // 16 KiB: more than the archive holds
+  huge[4] = 0x7F;       // about 2^63 bytes
+  overflow.fill(0xFF);  // 2^94 - 1: more than 64 bits
+  overflow[0] = 0xBF;
+  negative.fill(0xFF);
+  for (const Case& c : {Case{past_end, "truncated"}, Case{huge, "truncated"},
+                        Case{overflow, "bad size field"}, Case{negative, "bad size field"}}) {
+    Bytes bytes = good;
+    std::memcpy(bytes.data() + 124, c.field.data(), c.field.size());
+    set_checksum(bytes.data());
+    write_file(archive, bytes);
+    const std::string message = index_error(archive);
+    EXPECT_TRUE(contains(message, archive.string()));
+    EXPECT_TRUE(contains(message, c.expected));
+  }
+  // A base-256 size that is right is read as one.
+  Bytes bytes = good;
+  std::array<unsigned char, 12> exact{0x80};
+  exact[10] = static_cast<unsigned char>(first_.size() >> 8);
+  exact[11] = static_cast<unsigned char>(first_.size());
+  std::memcpy(bytes.data() + 124, exact.data(), exact.size());
+  set_checksum(bytes.data());
+  write_file(archive, bytes);
+  expect_members(archive, index_path(archive), {{"first.bin", first_}, {"second.bin", second_}});
+}
+
+TEST_F(HandMadeTarTest, PaxSizesThatOverflowOrPointPastTheEndAreRejected) {
+  const fs::path archive = dir_ / "pax.tar";
+  write_pax_archive(archive, pax_record("size", "99999999999999999999999"), first_);
+  EXPECT_TRUE(contains(index_error(archive), "bad pax size"));
+  write_pax_archive(archive, pax_record("size", "1000000"), first_);
+  const std::string message = index_error(archive);
+  EXPECT_TRUE(contains(message, "member needs 1000000 bytes"));
+  EXPECT_TRUE(contains(message, "truncated"));
+}
+
+TEST_F(HandMadeTarTest, MetadataEntriesCannotAskForHugeAllocations) {
+  // A GNU long name or pax header that declares a gigabyte is refused before reading it.
+  const fs::path archive = dir_ / "long.tar";
+  {
+    TarWriter writer(archive);
+    writer.write_raw(ustar_header("././@LongLink", 1000, 'L'));
+    writer.write_raw(Bytes(1024, 'a'));
+    writer.add("first.bin", first_);
+    writer.finish();
+  }
+  Bytes bytes = read_file(archive);
+  std::memcpy(bytes.data() + 124, "00000077777", 11);  // 32767 bytes: more than the file has
+  set_checksum(bytes.data());
+  write_file(archive, bytes);
+  EXPECT_TRUE(contains(index_error(archive), "truncated"));
+  // Within the file but above 1 MiB.
+  Bytes big = read_file(archive);
+  big.resize(big.size() + (std::size_t{2} << 20), 0);
+  std::memcpy(big.data() + 124, "00010000000", 11);  // 2 MiB
+  set_checksum(big.data());
+  write_file(archive, big);
+  EXPECT_TRUE(contains(index_error(archive), "metadata entry larger than 1 MiB"));
+}
+
 TEST(TarIndexTest, UnreadableDescriptorThrowsTarError) {
   EXPECT_THROW(index_tar(-1, "nothing.tar"), TarError);
 }

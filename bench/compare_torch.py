@@ -42,8 +42,14 @@ What it measures
   2.5x the DataLoader's images/s, and feedrate's peak RSS is at most 1/4 of the DataLoader
   tree's peak PSS.
 
+  --python adds a third side: feedrate's Python module (feedrate.Loader yielding torch tensors
+  without a copy, same dataset, transform, seed and batch), measured like the others in a
+  fresh child process that imports torch, with its clock from the first iter() as feedrate
+  bench's starts after the dataset scan. It reports the Python path against both peers; the
+  targets checked: >= 95% of `feedrate bench`'s images/s and >= 2.5x the DataLoader's.
+
 Run it with Debian's interpreter, which has python3-torch and python3-torchvision:
-  /usr/bin/python3 bench/compare_torch.py [--workers 1,2] [--repeats 3] [--json]
+  /usr/bin/python3 bench/compare_torch.py [--workers 1,2] [--repeats 3] [--python] [--json]
 """
 
 import argparse
@@ -68,6 +74,7 @@ SAMPLE_INTERVAL_S = 0.05  # shortest interval between memory samples
 SAMPLER_CPU_SHARE = 0.10  # at most this fraction of one core goes to sampling
 SPEED_TARGET = 2.5  # feedrate images/s >= 2.5x the DataLoader's
 MEMORY_TARGET = 4.0  # feedrate peak RSS <= 1/4 of the DataLoader tree's peak PSS
+PYTHON_KEEPS_TARGET = 0.95  # feedrate.Loader images/s >= 95% of `feedrate bench`'s
 
 
 class ChildFailed(RuntimeError):
@@ -133,6 +140,38 @@ def torch_child(args):
     json.dump({"dataset_samples": len(dataset), "samples": images, "batches": batches,
                "seconds": seconds, "images_per_s": images / seconds,
                "batch_shape": batch_shape, "batch_dtype": batch_dtype}, sys.stdout)
+
+
+def python_child(args):
+    """Iterate feedrate.Loader (torch tensors) over the dataset; print one JSON object."""
+    import resource
+    torch, _ = import_torch()  # a training script has torch loaded; the tensors are torch's
+    if args.module_path:
+        sys.path.insert(0, args.module_path)
+    import feedrate
+    loader = feedrate.Loader(args.dataset, batch_size=args.batch, num_workers=args.workers[0],
+                             transform=args.transform, seed=args.seed, shuffle=True,
+                             size=CROP_SIZE, arrays="torch")
+    images = batches = 0
+    batch_shape = batch_dtype = None
+    start = time.perf_counter()  # after the dataset scan, as `feedrate bench` starts its clock
+    epochs = itertools.count() if args.batches else range(args.epochs)
+    for epoch in epochs:
+        loader.set_epoch(epoch)
+        for pixels, _labels in loader:
+            images += pixels.shape[0]
+            batches += 1
+            batch_shape, batch_dtype = list(pixels.shape), str(pixels.dtype)
+            if batches == args.batches:
+                break
+        if batches == args.batches:
+            break
+    seconds = time.perf_counter() - start
+    peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
+    json.dump({"dataset_samples": loader.num_samples, "samples": images, "batches": batches,
+               "seconds": seconds, "images_per_s": images / seconds, "peak_rss_mb": peak_rss_mb,
+               "batch_shape": batch_shape, "batch_dtype": batch_dtype,
+               "verdict": loader.report()["verdict"]["bottleneck"]}, sys.stdout)
 
 
 # ----------------------------------------------------------------------------------------
@@ -363,8 +402,44 @@ def measure_feedrate(args, binary, dataset, workers):
     return run_sampled(command)
 
 
+def find_module(requested):
+    """The folder holding the built feedrate Python module; exit with a clear error if none."""
+    folder = Path(requested) if requested else SCRIPT_DIR.parent / "build" / "python"
+    if not any(folder.glob("feedrate*.so")):
+        sys.exit(f"compare_torch.py: no feedrate Python module in {folder}.\n"
+                 "Build it (cmake --build build; needs python3-pybind11 and python3-dev) or pass "
+                 "--module-path FOLDER.")
+    return folder.resolve()
+
+
+def measure_python(args, module, dataset, workers):
+    command = [sys.executable, str(Path(__file__).resolve()), "--python-child",
+               "--module-path", str(module), "--dataset", str(dataset), "--workers", str(workers),
+               "--batch", str(args.batch), "--transform", args.transform,
+               "--seed", str(args.seed)] + run_length_args(args)
+    return run_sampled(command)
+
+
 def median_of(runs, key):
     return statistics.median(run[key] for run in runs)
+
+
+def summarise_python(row, python_runs):
+    """Adds the Python module's medians and its ratios to the two peers to a summary row."""
+    speed = median_of(python_runs, "images_per_s")
+    row.update({
+        "python_images_per_s": speed,
+        "python_peak_pss_mb": median_of(python_runs, "tree_peak_pss_mb"),
+        "python_peak_rss_mb": median_of(python_runs, "peak_rss_mb"),
+        "python_to_cpp": speed / row["feedrate_images_per_s"],
+        "python_to_torch": speed / row["torch_images_per_s"],
+        "python_memory_ratio_pss": row["torch_peak_pss_mb"] / median_of(python_runs,
+                                                                         "tree_peak_pss_mb"),
+        "python_keeps_target_met": speed >= PYTHON_KEEPS_TARGET * row["feedrate_images_per_s"],
+        "python_speed_target_met": speed >= SPEED_TARGET * row["torch_images_per_s"],
+        "python_runs": python_runs,
+    })
+    return row
 
 
 def summarise(workers, torch_runs, feedrate_runs):
@@ -456,6 +531,23 @@ def print_table(rows, log):
     log("")
 
 
+def print_python(rows, log):
+    columns = [("workers", "{workers}", 7),
+               ("torch img/s", "{torch_images_per_s:.1f}", 11),
+               ("bench (C++) img/s", "{feedrate_images_per_s:.1f}", 17),
+               ("Loader (Python) img/s", "{python_images_per_s:.1f}", 21),
+               ("Python/C++", "{python_to_cpp:.1%}", 10),
+               ("Python/torch", "{python_to_torch:.2f}x", 12),
+               ("Python peak PSS MB", "{python_peak_pss_mb:.1f}", 18),
+               ("torch/Python PSS", "{python_memory_ratio_pss:.2f}x", 16)]
+    log("feedrate's Python module (feedrate.Loader, torch tensors, torch imported)")
+    log(" | ".join(title.rjust(width) for title, _, width in columns))
+    log("-+-".join("-" * width for _, _, width in columns))
+    for row in rows:
+        log(" | ".join(fmt.format(**row).rjust(width) for _, fmt, width in columns))
+    log("")
+
+
 def print_targets(rows, log):
     verdict = {True: "met", False: "NOT met"}
     log("targets (from the issue)")
@@ -466,6 +558,13 @@ def print_targets(rows, log):
             f"DataLoader tree's peak PSS: {row['feedrate_peak_rss_mb']:.1f} MB vs "
             f"{row['torch_peak_pss_mb']:.1f} MB ({row['memory_ratio_target']:.2f}x) -> "
             f"{verdict[row['memory_target_met']]}")
+        if "python_images_per_s" in row:
+            log(f"  workers {row['workers']}: feedrate.Loader (Python) >= "
+                f"{PYTHON_KEEPS_TARGET:.0%} of feedrate bench's images/s: "
+                f"{row['python_to_cpp']:.1%} -> {verdict[row['python_keeps_target_met']]}")
+            log(f"  workers {row['workers']}: feedrate.Loader (Python) >= {SPEED_TARGET}x the "
+                f"DataLoader's images/s: {row['python_to_torch']:.2f}x -> "
+                f"{verdict[row['python_speed_target_met']]}")
 
 
 def compare(args, log):
@@ -479,11 +578,18 @@ def compare(args, log):
     env = environment(torch, torchvision, binary, dataset_summary(dataset))
     print_environment(env, args, log)
 
-    runs = {(side, w): [] for side in ("torch", "feedrate") for w in args.workers}
+    sides = ("torch", "feedrate", "python") if args.python else ("torch", "feedrate")
+    runs = {(side, w): [] for side in sides for w in args.workers}
     measure = {"torch": lambda w: measure_torch(args, dataset, w),
                "feedrate": lambda w: measure_feedrate(args, binary, dataset, w)}
+    if args.python:
+        module = find_module(args.module_path)
+        log(f"  python module {module}")
+        measure["python"] = lambda w: measure_python(args, module, dataset, w)
     for repeat in range(args.repeats):
-        order = ("torch", "feedrate") if repeat % 2 == 0 else ("feedrate", "torch")
+        # Rotate (and reverse every other repeat) so that no side always runs first.
+        order = sides[repeat % len(sides):] + sides[:repeat % len(sides)]
+        order = order if repeat % 2 == 0 else order[::-1]
         for workers in args.workers:
             figures = []
             for side in order:
@@ -498,7 +604,11 @@ def compare(args, log):
     log("")
 
     rows = [summarise(w, runs["torch", w], runs["feedrate", w]) for w in args.workers]
+    if args.python:
+        rows = [summarise_python(row, runs["python", row["workers"]]) for row in rows]
     print_table(rows, log)
+    if args.python:
+        print_python(rows, log)
     print_targets(rows, log)
     return {"environment": env,
             "config": {"transform": args.transform, "batch": args.batch,
@@ -554,7 +664,12 @@ def parse_args():
     parser.add_argument("--seed", type=int, default=0, help="shuffle/augmentation seed")
     parser.add_argument("--json", action="store_true",
                         help="print a JSON summary on stdout (the report then goes to stderr)")
+    parser.add_argument("--python", action="store_true",
+                        help="also measure feedrate's Python module (feedrate.Loader)")
+    parser.add_argument("--module-path", help="folder of the built feedrate Python module "
+                        "(default: ../build/python next to this script)")
     parser.add_argument("--torch-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--python-child", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
@@ -562,6 +677,9 @@ def main():
     args = parse_args()
     if args.torch_child:
         torch_child(args)
+        return
+    if args.python_child:
+        python_child(args)
         return
     stream = sys.stderr if args.json else sys.stdout
 

@@ -23,7 +23,10 @@ void Loader::start_epoch(std::uint64_t epoch) {
   pipeline_->start_epoch(epoch);
 }
 std::optional<Batch> Loader::next() {
-  return pipeline_->next();
+  return pipeline_->next({});
+}
+std::optional<Batch> Loader::next(const std::function<void()>& while_waiting) {
+  return pipeline_->next(while_waiting);
 }
 RunStats Loader::stats() const {
   return pipeline_->stats();

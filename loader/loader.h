@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,6 +82,11 @@ class Loader {
   void start_epoch(std::uint64_t epoch);
   // The next batch of the current epoch, or nullopt once it is exhausted.
   std::optional<Batch> next();
+  // The same, calling `while_waiting` on this thread every few milliseconds while the batch is
+  // not ready (never with the loader's locks held). If it throws, next() rethrows with the
+  // loader unchanged: a later next() continues where this one stopped. Language bindings use
+  // it to check for interrupts (Ctrl-C) while they wait without holding their interpreter lock.
+  std::optional<Batch> next(const std::function<void()>& while_waiting);
 
   RunStats stats() const;
   // Stage figures, the consumer's stalls by cause and the verdict, for the run so far (since

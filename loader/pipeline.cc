@@ -538,13 +538,19 @@ bool Pipeline::finish_batch(Slot& slot) {
   return kept > 0;
 }
 
-std::optional<Batch> Pipeline::next() {
+std::optional<Batch> Pipeline::next(const std::function<void()>& while_waiting) {
   const auto entered = Clock::now();
   if (last_return_ != Clock::time_point{}) {
     consumer_ns_ += elapsed_ns(last_return_, entered);
     trace_.span("consumer", last_return_, entered, static_cast<std::int64_t>(next_number_) - 1);
   }
-  std::optional<Batch> batch = next_batch();
+  std::optional<Batch> batch;
+  try {
+    batch = next_batch(while_waiting);
+  } catch (...) {
+    last_return_ = Clock::now();  // the time until the next call is the consumer's again
+    throw;
+  }
   last_return_ = Clock::now();
   return batch;
 }
@@ -559,7 +565,7 @@ Stall Pipeline::current_stall() const {
   return io_waiting_.load();
 }
 
-std::optional<Batch> Pipeline::next_batch() {
+std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_waiting) {
   if (!started_) start_epoch(0);
   while (!epoch_over_ && next_number_ < batches_per_epoch()) {
     Slot* slot = nullptr;
@@ -592,6 +598,11 @@ std::optional<Batch> Pipeline::next_batch() {
         // Charge the wait in short slices to what the awaited batch is waiting on then.
         const Stall stall = current_stall();
         ring_->changed.wait_for(lock, kStallSlice);
+        if (while_waiting) {
+          lock.unlock();  // the hook may take other locks (an interpreter's), or throw
+          while_waiting();
+          lock.lock();
+        }
         const auto now = Clock::now();
         stall_ns_[static_cast<int>(stall)] += elapsed_ns(charged_until, now);
         charged_until = now;

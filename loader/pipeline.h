@@ -64,7 +64,8 @@ class Pipeline {
   std::size_t batches_per_epoch() const;
 
   void start_epoch(std::uint64_t epoch);
-  std::optional<Batch> next();
+  // `while_waiting` (may be empty): see Loader::next.
+  std::optional<Batch> next(const std::function<void()>& while_waiting = {});
   RunStats stats() const;
   Report report() const;
   const TraceRecorder& trace() const { return trace_; }
@@ -81,7 +82,7 @@ class Pipeline {
   void stop();
   // Lowers options_.prefetch_batches to what memory_budget_mb allows; throws when not one fits.
   void apply_memory_budget(bool converts_on_device);
-  std::optional<Batch> next_batch();
+  std::optional<Batch> next_batch(const std::function<void()>& while_waiting);
   detail::Stall current_stall() const;
   void sample_in_flight();
   void io_main(std::uint64_t epoch);

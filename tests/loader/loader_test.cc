@@ -324,6 +324,30 @@ TEST_F(LoaderTest, DestroyingMidEpochWithBatchesHeldIsClean) {
   EXPECT_EQ(e.indices.size(), static_cast<std::size_t>(kImages));
 }
 
+TEST_F(LoaderTest, WaitHookRunsWhileWaitingAndItsExceptionLeavesTheEpochIntact) {
+  LoaderOptions o = options();
+  o.shuffle = false;
+  o.throttle = "1000,100000,20000";  // 20 ms per read: every batch keeps the consumer waiting
+  Loader loader(o);
+  loader.start_epoch(0);
+  struct Interrupted {};
+  int calls = 0;
+  EXPECT_THROW(loader.next([&] {
+    ++calls;
+    throw Interrupted{};
+  }),
+               Interrupted);
+  EXPECT_EQ(calls, 1);
+  std::vector<std::uint32_t> indices;
+  int waits = 0;
+  while (std::optional<Batch> batch = loader.next([&] { ++waits; })) {
+    indices.insert(indices.end(), batch->indices().begin(), batch->indices().end());
+  }
+  EXPECT_GT(waits, 0);
+  ASSERT_EQ(indices.size(), static_cast<std::size_t>(kImages));
+  for (std::uint32_t i = 0; i < kImages; ++i) EXPECT_EQ(indices[i], i);
+}
+
 TEST_F(LoaderTest, NextWithoutStartRunsEpochZeroThenEnds) {
   LoaderOptions o = options();
   Loader loader(o);

@@ -1,0 +1,184 @@
+// The `feedrate` Python module: feedrate.Loader, a drop-in for torch.utils.data.DataLoader in
+// image-classification training scripts.
+//
+//   loader = feedrate.Loader("/data/train", batch_size=256, num_workers=8, device="cuda")
+//   for epoch in range(90):
+//       loader.set_epoch(epoch)
+//       for images, labels in loader:   # torch tensors, no copy
+//           ...
+//
+// The GIL is released while the loader waits for a batch; every few milliseconds of waiting it
+// is taken back to check for signals, so Ctrl-C raises KeyboardInterrupt promptly and the next
+// iteration continues where the interrupted one stopped. feedrate.Error (a RuntimeError) carries
+// the loader's message, naming the file and what is wrong.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "loader/error.h"
+#include "loader/loader.h"
+#include "loader/python/options.h"
+#include "loader/python/report.h"
+#include "loader/python/tensors.h"
+
+namespace feedrate::python {
+namespace py = pybind11;
+
+namespace {
+
+// Raises KeyboardInterrupt (or whatever a signal handler raised) on the waiting thread.
+void check_signals() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+class PyLoader {
+ public:
+  PyLoader(const py::object& source, const py::kwargs& kwargs)
+      : options_(parse_options(source, kwargs)), arrays_(resolve_arrays(options_.arrays)) {
+    py::gil_scoped_release unlocked;  // indexing a large dataset takes a while
+    loader_ = std::make_unique<Loader>(options_.loader);
+  }
+
+  std::size_t length() const { return loader_->batches_per_epoch(); }
+  void set_epoch(std::uint64_t epoch) { next_epoch_ = epoch; }
+
+  // Starts the next epoch; returns its generation, which an iterator checks to notice that a
+  // newer iter() replaced it.
+  std::uint64_t start_epoch() {
+    Busy busy(*this);
+    epoch_ = next_epoch_++;
+    delivered_ = 0;
+    {
+      py::gil_scoped_release unlocked;
+      loader_->start_epoch(epoch_);
+    }
+    return ++generation_;
+  }
+
+  py::tuple next(std::uint64_t generation) {
+    if (generation != generation_) {
+      throw py::stop_iteration();  // a newer iter() started another epoch
+    }
+    Busy busy(*this);
+    std::optional<Batch> batch;
+    {
+      py::gil_scoped_release unlocked;
+      batch = loader_->next(check_signals);
+    }
+    if (!batch) {
+      if (options_.progress) progress_.finish(*loader_, epoch_, delivered_);
+      throw py::stop_iteration();
+    }
+    ++delivered_;
+    if (options_.progress) progress_.update(*loader_, epoch_, delivered_);
+    return to_python(*batch, arrays_, options_.return_indices);
+  }
+
+  py::dict report() const { return report_dict(loader_->report(), loader_->stats()); }
+  const Loader& loader() const { return *loader_; }
+  std::uint64_t epoch() const { return epoch_; }
+  std::string arrays() const { return arrays_ == ArrayKind::kTorch ? "torch" : "numpy"; }
+
+ private:
+  // One thread at a time: the loader has a single consumer.
+  class Busy {
+   public:
+    explicit Busy(PyLoader& owner) : owner_(owner) {
+      if (owner_.busy_.exchange(true)) {
+        throw std::runtime_error("feedrate.Loader is being iterated by another thread");
+      }
+    }
+    ~Busy() { owner_.busy_ = false; }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    PyLoader& owner_;
+  };
+
+  PythonOptions options_;
+  ArrayKind arrays_;
+  std::unique_ptr<Loader> loader_;
+  std::uint64_t next_epoch_ = 0;
+  std::uint64_t epoch_ = 0;
+  std::uint64_t generation_ = 0;
+  std::size_t delivered_ = 0;
+  ProgressLine progress_;
+  std::atomic<bool> busy_{false};
+};
+
+// What iter(loader) returns: one epoch.
+struct EpochIterator {
+  py::object owner;  // keeps the PyLoader alive
+  PyLoader* loader;
+  std::uint64_t generation;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(feedrate, m) {
+  m.doc() = "feedrate: a fast JPEG image-classification data loader (a DataLoader drop-in).";
+  py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+
+  py::class_<EpochIterator>(m, "_Epoch")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", [](EpochIterator& it) { return it.loader->next(it.generation); });
+
+  py::class_<PyLoader>(m, "Loader", R"doc(
+Loader(source, **options): iterate batches of (images, labels) from a JPEG dataset.
+
+source: an ImageFolder root (root/<class>/<image>.jpg; labels as torchvision's ImageFolder
+gives them), a file list of "relative/path label" lines, a tar shard, a folder or glob of shards.
+
+Options (defaults as the C++ LoaderOptions): batch_size=64, num_workers=1, shuffle=True, seed=0,
+drop_last=False, rank/world_size (None or -1: RANK / WORLD_SIZE, as DistributedSampler),
+pad_shards=True, transform="train"|"eval", size=224, resize=size*256/224, scale=(0.08, 1),
+ratio=(3/4, 4/3), flip_probability=0.5, dtype="uint8" (NHWC) | "float32" | "float16" (NCHW,
+normalised with mean/std), mean, std, device="cpu"|"cuda"|"cuda:N", on_bad="error"|"skip",
+prefetch_batches=3, memory_budget_mb, io_queue_depth, force_pread, direct_io, throttle,
+tar_chunk_bytes, max_pixels, training_images_per_s, allow_paths_outside_root,
+arrays="auto"|"torch"|"numpy", progress=False, return_indices=False.
+
+iter(loader) starts an epoch: the one set with set_epoch(), else the one after the last.
+Images are zero-copy views of the batch slot; labels are int64. A slot is reused only after
+its arrays are gone, so hold at most prefetch_batches - 1 batches while iterating.
+)doc")
+      .def(py::init<const py::object&, const py::kwargs&>(), py::arg("source"))
+      .def("__len__", &PyLoader::length)
+      .def("set_epoch", &PyLoader::set_epoch, py::arg("epoch"))
+      .def("__iter__",
+           [](py::object self) {
+             auto& loader = self.cast<PyLoader&>();
+             const std::uint64_t generation = loader.start_epoch();
+             return EpochIterator{self, &loader, generation};
+           })
+      .def("report", &PyLoader::report,
+           "The verdict (what holds training back) and per-stage figures, as a dict.")
+      .def_property_readonly("epoch", &PyLoader::epoch)
+      .def_property_readonly("arrays", &PyLoader::arrays)
+      .def_property_readonly("classes",
+                             [](const PyLoader& l) { return l.loader().dataset().classes(); })
+      .def_property_readonly("class_to_idx",
+                             [](const PyLoader& l) {
+                               py::dict d;
+                               const auto& classes = l.loader().dataset().classes();
+                               for (std::size_t i = 0; i < classes.size(); ++i) {
+                                 d[py::str(classes[i])] = i;
+                               }
+                               return d;
+                             })
+      .def_property_readonly("num_samples",
+                             [](const PyLoader& l) { return l.loader().samples_per_epoch(); })
+      .def_property_readonly("rank", [](const PyLoader& l) { return l.loader().options().rank; })
+      .def_property_readonly("world_size",
+                             [](const PyLoader& l) { return l.loader().options().world_size; });
+  m.attr("option_names") = option_names();
+}
+
+}  // namespace feedrate::python

@@ -1,0 +1,176 @@
+#include "loader/python/options.h"
+
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace feedrate::python {
+namespace py = pybind11;
+
+namespace {
+
+using Setter = std::function<void(PythonOptions&, const py::handle&)>;
+
+// Accepts "float32", "torch.float32", torch.float32 and numpy.float32 alike.
+std::string word_of(const py::handle& value) {
+  std::string word = py::str(value);
+  for (const char* prefix : {"torch.", "<class 'numpy.", "numpy."}) {
+    if (word.rfind(prefix, 0) == 0) word = word.substr(std::char_traits<char>::length(prefix));
+  }
+  if (!word.empty() && word.back() == '>') word = word.substr(0, word.size() - 2);
+  return word;
+}
+
+template <typename T>
+T pick(const char* name, const py::handle& value,
+       std::initializer_list<std::pair<const char*, T>> words) {
+  const std::string word = word_of(value);
+  std::string allowed;
+  for (const auto& [text, result] : words) {
+    if (word == text) return result;
+    allowed += std::string(allowed.empty() ? "" : ", ") + text;
+  }
+  throw py::value_error(std::string(name) + "=" + word + ": expected one of " + allowed);
+}
+
+std::array<float, 3> three_floats(const char* name, const py::handle& value) {
+  const auto values = value.cast<std::vector<float>>();
+  if (values.size() != 3) {
+    throw py::value_error(std::string(name) + ": expected 3 values (R, G, B), got " +
+                          std::to_string(values.size()));
+  }
+  return {values[0], values[1], values[2]};
+}
+
+std::pair<double, double> two_doubles(const char* name, const py::handle& value) {
+  const auto values = value.cast<std::vector<double>>();
+  if (values.size() != 2) {
+    throw py::value_error(std::string(name) + ": expected (low, high), got " +
+                          std::to_string(values.size()) + " values");
+  }
+  return {values[0], values[1]};
+}
+
+template <typename T>
+Setter field(T LoaderOptions::*member) {
+  return [member](PythonOptions& o, const py::handle& v) { o.loader.*member = v.cast<T>(); };
+}
+
+const std::map<std::string, Setter>& setters() {
+  static const std::map<std::string, Setter> table = {
+      {"batch_size", field(&LoaderOptions::batch_size)},
+      {"num_workers", field(&LoaderOptions::num_workers)},
+      {"shuffle", field(&LoaderOptions::shuffle)},
+      {"seed", field(&LoaderOptions::seed)},
+      {"drop_last", field(&LoaderOptions::drop_last)},
+      {"rank", field(&LoaderOptions::rank)},
+      {"world_size", field(&LoaderOptions::world_size)},
+      {"pad_shards", field(&LoaderOptions::pad_shards)},
+      {"on_bad",
+       [](PythonOptions& o, const py::handle& v) {
+         o.loader.on_bad = pick<BadInputPolicy>(
+             "on_bad", v, {{"error", BadInputPolicy::kError}, {"skip", BadInputPolicy::kSkip}});
+       }},
+      {"max_pixels", field(&LoaderOptions::max_pixels)},
+      {"device", [](PythonOptions& o,
+                    const py::handle& v) { o.loader.device = py::str(v); }},  // torch.device too
+      {"training_images_per_s", field(&LoaderOptions::training_images_per_s)},
+      {"prefetch_batches", field(&LoaderOptions::prefetch_batches)},
+      {"memory_budget_mb", field(&LoaderOptions::memory_budget_mb)},
+      {"io_queue_depth", field(&LoaderOptions::io_queue_depth)},
+      {"force_pread", field(&LoaderOptions::force_pread)},
+      {"direct_io", field(&LoaderOptions::direct_io)},
+      {"throttle", field(&LoaderOptions::throttle)},
+      {"tar_chunk_bytes", field(&LoaderOptions::tar_chunk_bytes)},
+      {"allow_paths_outside_root", field(&LoaderOptions::allow_paths_outside_root)},
+      {"transform",
+       [](PythonOptions& o, const py::handle& v) {
+         o.loader.transform.kind = pick<decode::TransformKind>(
+             "transform", v,
+             {{"train", decode::TransformKind::kTrain}, {"eval", decode::TransformKind::kEval}});
+       }},
+      {"size",
+       [](PythonOptions& o, const py::handle& v) { o.loader.transform.size = v.cast<int>(); }},
+      {"resize",
+       [](PythonOptions& o, const py::handle& v) { o.loader.transform.resize = v.cast<int>(); }},
+      {"scale",
+       [](PythonOptions& o, const py::handle& v) {
+         std::tie(o.loader.transform.scale_min, o.loader.transform.scale_max) =
+             two_doubles("scale", v);
+       }},
+      {"ratio",
+       [](PythonOptions& o, const py::handle& v) {
+         std::tie(o.loader.transform.ratio_min, o.loader.transform.ratio_max) =
+             two_doubles("ratio", v);
+       }},
+      {"flip_probability",
+       [](PythonOptions& o, const py::handle& v) {
+         o.loader.transform.flip_probability = v.cast<double>();
+       }},
+      {"dtype",
+       [](PythonOptions& o, const py::handle& v) {
+         o.loader.layout = pick<OutputLayout>("dtype", v,
+                                              {{"uint8", OutputLayout::kUint8NHWC},
+                                               {"float32", OutputLayout::kFloat32NCHW},
+                                               {"float16", OutputLayout::kFloat16NCHW}});
+       }},
+      {"mean", [](PythonOptions& o,
+                  const py::handle& v) { o.loader.normalization.mean = three_floats("mean", v); }},
+      {"std", [](PythonOptions& o,
+                 const py::handle& v) { o.loader.normalization.std = three_floats("std", v); }},
+      {"arrays",
+       [](PythonOptions& o, const py::handle& v) {
+         o.arrays = pick<ArrayKind>("arrays", v,
+                                    {{"auto", ArrayKind::kAuto},
+                                     {"torch", ArrayKind::kTorch},
+                                     {"numpy", ArrayKind::kNumpy}});
+       }},
+      {"progress", [](PythonOptions& o, const py::handle& v) { o.progress = v.cast<bool>(); }},
+      {"return_indices",
+       [](PythonOptions& o, const py::handle& v) { o.return_indices = v.cast<bool>(); }},
+  };
+  return table;
+}
+
+}  // namespace
+
+std::string option_names() {
+  std::string names;
+  for (const auto& [name, setter] : setters()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) {
+  PythonOptions options;
+  options.loader.source = py::str(py::module_::import("os").attr("fspath")(source));
+  bool resize_given = false;
+  for (const auto& [key, value] : kwargs) {
+    const std::string name = py::str(key);
+    const auto setter = setters().find(name);
+    if (setter == setters().end()) {
+      throw py::type_error("feedrate.Loader() got an unexpected keyword argument '" + name +
+                           "'; known: " + option_names());
+    }
+    if (value.is_none()) continue;  // None keeps the default
+    try {
+      setter->second(options, value);
+    } catch (const py::cast_error&) {
+      throw py::type_error("feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
+                           " has the wrong type");
+    }
+    resize_given = resize_given || name == "resize";
+  }
+  // torchvision's eval convention: Resize(size * 256 / 224) before CenterCrop(size).
+  if (!resize_given) {
+    options.loader.transform.resize =
+        std::max(options.loader.transform.size, options.loader.transform.size * 256 / 224);
+  }
+  return options;
+}
+
+}  // namespace feedrate::python

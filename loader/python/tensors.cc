@@ -1,0 +1,110 @@
+#include "loader/python/tensors.h"
+
+#include <dlpack/dlpack.h>
+#include <pybind11/numpy.h>
+
+#include <string>
+#include <vector>
+
+#include "loader/error.h"
+
+namespace feedrate::python {
+namespace py = pybind11;
+
+namespace {
+
+constexpr const char* kCapsuleName = "dltensor";
+constexpr const char* kUsedCapsuleName = "used_dltensor";  // renamed by the consumer
+
+// A capsule that owns `tensor` until a consumer takes it (and renames the capsule).
+py::capsule dlpack_capsule(DLManagedTensor* tensor) {
+  return py::capsule(tensor, kCapsuleName, [](PyObject* capsule) {
+    if (PyCapsule_IsValid(capsule, kUsedCapsuleName)) return;
+    auto* owned = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kCapsuleName));
+    if (owned != nullptr && owned->deleter != nullptr) owned->deleter(owned);
+  });
+}
+
+py::dtype numpy_dtype(const DLDataType& type) {
+  switch (type.code) {
+    case kDLUInt:
+      return py::dtype("uint8");
+    case kDLInt:
+      return py::dtype("int32");
+    case kDLFloat:
+      return py::dtype(type.bits == 16 ? "float16" : "float32");
+    default:
+      throw Error("feedrate: unexpected DLPack element type " + std::to_string(type.code));
+  }
+}
+
+// A numpy array over the tensor's host memory; the array's base owns the tensor.
+py::array numpy_view(DLManagedTensor* tensor) {
+  const py::capsule owner(tensor, [](void* pointer) {
+    auto* owned = static_cast<DLManagedTensor*>(pointer);
+    owned->deleter(owned);
+  });
+  const DLTensor& t = tensor->dl_tensor;
+  if (t.device.device_type != kDLCPU && t.device.device_type != kDLCUDAHost) {
+    throw Error(
+        "feedrate: numpy arrays need the batch in host memory; use device=\"cpu\" or "
+        "install torch for device tensors");
+  }
+  const std::vector<py::ssize_t> shape(t.shape, t.shape + t.ndim);
+  return py::array(numpy_dtype(t.dtype), shape, static_cast<const char*>(t.data) + t.byte_offset,
+                   owner);
+}
+
+const py::object& torch_from_dlpack() {
+  // Never destroyed: a static py::object would be released after the interpreter is gone.
+  static const auto* from_dlpack =
+      new py::object(py::module_::import("torch.utils.dlpack").attr("from_dlpack"));
+  return *from_dlpack;
+}
+
+// Makes the batch arrive on torch's current stream of the batch's device.
+void wait_on_current_stream(const Batch& batch) {
+  const std::string device = batch.device();
+  if (device.rfind("cuda", 0) != 0) return;
+  const int index = device.size() > 5 ? std::stoi(device.substr(5)) : 0;
+  const py::object stream = py::module_::import("torch.cuda").attr("current_stream")(index);
+  const auto handle = stream.attr("cuda_stream").cast<std::uintptr_t>();
+  batch.wait(reinterpret_cast<void*>(handle));
+}
+
+}  // namespace
+
+ArrayKind resolve_arrays(ArrayKind requested) {
+  if (requested != ArrayKind::kAuto) return requested;
+  try {
+    torch_from_dlpack();
+    return ArrayKind::kTorch;
+  } catch (const py::error_already_set& e) {
+    if (!e.matches(PyExc_ImportError)) throw;
+    return ArrayKind::kNumpy;
+  }
+}
+
+py::tuple to_python(const Batch& batch, ArrayKind arrays, bool with_indices) {
+  py::object images, labels;
+  if (arrays == ArrayKind::kTorch) {
+    wait_on_current_stream(batch);
+    const py::object& from_dlpack = torch_from_dlpack();
+    images = from_dlpack(dlpack_capsule(batch.images_dlpack()));
+    labels = from_dlpack(dlpack_capsule(batch.labels_dlpack())).attr("long")();
+  } else {
+    images = numpy_view(batch.images_dlpack());
+    labels = numpy_view(batch.labels_dlpack()).attr("astype")("int64");
+  }
+  if (!with_indices) return py::make_tuple(images, labels);
+  const std::span<const std::uint32_t> indices = batch.indices();
+  py::array_t<std::int64_t> index_array(static_cast<py::ssize_t>(indices.size()));
+  std::copy(indices.begin(), indices.end(), index_array.mutable_data());
+  py::object index_object = index_array;
+  if (arrays == ArrayKind::kTorch) {
+    index_object = py::module_::import("torch").attr("from_numpy")(index_array);
+  }
+  return py::make_tuple(images, labels, index_object);
+}
+
+}  // namespace feedrate::python

@@ -1,0 +1,23 @@
+// Hands a batch to Python without copying its pixels: the DLPack tensors that Batch exports
+// become torch tensors (torch.utils.dlpack.from_dlpack on a "dltensor" capsule) or, where torch
+// is absent or numpy is asked for, numpy arrays over the same host memory. Either keeps the
+// batch's slot leased until Python drops the array. Thread-safety: call with the GIL held.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include "loader/batch.h"
+#include "loader/python/options.h"
+
+namespace feedrate::python {
+
+// Resolves kAuto: torch when `import torch` works, else numpy.
+ArrayKind resolve_arrays(ArrayKind requested);
+
+// (images, labels) or (images, labels, indices). On a CUDA device the batch is first made to
+// arrive on torch's current stream for that device (Batch::wait), so kernels queued there
+// afterwards see the data and the slot is refilled only after them. Labels are int64, like
+// DataLoader's (a cast of the zero-copy int32 labels); indices are int64 dataset indices.
+pybind11::tuple to_python(const Batch& batch, ArrayKind arrays, bool with_indices);
+
+}  // namespace feedrate::python

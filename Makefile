@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 BENCH_ARGS ?=
 DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
                 libjpeg62-turbo-dev libtbb-dev libgtest-dev libcli11-dev nlohmann-json3-dev \
-                libfmt-dev libdlpack-dev
+                libfmt-dev libdlpack-dev libjpeg-turbo-progs
 
 .PHONY: all deps configure build bench test install clean
 

@@ -28,8 +28,14 @@ const char* errc_name(DecodeErrc code) {
       return "image too large";
     case DecodeErrc::kTooManyScans:
       return "too many progressive scans";
+    case DecodeErrc::kWarning:
+      return "corrupt JPEG data (warning)";
   }
   return "unknown";
+}
+
+const char* warning_policy_name(WarningPolicy policy) {
+  return policy == WarningPolicy::kAccept ? "accept" : "reject";
 }
 
 // libjpeg reports fatal errors through error_exit, which must not return: it longjmps back to
@@ -41,6 +47,7 @@ struct ImageDecoder::State {
   jpeg_progress_mgr progress{};
   std::jmp_buf jump{};
   char message[JMSG_LENGTH_MAX] = {};
+  char first_warning[JMSG_LENGTH_MAX] = {};
   DecodeErrc fatal = DecodeErrc::kCorrupt;
   int max_scans = 0;
   bool saw_eof_warning = false;
@@ -62,7 +69,7 @@ ImageDecoder::State* state_of(j_common_ptr cinfo) {
 void on_message(j_common_ptr cinfo, int level) {
   if (level >= 0) return;  // trace messages
   ImageDecoder::State* state = state_of(cinfo);
-  ++state->warnings;
+  if (state->warnings++ == 0) cinfo->err->format_message(cinfo, state->first_warning);
   if (cinfo->err->msg_code == JWRN_JPEG_EOF) state->saw_eof_warning = true;
 }
 
@@ -228,20 +235,27 @@ DecodeStatus ImageDecoder::finish(std::span<const std::uint8_t> jpeg) {
     jpeg_abort_decompress(cinfo);
     return {s.fatal, s.message};
   }
+  bool complete = false;
   if (cinfo->output_scanline < cinfo->output_height) {
     // Stopped early: rows below the crop are never entropy-decoded. Truncation shows as a
     // missing end marker in the bytes not consumed yet.
     // The entropy decoder may already have read up to the marker that follows the scan.
-    const bool at_end = jpeg_input_complete(cinfo) || cinfo->unread_marker == JPEG_EOI ||
-                        has_end_marker(cinfo->src->next_input_byte, cinfo->src->bytes_in_buffer);
+    complete = jpeg_input_complete(cinfo) || cinfo->unread_marker == JPEG_EOI ||
+               has_end_marker(cinfo->src->next_input_byte, cinfo->src->bytes_in_buffer);
     jpeg_abort_decompress(cinfo);
-    if (!s.saw_eof_warning && at_end) return {};
   } else {
     jpeg_finish_decompress(cinfo);
-    if (!s.saw_eof_warning) return {};
+    complete = true;
   }
-  return {DecodeErrc::kTruncated,
-          "data ends before the image does (" + std::to_string(jpeg.size()) + " bytes)"};
+  if (s.saw_eof_warning || !complete) {
+    return {DecodeErrc::kTruncated,
+            "data ends before the image does (" + std::to_string(jpeg.size()) + " bytes)"};
+  }
+  if (s.warnings > 0 && limits_.on_warning == WarningPolicy::kReject) {
+    return {DecodeErrc::kWarning, std::string(s.first_warning) + " (" + std::to_string(s.warnings) +
+                                      " warning(s); policy on_warning = reject)"};
+  }
+  return {};
 }
 
 DecodeStatus ImageDecoder::decode(std::span<const std::uint8_t> jpeg, const TransformSpec& spec,
@@ -263,10 +277,16 @@ DecodeStatus ImageDecoder::decode_full(std::span<const std::uint8_t> jpeg,
   if (DecodeStatus status = open(jpeg); !status.ok()) return status;
   if (DecodeStatus status = read_rows(nullptr, 1); !status.ok()) return status;
   if (DecodeStatus status = finish(jpeg); !status.ok()) return status;
-  rgb.resize(static_cast<std::size_t>(info_.width) * info_.height * 3);
+  const std::size_t row_bytes = static_cast<std::size_t>(info_.width) * 3;
+  if (region_stride_ == row_bytes) {
+    // Packed RGB already: hand the rows over and keep the caller's old buffer as scratch, so
+    // a caller that reuses `rgb` makes neither a copy nor an allocation.
+    rgb.swap(region_);
+    return {};
+  }
+  rgb.resize(row_bytes * info_.height);
   for (int y = 0; y < info_.height; ++y) {
-    std::copy_n(&region_[y * region_stride_], static_cast<std::size_t>(info_.width) * 3,
-                &rgb[static_cast<std::size_t>(y) * info_.width * 3]);
+    std::copy_n(&region_[y * region_stride_], row_bytes, &rgb[y * row_bytes]);
   }
   return {};
 }

@@ -25,6 +25,7 @@ namespace feedrate::decode {
 struct DecodeLimits {
   std::uint64_t max_pixels = 100'000'000;  // declared width x height
   int max_scans = 500;                     // progressive scans (libjpeg-turbo's fuzzers use 500)
+  WarningPolicy on_warning = WarningPolicy::kAccept;
 };
 
 struct ImageInfo {

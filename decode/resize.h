@@ -42,8 +42,6 @@ class Resampler {
 
   Taps horizontal_, vertical_;
   std::vector<float> column_sums_;  // one vertically filtered row, RGB float, zero padded
-  typedef float Float4 __attribute__((vector_size(16)));
-  std::vector<Float4> pixel_sums_;  // one output row: R, G, B, unused
   std::vector<int> tap_offsets_;    // per output pixel, its first tap's float in column_sums_
   int win_w_ = 0, win_h_ = 0;
   int cols_x0_ = 0, cols_x1_ = 0;  // source columns the horizontal taps read

@@ -15,9 +15,21 @@ enum class DecodeErrc {
   kTruncated,     // data ends before the image does
   kTooLarge,      // declared size above the pixel limit
   kTooManyScans,  // progressive scan count above the limit (decompression bomb)
+  kWarning,       // libjpeg warned (corrupt but decodable data) and the policy rejects warnings
 };
 
 const char* errc_name(DecodeErrc code);
+
+// What to do with an image on which libjpeg emits a warning (corrupt but decodable data:
+// a damaged entropy segment, extraneous bytes before a marker, a wrong restart marker). Only
+// the data actually decoded is seen: a crop that stops above the last row never reads the
+// entropy data below it, so a warning there goes unnoticed, as it costs nothing.
+enum class WarningPolicy {
+  kAccept,  // decode what libjpeg recovers (PIL and torchvision do the same)
+  kReject,  // fail with DecodeErrc::kWarning and libjpeg's first warning
+};
+
+const char* warning_policy_name(WarningPolicy policy);
 
 struct DecodeStatus {
   DecodeErrc code = DecodeErrc::kOk;

@@ -44,6 +44,11 @@ LoaderOptions resolve(LoaderOptions options) {
   check_range<std::size_t>("prefetch_batches", options.prefetch_batches, 1, 1024);
   check_range<unsigned>("io_queue_depth", options.io_queue_depth, 1, 4096);
   check_range<std::uint64_t>("max_pixels", options.max_pixels, 1, std::uint64_t{1} << 40);
+  if (options.on_warning != decode::WarningPolicy::kAccept &&
+      options.on_warning != decode::WarningPolicy::kReject) {
+    throw Error("option on_warning must be accept or reject, got " +
+                std::to_string(static_cast<int>(options.on_warning)));
+  }
   if (const std::string problem = decode::validate(options.transform); !problem.empty()) {
     throw Error("option transform: " + problem);
   }

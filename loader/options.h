@@ -7,6 +7,7 @@
 #include <string>
 
 #include "decode/layout.h"
+#include "decode/status.h"
 #include "decode/transform.h"
 
 namespace feedrate {
@@ -45,6 +46,9 @@ struct LoaderOptions {
   decode::Normalization normalization;
   BadInputPolicy on_bad = BadInputPolicy::kError;
   std::uint64_t max_pixels = 100'000'000;
+  // A JPEG on which libjpeg warns (corrupt but decodable): kAccept decodes what it recovers,
+  // as PIL does; kReject makes it a bad sample (then on_bad decides).
+  decode::WarningPolicy on_warning = decode::WarningPolicy::kAccept;
 
   // Where batches are delivered: "cpu" (host memory) or "cuda" / "cuda:N" (pinned staging,
   // asynchronous copies, uint8 over PCIe and the float conversion on the GPU).

@@ -74,7 +74,8 @@ void SlotRing::wait(const Slot* slot, void* cuda_stream) const {
 Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader)
     : options_(resolve(options)),
       dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root)),
-      workers_([limits = decode::DecodeLimits{options_.max_pixels}] {
+      workers_([limits = decode::DecodeLimits{.max_pixels = options_.max_pixels,
+                                              .on_warning = options_.on_warning}] {
         return std::make_unique<Worker>(limits);
       }),
       ring_(std::make_shared<SlotRing>()),

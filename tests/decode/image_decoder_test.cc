@@ -679,6 +679,65 @@ TEST(DecodeErrors, TrailingGarbageAfterEoiIsIgnored) {
   }
 }
 
+// Bytes inserted between the last entropy-coded segment and the EOI marker make libjpeg warn
+// ("extraneous bytes before marker 0xd9") and decode the image anyway. kAccept keeps the
+// pixels; kReject fails with kWarning and libjpeg's message. A train crop covering the whole
+// image reads to the last row, so it sees the warning too.
+TEST(DecodeErrors, WarningPolicyAcceptsOrRejectsCorruptButDecodableData) {
+  for (const Variant& v : variants(160, 120)) {
+    SCOPED_TRACE(v.name);
+    const Bytes jpeg = datagen::make_jpeg(56, v.spec);
+    ASSERT_EQ(jpeg[jpeg.size() - 2], 0xFF);
+    ASSERT_EQ(jpeg[jpeg.size() - 1], 0xD9);
+    Bytes warned = jpeg;
+    warned.insert(warned.end() - 2, 64, 0x5A);  // no 0xFF: not a marker, just extraneous data
+    ImageDecoder accept, reject(DecodeLimits{.on_warning = WarningPolicy::kReject});
+    std::vector<std::uint8_t> clean_rgb, rgb;
+    ASSERT_TRUE(reject.decode_full(as_span(jpeg), clean_rgb).ok())
+        << "a clean image has no warning";
+    const DecodeStatus accepted = accept.decode_full(as_span(warned), rgb);
+    ASSERT_TRUE(accepted.ok()) << accepted.message;
+    EXPECT_EQ(rgb, clean_rgb);
+    const DecodeStatus rejected = reject.decode_full(as_span(warned), rgb);
+    EXPECT_EQ(rejected.code, DecodeErrc::kWarning);
+    EXPECT_NE(rejected.message.find("extraneous bytes before marker 0xd9"), std::string::npos)
+        << rejected.message;
+
+    TransformSpec whole = train_spec(64);
+    whole.scale_min = whole.scale_max = 1.0;
+    whole.ratio_min = whole.ratio_max = 160.0 / 120.0;
+    Bytes clean_out(64 * 64 * 3), out(clean_out.size());
+    ASSERT_TRUE(reject.decode(as_span(jpeg), whole, 3, as_out(clean_out)).ok());
+    ASSERT_TRUE(accept.decode(as_span(warned), whole, 3, as_out(out)).ok());
+    EXPECT_EQ(out, clean_out);
+    EXPECT_EQ(reject.decode(as_span(warned), whole, 3, as_out(out)).code, DecodeErrc::kWarning);
+    // The decoder keeps working after a rejected image.
+    EXPECT_TRUE(reject.decode_full(as_span(jpeg), rgb).ok());
+    EXPECT_EQ(rgb, clean_rgb);
+  }
+}
+
+// Damaged entropy data inside the image (a byte overwritten in the middle of the scan) is a
+// warning, not a fatal error, for libjpeg-turbo's Huffman decoder; kAccept returns the image
+// with the damage, kReject names the problem.
+TEST(DecodeErrors, CorruptEntropyDataIsAWarning) {
+  const Bytes jpeg = datagen::make_jpeg(57, jpeg_spec(320, 240));
+  int warned = 0;
+  for (std::size_t offset = jpeg.size() / 2; offset < jpeg.size() / 2 + 40; offset += 4) {
+    Bytes bad = jpeg;
+    bad[offset] = 0xFF;
+    bad[offset + 1] = 0xD5;  // a restart marker where none belongs
+    ImageDecoder accept, reject(DecodeLimits{.on_warning = WarningPolicy::kReject});
+    std::vector<std::uint8_t> rgb;
+    const DecodeStatus accepted = accept.decode_full(as_span(bad), rgb);
+    const DecodeStatus rejected = reject.decode_full(as_span(bad), rgb);
+    if (accepted.ok() && rejected.code == DecodeErrc::kWarning) ++warned;
+    // Never accepted by the rejecting decoder unless libjpeg was silent about it.
+    if (accepted.ok() && rejected.ok()) ADD_FAILURE() << "offset " << offset << ": no warning";
+  }
+  EXPECT_GT(warned, 0);
+}
+
 TEST(DecodeErrors, RandomCorruptionNeverCrashes) {
   std::mt19937_64 gen(51);
   const Bytes bases[] = {
@@ -690,7 +749,7 @@ TEST(DecodeErrors, RandomCorruptionNeverCrashes) {
   ImageDecoder decoder(DecodeLimits{4'000'000, 100});
   std::vector<std::uint8_t> rgb;
   Bytes out(64 * 64 * 3);
-  int results[7] = {};
+  int results[8] = {};
   for (int trial = 0; trial < 2000; ++trial) {
     Bytes jpeg = bases[trial % 4];
     const int edits = 1 + static_cast<int>(gen() % 4);
@@ -727,7 +786,7 @@ TEST(DecodeErrors, RandomCorruptionNeverCrashes) {
     }
   }
   std::cout << "decode_full of 2000 corrupted JPEGs:";
-  for (int code = 0; code < 7; ++code) {
+  for (int code = 0; code < 8; ++code) {
     std::cout << " " << errc_name(static_cast<DecodeErrc>(code)) << " " << results[code] << ";";
   }
   std::cout << "\n";

@@ -1,0 +1,441 @@
+// feedrate-decode-bench: decode/ alone, one thread, against libjpeg-turbo's own benchmark and
+// against the naive train path, side by side in one run, on the same images:
+//   1. Full decode: ImageDecoder::decode_full (whole image to packed RGB, accurate integer
+//      IDCT, fancy upsampling) against `tjbench FILE -rgb -accuratedct -nowrite` (TurboJPEG's
+//      tjDecompress2 of the same file to RGB, with the same IDCT and upsampling, nothing
+//      written). Each image is timed alone, in memory, for --seconds after --warmup, by both;
+//      images/s over the set is the harmonic mean (the images, each decoded once). Target >= 0.95.
+//   2. Train path: ImageDecoder::decode with RandomResizedCrop(224) + RandomHorizontalFlip (ROI
+//      decode, DCT scaling, resample, flip) against the naive path on the same crops: decode_full,
+//      then the same resampler over the crop box. Target >= 1.25.
+//   3. End to end: `feedrate bench DIR --transform train --workers C --json` (C = the CPUs
+//      available) against the full-decode ceiling, tjbench's images/s from (1) times C.
+//      Target >= 0.85.
+// Every measurement runs --repeats times; contenders take turns, in reverse order on every
+// other repeat, and medians are compared.
+//
+// Usage: feedrate-decode-bench [--dir DATASET] [--images N] [--seconds S] [--warmup S]
+//                              [--repeats N] [--tjbench PATH] [--feedrate PATH] [--workers C]
+//                              [--no-end-to-end] [--json]
+#include <cstdio>
+// jpeglib.h needs size_t and FILE declared first.
+#include <fmt/core.h>
+#include <jpeglib.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/default_dataset.h"
+#include "decode/image_decoder.h"
+#include "decode/random.h"
+#include "decode/resize.h"
+#include "decode/transform.h"
+#include "loader/system_info.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace decode = feedrate::decode;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kFullTarget = 0.95, kTrainTarget = 1.25, kEndToEndTarget = 0.85;
+// The tjbench options that make its decompression the same work as decode_full.
+constexpr const char* kTjbenchOptions = "-rgb -accuratedct -nowrite";
+
+struct Args {
+  std::string dir;
+  int images = 8;
+  double seconds = 0.5;
+  double warmup = 0.2;
+  int repeats = 3;
+  std::string tjbench = "tjbench";
+  std::string feedrate;
+  int workers = 0;
+  int end_to_end_epochs = 2;
+  bool no_end_to_end = false;
+  bool json = false;
+};
+
+struct Image {
+  fs::path path;
+  std::vector<std::uint8_t> bytes;
+  int width = 0, height = 0;
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// Runs a shell command and returns its stdout and stderr; throws when it fails.
+std::string run_command(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen((command + " 2>&1").c_str(), "r"), ::pclose);
+  if (!pipe) throw std::runtime_error("cannot run: " + command);
+  std::string output;
+  std::array<char, 4096> chunk;
+  while (std::size_t n = std::fread(chunk.data(), 1, chunk.size(), pipe.get())) {
+    output.append(chunk.data(), n);
+  }
+  const int status = ::pclose(pipe.release());
+  if (status != 0) {
+    throw std::runtime_error(fmt::format("'{}' failed (status {}): {}", command, status, output));
+  }
+  return output;
+}
+
+std::string first_line_with(const std::string& file, const std::string& prefix) {
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown";
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
+}
+
+// Evenly spaced JPEGs of the dataset (sorted by path), read into memory.
+std::vector<Image> load_images(const fs::path& dir, int count) {
+  std::vector<fs::path> paths;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".jpg" || ext == ".jpeg" || ext == ".JPEG")) {
+      paths.push_back(entry.path());
+    }
+  }
+  if (paths.empty()) throw std::runtime_error("no .jpg files under " + dir.string());
+  std::sort(paths.begin(), paths.end());
+  const std::size_t n = std::min<std::size_t>(paths.size(), static_cast<std::size_t>(count));
+  std::vector<Image> images(n);
+  decode::ImageDecoder decoder;
+  std::vector<std::uint8_t> rgb;
+  for (std::size_t i = 0; i < n; ++i) {
+    Image& image = images[i];
+    image.path = paths[i * paths.size() / n];
+    std::ifstream in(image.path, std::ios::binary);
+    image.bytes.assign(std::istreambuf_iterator<char>(in), {});
+    const decode::DecodeStatus status = decoder.decode_full(image.bytes, rgb);
+    if (!status.ok()) throw std::runtime_error(image.path.string() + ": " + status.message);
+    image.width = decoder.info().width;
+    image.height = decoder.info().height;
+  }
+  return images;
+}
+
+// Calls `step` for `warmup` seconds, then for at least `seconds`; returns calls per second.
+double rate(double warmup, double seconds, const std::function<void()>& step) {
+  for (const Clock::time_point start = Clock::now(); seconds_since(start) < warmup;) step();
+  std::uint64_t calls = 0;
+  const Clock::time_point start = Clock::now();
+  double elapsed = 0;
+  do {
+    step();
+    ++calls;
+    elapsed = seconds_since(start);
+  } while (elapsed < seconds);
+  return static_cast<double>(calls) / elapsed;
+}
+
+// tjbench's decompression frame rate for one file ("Frame rate: N fps").
+double tjbench_rate(const std::string& tjbench, const Image& image, const Args& args) {
+  const std::string output = run_command(fmt::format("{} {} {} -benchtime {} -warmup {}",
+                                                     quote(tjbench), quote(image.path.string()),
+                                                     kTjbenchOptions, args.seconds, args.warmup));
+  const std::string key = "Frame rate:";
+  const std::size_t at = output.find(key);
+  if (at == std::string::npos)
+    throw std::runtime_error("no frame rate in tjbench output: " + output);
+  return std::stod(output.substr(at + key.size()));
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Images/s over a set decoded once each, from per-image rates.
+double harmonic(const std::vector<double>& per_image) {
+  double seconds = 0;
+  for (double r : per_image) seconds += 1 / r;
+  return static_cast<double>(per_image.size()) / seconds;
+}
+
+struct Row {
+  std::string name, subject, reference;
+  std::vector<double> subject_runs, reference_runs;  // images/s per repeat
+  double target = 0;
+  std::string note;
+  double subject_median() const { return median(subject_runs); }
+  double reference_median() const { return median(reference_runs); }
+  double ratio() const { return subject_median() / reference_median(); }
+};
+
+// 1. decode_full against tjbench, image by image.
+Row full_decode(const std::vector<Image>& images, const std::string& tjbench, const Args& args) {
+  Row row{"full decode, 1 thread", "decode_full", "tjbench", {}, {}, kFullTarget, {}};
+  decode::ImageDecoder decoder;
+  std::vector<std::uint8_t> rgb;
+  for (int repeat = 0; repeat < args.repeats; ++repeat) {
+    std::vector<double> ours, theirs;
+    for (const Image& image : images) {
+      const auto feedrate = [&] {
+        ours.push_back(rate(args.warmup, args.seconds, [&] {
+          if (!decoder.decode_full(image.bytes, rgb).ok()) throw std::runtime_error("decode");
+        }));
+      };
+      const auto reference = [&] { theirs.push_back(tjbench_rate(tjbench, image, args)); };
+      if (repeat % 2 == 0) {
+        feedrate();
+        reference();
+      } else {
+        reference();
+        feedrate();
+      }
+    }
+    row.subject_runs.push_back(harmonic(ours));
+    row.reference_runs.push_back(harmonic(theirs));
+  }
+  return row;
+}
+
+// 2. The train path against decode_full + the same resampler over the crop, same crops.
+Row train_path(const std::vector<Image>& images, const Args& args, double* scaled_share) {
+  Row row{"train path (RandomResizedCrop 224 + flip), 1 thread",
+          "decode (ROI+DCT)",
+          "full+resize",
+          {},
+          {},
+          kTrainTarget,
+          {}};
+  const decode::TransformSpec spec;  // RandomResizedCrop(224), flip 0.5
+  const std::size_t out_bytes = static_cast<std::size_t>(spec.size) * spec.size * 3;
+  decode::ImageDecoder decoder;
+  decode::Resampler resampler;
+  std::vector<std::uint8_t> rgb, out(out_bytes);
+  const double seconds = args.seconds * static_cast<double>(images.size());
+  std::uint64_t scaled = 0, decodes = 0;
+  for (int repeat = 0; repeat < args.repeats; ++repeat) {
+    std::uint64_t ours_k = 0, theirs_k = 0;
+    const auto feedrate = [&] {
+      row.subject_runs.push_back(rate(args.warmup, seconds, [&] {
+        const Image& image = images[ours_k % images.size()];
+        if (!decoder.decode(image.bytes, spec, ours_k++, out).ok()) {
+          throw std::runtime_error("decode");
+        }
+        scaled += decoder.info().scale_denom > 1;
+        ++decodes;
+      }));
+    };
+    const auto reference = [&] {
+      row.reference_runs.push_back(rate(args.warmup, seconds, [&] {
+        const Image& image = images[theirs_k % images.size()];
+        decode::Rng rng(theirs_k++);
+        if (!decoder.decode_full(image.bytes, rgb).ok()) throw std::runtime_error("decode");
+        resampler.prepare(decode::plan_transform(spec, image.width, image.height, rng));
+        resampler.run(rgb.data(), static_cast<std::size_t>(image.width) * 3, 0, 0, out.data());
+      }));
+    };
+    if (repeat % 2 == 0) {
+      feedrate();
+      reference();
+    } else {
+      reference();
+      feedrate();
+    }
+  }
+  *scaled_share = static_cast<double>(scaled) / static_cast<double>(decodes);
+  return row;
+}
+
+// 3. `feedrate bench` end to end against tjbench's images/s per core times the cores.
+Row end_to_end(const fs::path& dir, const std::string& feedrate, int workers,
+               double tjbench_per_core, const Args& args) {
+  Row row{fmt::format("end to end, {} workers", workers),
+          "feedrate bench",
+          "tjbench x cores",
+          {},
+          {},
+          kEndToEndTarget,
+          {}};
+  for (int repeat = 0; repeat < args.repeats; ++repeat) {
+    const std::string output = run_command(
+        fmt::format("{} bench {} --transform train --workers {} --epochs {} --json",
+                    quote(feedrate), quote(dir.string()), workers, args.end_to_end_epochs));
+    const std::size_t brace = output.find('{');
+    if (brace == std::string::npos) throw std::runtime_error("no JSON from feedrate: " + output);
+    const nlohmann::json report = nlohmann::json::parse(output.substr(brace));
+    row.subject_runs.push_back(report.at("images_per_s").get<double>());
+    row.reference_runs.push_back(tjbench_per_core * workers);
+  }
+  return row;
+}
+
+std::string runs_text(const std::vector<double>& runs) {
+  std::string text;
+  for (double r : runs) text += fmt::format("{}{:.1f}", text.empty() ? "" : " ", r);
+  return text;
+}
+
+int run(const Args& args) {
+  const fs::path dir = args.dir.empty() ? feedrate::bench::default_dataset() : fs::path(args.dir);
+  const std::vector<Image> images = load_images(dir, args.images);
+  const int cpus = feedrate::available_cpus();
+  const int workers = args.workers > 0 ? args.workers : cpus;
+  const std::string tjbench_version =
+      run_command("dpkg-query -W -f='${Version}' libjpeg-turbo-progs 2>/dev/null || true");
+  std::string feedrate = args.feedrate;
+  if (feedrate.empty())
+    feedrate = (fs::read_symlink("/proc/self/exe").parent_path() / "feedrate").string();
+  utsname name{};
+  ::uname(&name);
+  double mean_bytes = 0;
+  for (const Image& image : images) mean_bytes += static_cast<double>(image.bytes.size());
+  mean_bytes /= static_cast<double>(images.size());
+
+  nlohmann::ordered_json env = {
+      {"cpu",
+       fmt::format("{} ({} CPUs available)", first_line_with("/proc/cpuinfo", "model name"), cpus)},
+      {"kernel", fmt::format("{} {}", name.sysname, name.release)},
+#ifdef NDEBUG
+      {"build", "release (assertions off)"},
+#else
+      {"build", "WARNING: assertions on (not a release build)"},
+#endif
+      {"libjpeg_turbo", fmt::format("{}.{}.{} (headers feedrate is built with)",
+                                    LIBJPEG_TURBO_VERSION_NUMBER / 1000000,
+                                    LIBJPEG_TURBO_VERSION_NUMBER / 1000 % 1000,
+                                    LIBJPEG_TURBO_VERSION_NUMBER % 1000)},
+      {"tjbench", fmt::format("{} {} (libjpeg-turbo-progs {})", args.tjbench, kTjbenchOptions,
+                              tjbench_version.empty() ? "?" : tjbench_version)},
+      {"images", fmt::format("{} from {} ({}x{} first, mean {:.1f} KB)", images.size(),
+                             dir.string(), images[0].width, images[0].height, mean_bytes / 1000)},
+      {"runs", fmt::format("{} s per image per contender after {} s warm-up, median of {} "
+                           "repeat(s), order reversed every other repeat",
+                           args.seconds, args.warmup, args.repeats)},
+      {"load_average_before", load_average()},
+  };
+  if (!args.json) {
+    fmt::print("feedrate-decode-bench: decode/ against tjbench, one thread, same images\n");
+    for (const auto& [key, value] : env.items()) {
+      fmt::print("  {:<20} {}\n", key, value.get<std::string>());
+    }
+    fmt::print("\n");
+    std::fflush(stdout);
+  }
+
+  std::vector<Row> rows;
+  rows.push_back(full_decode(images, args.tjbench, args));
+  double scaled_share = 0;
+  rows.push_back(train_path(images, args, &scaled_share));
+  rows.back().note =
+      fmt::format("{:.0f}% of the crops decoded with DCT scaling", scaled_share * 100);
+  if (!args.no_end_to_end) {
+    rows.push_back(end_to_end(dir, feedrate, workers, rows[0].reference_median(), args));
+    rows.back().note = fmt::format("ceiling = tjbench {:.1f} images/s x {} cores",
+                                   rows[0].reference_median(), workers);
+  }
+  env["load_average_after"] = load_average();
+
+  if (args.json) {
+    nlohmann::ordered_json out = {{"environment", env},
+                                  {"measurements", nlohmann::ordered_json::array()}};
+    for (const Row& row : rows) {
+      out["measurements"].push_back({{"measurement", row.name},
+                                     {"feedrate", row.subject},
+                                     {"against", row.reference},
+                                     {"feedrate_images_per_s", row.subject_runs},
+                                     {"against_images_per_s", row.reference_runs},
+                                     {"ratio", row.ratio()},
+                                     {"target", row.target},
+                                     {"met", row.ratio() >= row.target},
+                                     {"note", row.note}});
+    }
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  fmt::print("{:<52} | {:<16} | {:>8} | {:<15} | {:>8} | {:>5} | {:<7} | {}\n", "measurement",
+             "feedrate", "images/s", "against", "images/s", "ratio", "target", "met?");
+  fmt::print("{:-<52}-|-{:-<16}-|-{:->8}-|-{:-<15}-|-{:->8}-|-{:->5}-|-{:-<7}-|-----\n", "", "", "",
+             "", "", "", "");
+  for (const Row& row : rows) {
+    fmt::print("{:<52} | {:<16} | {:>8.1f} | {:<15} | {:>8.1f} | {:>5.2f} | >= {:<4.2f} | {}\n",
+               row.name, row.subject, row.subject_median(), row.reference, row.reference_median(),
+               row.ratio(), row.target, row.ratio() >= row.target ? "yes" : "NO");
+  }
+  fmt::print("\n");
+  for (const Row& row : rows) {
+    fmt::print("  {}: {} runs {} images/s; {} runs {} images/s{}\n", row.name, row.subject,
+               runs_text(row.subject_runs), row.reference, runs_text(row.reference_runs),
+               row.note.empty() ? "" : "; " + row.note);
+  }
+  fmt::print("  load average before {}, after {}\n", env["load_average_before"].get<std::string>(),
+             env["load_average_after"].get<std::string>());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  CLI::App app{
+      "feedrate-decode-bench: feedrate's JPEG decode against tjbench and its train path against "
+      "full decode + resize, one thread, on the same images"};
+  app.add_option("--dir", args.dir, "Dataset folder (default: the generated default dataset)")
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--images", args.images, "JPEGs taken from the dataset, evenly spaced")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  app.add_option("--seconds", args.seconds, "Timed seconds per image per contender")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 60.0));
+  app.add_option("--warmup", args.warmup, "Untimed seconds before each timed run")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 60.0));
+  app.add_option("--repeats", args.repeats, "Runs of each contender; the median is quoted")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  app.add_option("--tjbench", args.tjbench, "tjbench (Debian package libjpeg-turbo-progs)")
+      ->capture_default_str();
+  app.add_option("--feedrate", args.feedrate,
+                 "The feedrate command for the end-to-end run (default: beside this program)");
+  app.add_option("--workers", args.workers, "Workers end to end (default: the CPUs available)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--epochs", args.end_to_end_epochs, "Epochs of each end-to-end run")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  app.add_flag("--no-end-to-end", args.no_end_to_end, "Skip the feedrate bench run");
+  app.add_flag("--json", args.json, "Print one JSON object instead of text");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(args);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "feedrate-decode-bench: {}\n", e.what());
+    return 1;
+  }
+}

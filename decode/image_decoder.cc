@@ -217,9 +217,15 @@ DecodeStatus ImageDecoder::read_rows(const ResizePlan* plan, int scale_denom) {
   region_stride_ = static_cast<std::size_t>(width) * cinfo->output_components;
   region_.resize(region_stride_ * static_cast<std::size_t>(region_h_));
   if (rect.y0 > 0) jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(rect.y0));
+  // Several rows per call, as TurboJPEG asks for them: fewer calls through libjpeg's
+  // controllers, and a row group of subsampled chroma is upsampled in one go.
+  constexpr int kRowsPerCall = 16;
+  JSAMPROW rows[kRowsPerCall];
   while (cinfo->output_scanline < static_cast<JDIMENSION>(rect.y1)) {
-    JSAMPROW row = &region_[(cinfo->output_scanline - rect.y0) * region_stride_];
-    jpeg_read_scanlines(cinfo, &row, 1);
+    const int first = static_cast<int>(cinfo->output_scanline);
+    const int count = std::min(kRowsPerCall, rect.y1 - first);
+    for (int i = 0; i < count; ++i) rows[i] = &region_[(first + i - rect.y0) * region_stride_];
+    jpeg_read_scanlines(cinfo, rows, static_cast<JDIMENSION>(count));
   }
   if (cinfo->out_color_space == JCS_CMYK) {
     for (int y = 0; y < region_h_; ++y)

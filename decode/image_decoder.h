@@ -5,6 +5,8 @@
 // 1, 1/2, 1/4, 1/8 only: the others are measured slower than a full decode), and decodes only
 // the rows and columns the transform's filter reads (jpeg_crop_scanline, jpeg_skip_scanlines),
 // stopping after the last needed row. Grayscale becomes RGB; CMYK/YCCK become RGB as PIL does.
+// libjpeg's warnings (corrupt but decodable data) are accepted or rejected as
+// DecodeLimits::on_warning says; fatal errors always fail the image.
 //
 // Thread-safety: an ImageDecoder holds one libjpeg handle and scratch buffers; use one per
 // thread. It allocates only while its scratch buffers grow to the largest image seen.

@@ -144,6 +144,49 @@ TEST_F(BadInputTest, PixelLimitIsAnOption) {
             std::string::npos);
 }
 
+// A JPEG with extraneous bytes before its EOI marker decodes with a libjpeg warning:
+// on_warning = accept (the default) delivers it, reject makes it a bad sample named with the
+// warning. Eval with resize == size reads every row, so the decoder reaches the marker.
+TEST(WarningPolicy, IsAnOptionAndRejectedImagesAreBadSamples) {
+  TempDir dir;
+  testing::make_image_folder(dir.path(), 6, 1);
+  auto jpeg = small_jpeg(78);
+  jpeg.insert(jpeg.end() - 2, 64, 0x5A);
+  write_file(dir / "class_000/warned.jpg", jpeg);
+  LoaderOptions o;
+  o.source = dir.path().string();
+  o.batch_size = 4;
+  o.transform.kind = decode::TransformKind::kEval;
+  o.transform.size = o.transform.resize = 24;
+  o.on_bad = BadInputPolicy::kSkip;
+  o.rank = 0;
+  o.world_size = 1;
+  for (decode::WarningPolicy policy :
+       {decode::WarningPolicy::kAccept, decode::WarningPolicy::kReject}) {
+    o.on_warning = policy;
+    Loader loader(o);
+    std::size_t delivered = 0;
+    while (std::optional<Batch> batch = loader.next()) delivered += batch->size();
+    if (policy == decode::WarningPolicy::kAccept) {
+      EXPECT_EQ(delivered, 7u);
+      EXPECT_EQ(loader.stats().skipped, 0u);
+    } else {
+      EXPECT_EQ(delivered, 6u);
+      ASSERT_EQ(loader.stats().skipped_samples.size(), 1u);
+      const std::string& reason = loader.stats().skipped_samples.front().reason;
+      EXPECT_NE(reason.find("warned.jpg"), std::string::npos) << reason;
+      EXPECT_NE(reason.find("extraneous bytes before marker 0xd9"), std::string::npos) << reason;
+    }
+  }
+  o.on_warning = static_cast<decode::WarningPolicy>(7);
+  try {
+    Loader loader(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("on_warning"), std::string::npos) << e.what();
+  }
+}
+
 TEST(BadTarMember, ErrorNamesShardAndMember) {
   TempDir dir;
   {

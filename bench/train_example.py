@@ -74,7 +74,7 @@ def main():
                              transform="train", size=args.size, dtype="float32", device="cpu",
                              shuffle=True, seed=0, drop_last=True, progress=args.progress)
     model = torchvision.models.resnet18(num_classes=len(loader.classes))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     criterion = torch.nn.CrossEntropyLoss()
     print(f"ResNet-18 on the CPU ({torch.get_num_threads()} threads), {loader.num_samples} "
           f"images in {len(loader.classes)} classes, batch {args.batch}, {args.size}x{args.size}, "

@@ -77,7 +77,7 @@ def test_eval_transform_is_close_to_torchvision(image_folder):
         for image, index in zip(images, indices):
             expected = reference[int(index)][0].permute(1, 2, 0)
             difference = (image.int() - expected.int()).abs().float()
-            assert difference.mean() < 2.0, f"sample {int(index)}"
+            assert difference.mean() < 1.0, f"sample {int(index)}"  # measured: <= 0.23
 
 
 def test_numpy_arrays_when_torch_does_not_import(image_folder):

@@ -81,7 +81,8 @@ def test_eval_transform_is_close_to_torchvision(image_folder):
 
 
 def test_numpy_arrays_when_torch_does_not_import(image_folder):
-    """arrays="auto" falls back to numpy in an interpreter where `import torch` fails."""
+    """arrays="auto" falls back to numpy in an interpreter where `import torch` fails;
+    arrays="torch" there raises ImportError when the Loader is made."""
     import subprocess
     import sys
     script = (
@@ -91,5 +92,10 @@ def test_numpy_arrays_when_torch_does_not_import(image_folder):
         "images, labels = next(iter(loader))\n"
         "assert loader.arrays == 'numpy', loader.arrays\n"
         "assert isinstance(images, numpy.ndarray) and images.shape == (8, 32, 32, 3)\n"
-        "assert labels.dtype == numpy.int64\n")
+        "assert labels.dtype == numpy.int64\n"
+        "try:\n"
+        f"    feedrate.Loader({str(image_folder)!r}, arrays='torch')\n"
+        "    raise AssertionError('arrays=torch without torch did not raise')\n"
+        "except ImportError:\n"
+        "    pass\n")
     subprocess.run([sys.executable, "-c", script], check=True)

@@ -149,6 +149,9 @@ def python_child(args):
     if args.module_path:
         sys.path.insert(0, args.module_path)
     import feedrate
+    with open("/proc/self/status") as status:  # the interpreter with torch, before the Loader
+        baseline_rss_mb = next(int(line.split()[1]) for line in status
+                               if line.startswith("VmRSS:")) * 1024 / 1e6
     loader = feedrate.Loader(args.dataset, batch_size=args.batch, num_workers=args.workers[0],
                              transform=args.transform, seed=args.seed, shuffle=True,
                              size=CROP_SIZE, arrays="torch")
@@ -170,6 +173,7 @@ def python_child(args):
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
     json.dump({"dataset_samples": loader.num_samples, "samples": images, "batches": batches,
                "seconds": seconds, "images_per_s": images / seconds, "peak_rss_mb": peak_rss_mb,
+               "baseline_rss_mb": baseline_rss_mb,
                "batch_shape": batch_shape, "batch_dtype": batch_dtype,
                "verdict": loader.report()["verdict"]["bottleneck"]}, sys.stdout)
 
@@ -431,6 +435,7 @@ def summarise_python(row, python_runs):
         "python_images_per_s": speed,
         "python_peak_pss_mb": median_of(python_runs, "tree_peak_pss_mb"),
         "python_peak_rss_mb": median_of(python_runs, "peak_rss_mb"),
+        "python_baseline_rss_mb": median_of(python_runs, "baseline_rss_mb"),
         "python_to_cpp": speed / row["feedrate_images_per_s"],
         "python_to_torch": speed / row["torch_images_per_s"],
         "python_memory_ratio_pss": row["torch_peak_pss_mb"] / median_of(python_runs,
@@ -545,6 +550,10 @@ def print_python(rows, log):
     log("-+-".join("-" * width for _, _, width in columns))
     for row in rows:
         log(" | ".join(fmt.format(**row).rjust(width) for _, fmt, width in columns))
+    for row in rows:
+        log(f"  workers {row['workers']}: the Python process's RSS is "
+            f"{row['python_baseline_rss_mb']:.1f} MB with torch imported, before the Loader; "
+            f"peak {row['python_peak_rss_mb']:.1f} MB (medians)")
     log("")
 
 

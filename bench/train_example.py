@@ -7,7 +7,7 @@ normalised, as torch tensors without a copy), and prints the loss as it goes and
 the loader's verdict: what holds this training back. On a CPU the model is the slow part, so
 the verdict should say `consumer` (the loader keeps up).
 
-  /usr/bin/python3 bench/train_example.py [--steps 40] [--size 64] [--batch 32] [--workers 2]
+  /usr/bin/python3 bench/train_example.py [--steps 30] [--size 48] [--batch 16] [--workers 2]
 
 It imports feedrate from ../build/python next to this script when PYTHONPATH does not
 provide it.
@@ -58,11 +58,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", help="ImageFolder dataset (default: generated)")
     parser.add_argument("--feedrate", help="the feedrate binary, to generate the dataset")
-    parser.add_argument("--images", type=int, default=640)
+    parser.add_argument("--images", type=int, default=320)
     parser.add_argument("--classes", type=int, default=10)
-    parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--size", type=int, default=64)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--size", type=int, default=48)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--progress", action="store_true", help="feedrate's progress line")
     args = parser.parse_args()
@@ -74,7 +74,7 @@ def main():
                              transform="train", size=args.size, dtype="float32", device="cpu",
                              shuffle=True, seed=0, drop_last=True, progress=args.progress)
     model = torchvision.models.resnet18(num_classes=len(loader.classes))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     criterion = torch.nn.CrossEntropyLoss()
     print(f"ResNet-18 on the CPU ({torch.get_num_threads()} threads), {loader.num_samples} "
           f"images in {len(loader.classes)} classes, batch {args.batch}, {args.size}x{args.size}, "

@@ -75,7 +75,11 @@ void wait_on_current_stream(const Batch& batch) {
 }  // namespace
 
 ArrayKind resolve_arrays(ArrayKind requested) {
-  if (requested != ArrayKind::kAuto) return requested;
+  if (requested == ArrayKind::kNumpy) return requested;
+  if (requested == ArrayKind::kTorch) {
+    torch_from_dlpack();  // ImportError now, not at the first batch
+    return requested;
+  }
   try {
     torch_from_dlpack();
     return ArrayKind::kTorch;

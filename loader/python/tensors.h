@@ -11,7 +11,8 @@
 
 namespace feedrate::python {
 
-// Resolves kAuto: torch when `import torch` works, else numpy.
+// Resolves kAuto: torch when `import torch` works, else numpy. kTorch raises ImportError
+// when torch does not import.
 ArrayKind resolve_arrays(ArrayKind requested);
 
 // (images, labels) or (images, labels, indices). On a CUDA device the batch is first made to

@@ -11,5 +11,8 @@ using Command = std::function<int()>;
 
 Command add_bench_command(CLI::App& app);
 Command add_make_dataset_command(CLI::App& app);
+Command add_doctor_command(CLI::App& app);
+Command add_tune_command(CLI::App& app);
+Command add_plan_command(CLI::App& app);
 
 }  // namespace feedrate::bench

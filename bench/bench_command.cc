@@ -212,6 +212,7 @@ int run(const BenchArgs& args) {
     out["verdict"] = verdict_json(report.verdict);
     out["stages"] = stages_json(report);
     out["training_images_per_s"] = options.training_images_per_s;
+    out["costs"] = costs_json(run_costs(loader, images_per_s, peak_rss_mb));
     fmt::print("{}\n", out.dump(2));
     return 0;
   }

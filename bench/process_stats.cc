@@ -19,4 +19,11 @@ std::uint64_t peak_rss_bytes() {
   return 0;
 }
 
+bool reset_peak_rss() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return clear.good();
+}
+
 }  // namespace feedrate::bench

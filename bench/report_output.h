@@ -1,10 +1,12 @@
 // Renders a Report: the verdict and stage table for people, and the `verdict` / `stages`
-// objects of `feedrate bench --json`. Thread-safety: reentrant.
+// objects of `feedrate bench --json`, and the per-image costs (`costs`) that `feedrate plan`
+// reads back from a bench or tune run. Thread-safety: reentrant.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "loader/loader.h"
 #include "loader/report.h"
 
 namespace feedrate::bench {
@@ -12,5 +14,28 @@ namespace feedrate::bench {
 nlohmann::json verdict_json(const Verdict& verdict);
 nlohmann::json stages_json(const Report& report);
 std::string report_text(const Report& report);
+
+// What a run measured per image, and the setting it ran with: the input of `feedrate plan`.
+struct RunCosts {
+  double images_per_s = 0;
+  int num_workers = 0;
+  int cpus = 0;                    // available to the run
+  double cpu_ms_per_image = 0;     // decode CPU, summed over the workers
+  double bytes_per_image = 0;      // encoded bytes read
+  double reads_per_image = 0;      // read operations
+  double h2d_bytes_per_image = 0;  // uint8 pixels, what crosses PCIe to a GPU
+  std::uint64_t dataset_bytes = 0;
+  std::uint64_t dataset_samples = 0;
+  double peak_rss_mb = 0;
+  std::size_t batch_size = 0;
+  std::size_t prefetch = 0;
+  unsigned queue_depth = 0;
+  std::string throttle;  // the emulated disk, empty when none
+};
+
+RunCosts run_costs(const Loader& loader, double images_per_s, double peak_rss_mb);
+nlohmann::json costs_json(const RunCosts& costs);
+// Reads the `costs` object back; throws std::runtime_error naming a missing or mistyped field.
+RunCosts costs_from_json(const nlohmann::json& costs);
 
 }  // namespace feedrate::bench

@@ -10,6 +10,7 @@
 #include "gpu/cuda_backend.h"
 #include "gpu/device.h"
 #include "gpu/host_memory.h"
+#include "gpu/pcie.h"
 #include "gpu/trace.h"
 
 namespace feedrate::gpu {
@@ -209,6 +210,11 @@ std::vector<CudaDeviceInfo> cuda_devices() {
     info.memory_bytes = prop.totalGlobalMem;
     info.compute_major = prop.major;
     info.compute_minor = prop.minor;
+    char bus_id[32] = {};
+    if (cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), i) == cudaSuccess) {
+      info.pci_bus_id = bus_id;
+      info.pcie_link = pcie_link(info.pci_bus_id);
+    }
     devices.push_back(info);
   }
   return devices;

@@ -28,6 +28,8 @@ struct CudaDeviceInfo {
   std::string name;
   std::size_t memory_bytes = 0;
   int compute_major = 0, compute_minor = 0;
+  std::string pci_bus_id;  // "0000:3b:00.0"
+  std::string pcie_link;   // "16.0 GT/s PCIe x16", from sysfs; empty when unknown
 };
 
 bool cuda_built();

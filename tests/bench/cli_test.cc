@@ -10,33 +10,17 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/bench/cli_run.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
+using Result = testing::CliResult;
+using testing::json_of;
 
 Result run(const std::string& arguments, const std::string& environment = "") {
-  Result result;
-  const std::string command = environment + " " FEEDRATE_CLI " " + arguments + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.output += buffer.data();
-  const int status = ::pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-nlohmann::json json_of(const Result& result) {
-  // --json prints one object on stdout; anything before the first brace is stderr chatter.
-  const auto brace = result.output.find('{');
-  EXPECT_NE(brace, std::string::npos) << result.output;
-  return nlohmann::json::parse(result.output.substr(brace));
+  return testing::run_cli(arguments, environment);
 }
 
 TEST(Cli, HelpForEveryCommand) {

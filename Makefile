@@ -84,7 +84,8 @@ FUZZ_TARGETS := tar_index file_list jpeg_decode bench_args
 fuzz: deps
 	$(call install_missing,$(FUZZ_DEB_PACKAGES))
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DFEEDRATE_FUZZ=ON -DFEEDRATE_BUILD_TESTS=OFF -DFEEDRATE_WITH_CUDA=OFF
+	  -DFEEDRATE_FUZZ=ON -DFEEDRATE_BUILD_TESTS=OFF -DFEEDRATE_WITH_CUDA=OFF \
+	  -DFEEDRATE_BUILD_PYTHON=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target feedrate_fuzz_seeds $(addprefix fuzz_,$(FUZZ_TARGETS))
 	$(FUZZ_DIR)/tests/fuzz/feedrate-fuzz-seeds $(FUZZ_DIR)/seeds
 	@mkdir -p $(FUZZ_DIR)/crashes

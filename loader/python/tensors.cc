@@ -75,18 +75,23 @@ void wait_on_current_stream(const Batch& batch) {
 }  // namespace
 
 ArrayKind resolve_arrays(ArrayKind requested) {
-  if (requested == ArrayKind::kNumpy) return requested;
+  // Import what the batches will need now, so a missing module is an ImportError here rather
+  // than at the first batch.
+  if (requested == ArrayKind::kAuto) {
+    try {
+      torch_from_dlpack();
+      return ArrayKind::kTorch;
+    } catch (const py::error_already_set& e) {
+      if (!e.matches(PyExc_ImportError)) throw;
+      requested = ArrayKind::kNumpy;
+    }
+  }
   if (requested == ArrayKind::kTorch) {
-    torch_from_dlpack();  // ImportError now, not at the first batch
-    return requested;
-  }
-  try {
     torch_from_dlpack();
-    return ArrayKind::kTorch;
-  } catch (const py::error_already_set& e) {
-    if (!e.matches(PyExc_ImportError)) throw;
-    return ArrayKind::kNumpy;
+  } else {
+    py::module_::import("numpy");
   }
+  return requested;
 }
 
 py::tuple to_python(const Batch& batch, ArrayKind arrays, bool with_indices) {

@@ -11,8 +11,8 @@
 
 namespace feedrate::python {
 
-// Resolves kAuto: torch when `import torch` works, else numpy. kTorch raises ImportError
-// when torch does not import.
+// Resolves kAuto: torch when `import torch` works, else numpy. Raises ImportError when the
+// module the arrays need does not import.
 ArrayKind resolve_arrays(ArrayKind requested);
 
 // (images, labels) or (images, labels, indices). On a CUDA device the batch is first made to

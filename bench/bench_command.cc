@@ -97,7 +97,7 @@ LoaderOptions loader_options(const BenchArgs& args) {
   options.transform.kind =
       args.transform == "eval" ? decode::TransformKind::kEval : decode::TransformKind::kTrain;
   options.transform.size = args.size;
-  options.transform.resize = std::max(args.size, args.size * 256 / 224);
+  options.transform.resize = decode::eval_resize_for(args.size);
   options.on_bad = args.on_bad == "skip" ? BadInputPolicy::kSkip : BadInputPolicy::kError;
   options.layout = args.layout == "float32"   ? OutputLayout::kFloat32NCHW
                    : args.layout == "float16" ? OutputLayout::kFloat16NCHW

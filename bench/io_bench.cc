@@ -54,6 +54,7 @@
 #include "io/file.h"
 #include "io/page_cache.h"
 #include "io/reader.h"
+#include "io/temp_file.h"
 #include "loader/system_info.h"
 
 extern char** environ;
@@ -256,28 +257,6 @@ Run run_pread_loop(const Setup& setup, const Job& job) {
   return {done / elapsed / 1e6, "pread(2), one thread"};
 }
 
-// A temporary file, removed when this goes out of scope.
-class TempFile {
- public:
-  explicit TempFile(const std::string& stem) {
-    std::string name = (fs::temp_directory_path() / (stem + "-XXXXXX")).string();
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) throw std::system_error(errno, std::generic_category(), "mkstemp " + name);
-    ::close(fd);
-    path_ = name;
-  }
-  ~TempFile() {
-    std::error_code ignored;
-    fs::remove(path_, ignored);
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 // Runs `argv` with stdout and stderr appended to `log`. Returns the exit status (128 + the
 // signal when killed); throws when the program cannot be started.
 int spawn(const std::vector<std::string>& argv, const fs::path& log) {
@@ -335,8 +314,8 @@ Run run_fio(const Setup& setup, const Job& job) {
     if (c == ':') filename += '\\';
     filename += c;
   }
-  const TempFile output("feedrate-io-bench-fio-json");
-  const TempFile log("feedrate-io-bench-fio-log");
+  const io::TempFile output(fs::temp_directory_path(), "feedrate-io-bench-fio-json");
+  const io::TempFile log(fs::temp_directory_path(), "feedrate-io-bench-fio-log");
   std::vector<std::string> argv = {
       setup.fio,
       "--name=feedrate-io-bench",
@@ -378,7 +357,7 @@ Run run_fio(const Setup& setup, const Job& job) {
 }
 
 std::string fio_version(const std::string& fio) {
-  const TempFile log("feedrate-io-bench-fio-version");
+  const io::TempFile log(fs::temp_directory_path(), "feedrate-io-bench-fio-version");
   if (spawn({fio, "--version"}, log.path()) != 0) return "unknown version";
   return last_line(read_text(log.path()));
 }

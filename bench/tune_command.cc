@@ -68,7 +68,7 @@ LoaderOptions options_for(const TuneArgs& args, const Setting& setting) {
   options.transform.kind =
       args.transform == "eval" ? decode::TransformKind::kEval : decode::TransformKind::kTrain;
   options.transform.size = args.size;
-  options.transform.resize = std::max(args.size, args.size * 256 / 224);
+  options.transform.resize = decode::eval_resize_for(args.size);
   options.throttle = args.throttle;
   options.direct_io = args.direct;
   options.force_pread = args.pread;

@@ -61,6 +61,10 @@ std::string validate(const TransformSpec& spec) {
   return {};
 }
 
+int eval_resize_for(int size) {
+  return std::max(size, size * 256 / 224);
+}
+
 ResizePlan plan_transform(const TransformSpec& spec, int width, int height, Rng& rng) {
   ResizePlan plan;
   plan.win_w = plan.win_h = spec.size;

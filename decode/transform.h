@@ -26,6 +26,10 @@ struct TransformSpec {
   double flip_probability = 0.5;
 };
 
+// torchvision's ImageNet evaluation convention for an output of `size`: Resize(size * 256 / 224)
+// before CenterCrop(size) (256 for 224).
+int eval_resize_for(int size);
+
 // Returns an empty string when the spec is valid, else what is wrong (naming the field).
 std::string validate(const TransformSpec& spec);
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -12,6 +13,7 @@
 
 #include "io/page_cache.h"
 #include "io/reader.h"
+#include "io/temp_file.h"
 
 namespace feedrate::io {
 namespace {
@@ -24,44 +26,26 @@ constexpr unsigned kSequentialDepth = 8;
 constexpr std::size_t kRandomRead = 4096;
 constexpr unsigned kRandomDepth = 32;
 
-// The temporary file; removed when it goes out of scope.
-class TempFile {
- public:
-  TempFile(const fs::path& directory, std::uint64_t bytes) {
-    std::string name = (directory / "feedrate-doctor-XXXXXX").string();
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) {
-      throw std::system_error(errno, std::generic_category(),
-                              "creating a probe file in " + directory.string());
+// Fills `path` with `bytes` of random data, flushed to the device and evicted from the page cache.
+void write_probe_file(const fs::path& path, std::uint64_t bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "opening " + path.string());
+  std::vector<unsigned char> chunk(kSequentialRead);
+  std::mt19937_64 random(bytes);
+  for (auto& byte : chunk) byte = static_cast<unsigned char>(random());
+  for (std::uint64_t written = 0; written < bytes;) {
+    const ssize_t n = ::write(fd, chunk.data(), chunk.size());
+    if (n <= 0) {
+      const int error = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      throw std::system_error(error, std::generic_category(), "writing " + path.string());
     }
-    path_ = name;
-    std::vector<unsigned char> chunk(kSequentialRead);
-    std::mt19937_64 random(bytes);
-    for (auto& byte : chunk) byte = static_cast<unsigned char>(random());
-    for (std::uint64_t written = 0; written < bytes;) {
-      const ssize_t n = ::write(fd, chunk.data(), chunk.size());
-      if (n <= 0) {
-        const int error = n < 0 ? errno : ENOSPC;
-        ::close(fd);
-        throw std::system_error(error, std::generic_category(), "writing " + path_.string());
-      }
-      written += static_cast<std::uint64_t>(n);
-    }
-    ::fsync(fd);
-    ::close(fd);
-    evict_from_page_cache(path_);  // best effort: matters only if O_DIRECT is refused
+    written += static_cast<std::uint64_t>(n);
   }
-  ~TempFile() {
-    std::error_code ignored;
-    fs::remove(path_, ignored);
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+  ::fsync(fd);
+  ::close(fd);
+  evict_from_page_cache(path);  // best effort: matters only if O_DIRECT is refused
+}
 
 void check(std::span<const ReadRequest> requests, const fs::path& path) {
   for (const ReadRequest& r : requests) {
@@ -99,7 +83,8 @@ std::pair<std::uint64_t, double> read_for(Reader& reader, int fd, const fs::path
 DiskProbe probe_disk(const fs::path& directory, const DiskProbeOptions& options) {
   const auto start = Clock::now();
   const std::uint64_t blocks = std::max<std::uint64_t>(1, options.file_bytes / kSequentialRead);
-  TempFile file(directory, blocks * kSequentialRead);
+  const TempFile file(directory, "feedrate-doctor");
+  write_probe_file(file.path(), blocks * kSequentialRead);
   DiskProbe probe;
 
   ReaderOptions reader_options;

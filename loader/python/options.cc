@@ -165,10 +165,8 @@ PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) 
     }
     resize_given = resize_given || name == "resize";
   }
-  // torchvision's eval convention: Resize(size * 256 / 224) before CenterCrop(size).
   if (!resize_given) {
-    options.loader.transform.resize =
-        std::max(options.loader.transform.size, options.loader.transform.size * 256 / 224);
+    options.loader.transform.resize = decode::eval_resize_for(options.loader.transform.size);
   }
   return options;
 }

@@ -20,7 +20,9 @@ TEST(BlockDevice, FindsTheMountOfAPath) {
   EXPECT_FALSE(device.mount_point.empty());
   EXPECT_EQ(dir.path().string().rfind(device.mount_point == "/" ? "/" : device.mount_point, 0), 0u);
   EXPECT_FALSE(device.fs_type.empty());
-  if (!device.device.empty()) EXPECT_TRUE(device.rotational == 0 || device.rotational == 1);
+  if (!device.device.empty()) {
+    EXPECT_TRUE(device.rotational == 0 || device.rotational == 1);
+  }
   // /proc has no block device.
   const BlockDevice proc = block_device_of("/proc/self");
   EXPECT_EQ(proc.fs_type, "proc");

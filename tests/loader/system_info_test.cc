@@ -14,7 +14,9 @@ TEST(SystemInfo, CpusAreConsistent) {
   EXPECT_LE(cpu.affinity, cpu.online);
   EXPECT_GE(cpu.available, 1);
   EXPECT_LE(cpu.available, cpu.affinity);
-  if (cpu.quota_cores > 0) EXPECT_LE(cpu.available, static_cast<int>(cpu.quota_cores) + 1);
+  if (cpu.quota_cores > 0) {
+    EXPECT_LE(cpu.available, static_cast<int>(cpu.quota_cores) + 1);
+  }
   EXPECT_EQ(available_cpus(), cpu.available);
 }
 

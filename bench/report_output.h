@@ -1,5 +1,5 @@
-// Renders a Report: the verdict and stage table for people, and the `verdict` / `stages`
-// objects of `feedrate bench --json`, and the per-image costs (`costs`) that `feedrate plan`
+// Renders a Report: the verdict and stage table for people (the JSON objects are
+// loader/report_json.h's), and the per-image costs (`costs`) that `feedrate plan`
 // reads back from a bench or tune run. Thread-safety: reentrant.
 #pragma once
 
@@ -8,11 +8,10 @@
 
 #include "loader/loader.h"
 #include "loader/report.h"
+#include "loader/report_json.h"
 
 namespace feedrate::bench {
 
-nlohmann::json verdict_json(const Verdict& verdict);
-nlohmann::json stages_json(const Report& report);
 std::string report_text(const Report& report);
 
 // What a run measured per image, and the setting it ran with: the input of `feedrate plan`.

@@ -11,10 +11,11 @@ def test_report_has_the_verdict_and_stages(image_folder):
     report = loader.report()
     assert report["images"] == COUNT and report["batches"] == len(loader)
     assert report["verdict"]["bottleneck"] in {"io", "cpu", "ram", "h2d", "consumer"}
-    assert set(report["verdict"]["stalls_s"]) == {"io", "cpu", "ram", "h2d"}
+    assert set(report["verdict"]["stalls"]) == {"io", "cpu", "ram", "h2d"}
     assert isinstance(report["verdict"]["advice"], list)
     assert report["stages"]["decode"]["items"] == COUNT
     assert report["stages"]["read"]["bytes"] > 0
+    assert report["stages"]["in_flight"]["capacity"] > 0
     assert report["images_per_s"] > 0 and report["device"] == "host"
     assert report["io_backend"]
 

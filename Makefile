@@ -48,10 +48,10 @@ bench: build
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-# VerdictScenario judges runs by their timing, which a sanitizer's slowdown changes (under TSan
+# These judge runs by their timing (the verdict), which a sanitizer's slowdown changes (under TSan
 # decode takes ~40 ms an image): those assertions are about the verdict, not about memory or
 # threads, and run in `make test`.
-TIMING_SCENARIOS := VerdictScenario
+TIMING_SCENARIOS := VerdictScenario|Cli.VerdictStagesAndTraceInTheJson
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on), from
 # the `asan` preset in build-asan/. The package test is left out: it links an uninstrumented

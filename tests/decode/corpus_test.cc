@@ -119,7 +119,9 @@ TEST(JpegCorpus, GoodFilesDecodeAndBrokenOnesNameTheirProblem) {
       }
       EXPECT_EQ(o.status.code, want) << o.what << ": got " << errc_name(o.status.code) << " ("
                                      << o.status.message << "), want " << errc_name(want);
-      if (want != DecodeErrc::kOk) EXPECT_GE(o.status.message.size(), 10u) << o.what;
+      if (want != DecodeErrc::kOk) {
+        EXPECT_GE(o.status.message.size(), 10u) << o.what;
+      }
     }
     // The same decoder still decodes a good file after each bad one.
     std::vector<std::uint8_t> rgb;

@@ -33,7 +33,7 @@
 // ---- Allocation tracking: the largest single operator new request while enabled. ------------
 // Replacing the global operator new also covers the allocations libfeedrate.so makes (its
 // scratch buffers are std::vectors). libjpeg's own memory uses malloc and is not seen here. It
-// allocates with malloc, which the default operator delete (free) matches, so delete is kept.
+// allocates with malloc, so operator delete is replaced with free to match.
 
 namespace {
 std::atomic<bool> g_track_allocations{false};
@@ -48,6 +48,16 @@ void* operator new(std::size_t size) {
   }
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
+}
+
+// (The default operator delete would free it too, but AddressSanitizer reports a block from a
+// replaced operator new released by the library's operator delete as alloc-dealloc-mismatch.)
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
 }
 
 namespace feedrate::decode {

@@ -26,8 +26,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Far above what any of these shutdowns needs (a read of at most 200 ms to finish, decodes of
-// a few small images), even on a loaded machine under a sanitizer.
+// Far above what any of these shutdowns needs (a read of at most 1 s to finish, decodes of a few
+// small images), even on a loaded machine under a sanitizer.
 constexpr auto kHangLimit = 10s;
 
 // Runs `work` on its own thread. A hung shutdown cannot be recovered from, so when `work` has
@@ -124,7 +124,10 @@ std::uint64_t checksum(const Batch& batch) {
 TEST_F(ShutdownTest, DestroyedWhileAReadIsInFlightWithBatchesHeld) {
   for (const int workers : {0, 1, 3}) {
     SCOPED_TRACE("num_workers " + std::to_string(workers));
-    auto pipeline = std::make_unique<Pipeline>(options(workers), slow(200ms));
+    // Each read takes 1 s: when the consumer has its second batch, the third one's read is
+    // still in flight (decoding a batch, even under a sanitizer, takes far less), and the I/O
+    // thread, out of free slots after it, reads nothing more.
+    auto pipeline = std::make_unique<Pipeline>(options(workers), slow(1000ms));
     std::optional<Batch> first = pipeline->next();
     std::optional<Batch> second = pipeline->next();
     ASSERT_TRUE(first && second);

@@ -2,9 +2,10 @@
 // random num_workers, batch sizes and prefetch depths over an image folder and tar shards run
 // many epochs; some are destroyed part-way through an epoch, some while holding a batch. Checks:
 // every full epoch delivers every sample exactly once, a cut-short epoch delivers none twice,
-// RSS stays flat across epochs, and no file descriptor outlives its loader. Prints the figures.
+// RSS stays flat across loaders, and no file descriptor outlives its loader. Prints the figures.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <chrono>
 #include <cstdio>
@@ -39,9 +40,15 @@ int open_fds() {
   return count;
 }
 
-// RSS may grow while malloc's arenas and the page cache of the dataset warm up; after that it
-// must stay flat. Tolerance for allocator noise between the first and the last epoch:
-constexpr long kRssToleranceKb = 24 * 1024;
+// RSS is measured between loaders, after malloc_trim(0), with glibc's cache of thread stacks
+// off (`make soak` sets GLIBC_TUNABLES=glibc.pthread.stack_cache_size=0): glibc keeps memory
+// freed by many threads in per-thread arenas, and the stacks of exited threads (one I/O thread
+// per epoch) up to 40 MB, for reuse. Untrimmed, RSS after full epochs rose from 32 MB at epoch 20
+// to 77 MB at epoch 253 of a 200 s soak; trimmed but with the stack cache on, RSS between
+// loaders rose from 8.6 to 22.9 MB over 74 loaders; with the cache off it stayed at 8.7-9.0 MB.
+// Both are bounded caches of the C library, not leaks (LeakSanitizer finds none). What remains
+// must not grow from the 10th loader to the last beyond allocator noise:
+constexpr long kRssToleranceKb = 8 * 1024;
 
 TEST(Soak, ManyEpochsRandomWorkersEarlyDestruction) {
   const char* env = std::getenv("FEEDRATE_SOAK_SECONDS");
@@ -103,25 +110,32 @@ TEST(Soak, ManyEpochsRandomWorkersEarlyDestruction) {
         }
         ASSERT_EQ(seen.size(), static_cast<std::size_t>(images)) << "loader " << loaders;
         ++full_epochs;
-        last_rss = rss_kb();
-        if (first_rss < 0 && full_epochs == 20) first_rss = last_rss;  // after warm-up
-        peak_rss = std::max(peak_rss, last_rss);
+        peak_rss = std::max(peak_rss, rss_kb());
       }
     }
     if (outlives) EXPECT_GT(outlives->size(), 0u);
     outlives.reset();
     ASSERT_EQ(open_fds(), fds_before) << "file descriptors leaked by loader " << loaders;
+    // What the process keeps between loaders, without the free memory malloc holds on to.
+    malloc_trim(0);
+    last_rss = rss_kb();
+    if (loaders == 10) first_rss = last_rss;  // after warm-up (TBB's pool, page cache)
+    if (loaders % 25 == 0) {
+      std::printf("soak: %llu loaders, %llu full epochs, RSS between loaders %.1f MB\n",
+                  static_cast<unsigned long long>(loaders),
+                  static_cast<unsigned long long>(full_epochs), last_rss / 1024.0);
+    }
   }
   std::printf(
-      "soak: %.0f s, %llu loaders, %llu full epochs, %llu cut short, %llu samples; RSS "
-      "after epoch 20 %.1f MB, after the last %.1f MB, peak %.1f MB; open fds %d before "
-      "and after\n",
+      "soak: %.0f s, %llu loaders, %llu full epochs, %llu cut short, %llu samples; RSS between "
+      "loaders after the 10th %.1f MB, after the last %.1f MB; peak RSS during epochs %.1f MB; "
+      "open fds %d before and after\n",
       seconds, static_cast<unsigned long long>(loaders),
       static_cast<unsigned long long>(full_epochs), static_cast<unsigned long long>(cut_epochs),
       static_cast<unsigned long long>(samples), first_rss / 1024.0, last_rss / 1024.0,
       peak_rss / 1024.0, open_fds());
-  ASSERT_GE(full_epochs, 20u) << "too short a soak to judge RSS";
-  EXPECT_LE(last_rss, first_rss + kRssToleranceKb) << "RSS grew across epochs";
+  ASSERT_GE(loaders, 20u) << "too short a soak to judge RSS";
+  EXPECT_LE(last_rss, first_rss + kRssToleranceKb) << "RSS grew across loaders";
 }
 
 }  // namespace

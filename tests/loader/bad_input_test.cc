@@ -172,8 +172,9 @@ TEST(WarningPolicy, IsAnOptionAndRejectedImagesAreBadSamples) {
       EXPECT_EQ(loader.stats().skipped, 0u);
     } else {
       EXPECT_EQ(delivered, 6u);
-      ASSERT_EQ(loader.stats().skipped_samples.size(), 1u);
-      const std::string& reason = loader.stats().skipped_samples.front().reason;
+      const RunStats stats = loader.stats();
+      ASSERT_EQ(stats.skipped_samples.size(), 1u);
+      const std::string& reason = stats.skipped_samples.front().reason;
       EXPECT_NE(reason.find("warned.jpg"), std::string::npos) << reason;
       EXPECT_NE(reason.find("extraneous bytes before marker 0xd9"), std::string::npos) << reason;
     }

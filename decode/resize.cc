@@ -2,68 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "decode/resize_kernels.h"
 
 namespace feedrate::decode {
-namespace {
-
-// Four floats in one SIMD register (GCC/Clang vector extension: SSE on x86, NEON on Arm).
-typedef float Float4 __attribute__((vector_size(16)));
-typedef std::int32_t Int4 __attribute__((vector_size(16)));
-typedef std::uint8_t Bytes4 __attribute__((vector_size(4)));
-
-Float4 load4(const float* p) {
-  Float4 v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-// Sixteen bytes as sixteen floats. The generic form (a vector conversion) compiles to one
-// scalar conversion per byte on baseline x86-64, so SSE2 unpacks with zero instead.
-void widen16(const std::uint8_t* p, Float4& v0, Float4& v1, Float4& v2, Float4& v3) {
-#if defined(__SSE2__)
-  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m128i zero = _mm_setzero_si128();
-  const __m128i lo = _mm_unpacklo_epi8(bytes, zero), hi = _mm_unpackhi_epi8(bytes, zero);
-  v0 = reinterpret_cast<Float4>(_mm_cvtepi32_ps(_mm_unpacklo_epi16(lo, zero)));
-  v1 = reinterpret_cast<Float4>(_mm_cvtepi32_ps(_mm_unpackhi_epi16(lo, zero)));
-  v2 = reinterpret_cast<Float4>(_mm_cvtepi32_ps(_mm_unpacklo_epi16(hi, zero)));
-  v3 = reinterpret_cast<Float4>(_mm_cvtepi32_ps(_mm_unpackhi_epi16(hi, zero)));
-#else
-  typedef std::uint8_t Bytes16 __attribute__((vector_size(16)));
-  typedef float Float16 __attribute__((vector_size(64)));
-  Bytes16 bytes;
-  std::memcpy(&bytes, p, sizeof(bytes));
-  const Float16 all = __builtin_convertvector(bytes, Float16);
-  std::memcpy(&v0, &all[0], sizeof(v0));
-  std::memcpy(&v1, &all[4], sizeof(v1));
-  std::memcpy(&v2, &all[8], sizeof(v2));
-  std::memcpy(&v3, &all[12], sizeof(v3));
-#endif
-}
-
-// Truncates four floats to integers and saturates them to 0..255 (the sums are rounded by
-// their +0.5). SSE2's saturating packs do the clamp; the generic form clamps first.
-Bytes4 to_bytes(Float4 sum) {
-#if defined(__SSE2__)
-  const __m128i ints = _mm_cvttps_epi32(reinterpret_cast<__m128>(sum));
-  const __m128i shorts = _mm_packs_epi32(ints, ints);
-  const int packed = _mm_cvtsi128_si32(_mm_packus_epi16(shorts, shorts));
-  Bytes4 bytes;
-  std::memcpy(&bytes, &packed, sizeof(bytes));
-  return bytes;
-#else
-  const Float4 low = {0, 0, 0, 0}, high = {255, 255, 255, 255};
-  const Float4 clamped = sum < low ? low : (sum > high ? high : sum);
-  return __builtin_convertvector(__builtin_convertvector(clamped, Int4), Bytes4);
-#endif
-}
-
-}  // namespace
 
 void Resampler::build(Taps& taps, double box_start, double box_len, int out_len, int win_start,
                       int win_len, int clip_lo, int clip_hi) {
@@ -101,6 +43,17 @@ void Resampler::build(Taps& taps, double box_start, double box_len, int out_len,
     for (int x = lo; x < hi; ++x) weights[x - lo] = static_cast<float>(weights[x - lo] / total);
     taps.first[i] = lo;
     taps.count[i] = hi - lo;
+  }
+  // The bound above counts the filter's whole support; the taps of an output index are often
+  // fewer. Tighten the stride to the most any index uses, so no pass reads all-zero taps.
+  const int used = *std::max_element(taps.count.begin(), taps.count.end());
+  if (used < taps.max_taps) {
+    for (int i = 1; i < win_len; ++i) {
+      std::copy_n(&taps.weights[static_cast<std::size_t>(i) * taps.max_taps], used,
+                  &taps.weights[static_cast<std::size_t>(i) * used]);
+    }
+    taps.max_taps = used;
+    taps.weights.resize(static_cast<std::size_t>(win_len) * used);
   }
 }
 
@@ -142,93 +95,34 @@ void Resampler::run(const std::uint8_t* src, std::size_t src_stride, int src_x0,
   const int columns = cols_x1_ - cols_x0_;
   const int row_floats = columns * 3;
   const int max_h = horizontal_.max_taps;
-  // Padding: the horizontal pass reads max_taps taps of every pixel (zero weights past its
-  // own) and 4 floats for each 3. Only the padding needs zeroing: every other float is
-  // written by the vertical pass before it is read.
-  column_sums_.resize(static_cast<std::size_t>(row_floats + 3 * max_h + 1));
-  std::fill(column_sums_.begin() + row_floats, column_sums_.end(), 0.0f);
+  // Two rows of vertical sums, each followed by padding: the horizontal pass reads max_taps
+  // taps of every pixel (zero weights past its own) and 4 floats for each 3. Only the padding
+  // needs zeroing: every other float is written by the vertical pass before it is read.
+  const std::size_t row_stride = static_cast<std::size_t>(row_floats + 3 * max_h + 1);
+  column_sums_.assign(2 * row_stride, 0.0f);
+  float* const sums[2] = {column_sums_.data(), column_sums_.data() + row_stride};
   const int max_v = vertical_.max_taps;
   const std::size_t src_x = static_cast<std::size_t>(cols_x0_ - src_x0) * 3;
-  for (int j = 0; j < win_h_; ++j) {
-    const float* wv = &vertical_.weights[static_cast<std::size_t>(j) * max_v];
-    const int taps = vertical_.count[j];
+  const kernels::RowKernels& kernel = kernels::best();
+  const auto vertical = [&](int j, float* row_sums) {
     const std::uint8_t* first =
         src + static_cast<std::size_t>(vertical_.first[j] - src_y0) * src_stride + src_x;
-    float* acc = column_sums_.data();
-    // Sixteen columns at a time, summed over the taps in registers and stored once; the taps
-    // are added in the same order as a tap-by-tap pass over the row, so the sums are the same.
-    int x = 0;
-    for (; x + 16 <= row_floats; x += 16) {
-      Float4 s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
-      const std::uint8_t* p = first + x;
-      for (int k = 0; k < taps; ++k, p += src_stride) {
-        Float4 v0, v1, v2, v3;
-        widen16(p, v0, v1, v2, v3);
-        const float w = wv[k];
-        s0 += w * v0;
-        s1 += w * v1;
-        s2 += w * v2;
-        s3 += w * v3;
-      }
-      std::memcpy(acc + x, &s0, sizeof(s0));
-      std::memcpy(acc + x + 4, &s1, sizeof(s1));
-      std::memcpy(acc + x + 8, &s2, sizeof(s2));
-      std::memcpy(acc + x + 12, &s3, sizeof(s3));
-    }
-    for (; x < row_floats; ++x) {
-      float sum = 0;
-      const std::uint8_t* p = first + x;
-      for (int k = 0; k < taps; ++k, p += src_stride) sum += wv[k] * static_cast<float>(*p);
-      acc[x] = sum;
-    }
-
-    // Horizontal pass: each output pixel is one 4-lane register holding R, G, B and the next
-    // pixel's R (ignored). Pixels are produced in the order they are stored (right to left in
-    // the source when flipped), two at a time with two accumulators each, so that four chains
-    // of dependent additions overlap; both run over max_taps taps, the weights past a pixel's
-    // own taps being zero (adding them changes no sum). Each pixel is stored as 4 bytes whose
-    // last one the next pixel overwrites (not the row's last).
-    std::uint8_t* out = dst + static_cast<std::size_t>(j) * win_w_ * 3;
-    const Float4 half = {0.5f, 0.5f, 0.5f, 0.0f};  // +0.5 then truncation rounds to nearest
-    const Float4 zero = {0, 0, 0, 0};
-    int d = 0;
-    for (; d + 1 < win_w_; d += 2) {
-      const int i0 = flip_ ? win_w_ - 1 - d : d, i1 = flip_ ? i0 - 1 : i0 + 1;
-      const float* p0 = acc + tap_offsets_[i0];
-      const float* p1 = acc + tap_offsets_[i1];
-      const float* w0 = &horizontal_.weights[static_cast<std::size_t>(i0) * max_h];
-      const float* w1 = &horizontal_.weights[static_cast<std::size_t>(i1) * max_h];
-      Float4 even0 = half, odd0 = zero, even1 = half, odd1 = zero;
-      int k = 0;
-      for (; k + 1 < max_h; k += 2) {
-        even0 += w0[k] * load4(p0 + 3 * k);
-        odd0 += w0[k + 1] * load4(p0 + 3 * k + 3);
-        even1 += w1[k] * load4(p1 + 3 * k);
-        odd1 += w1[k + 1] * load4(p1 + 3 * k + 3);
-      }
-      if (k < max_h) {
-        even0 += w0[k] * load4(p0 + 3 * k);
-        even1 += w1[k] * load4(p1 + 3 * k);
-      }
-      const Bytes4 first_value = to_bytes(even0 + odd0), second_value = to_bytes(even1 + odd1);
-      std::memcpy(out + 3 * d, &first_value, 4);
-      std::memcpy(out + 3 * d + 3, &second_value, d + 2 < win_w_ ? 4 : 3);
-    }
-    if (d < win_w_) {
-      const int i = flip_ ? 0 : d;
-      const float* p = acc + tap_offsets_[i];
-      const float* w = &horizontal_.weights[static_cast<std::size_t>(i) * max_h];
-      const int count = horizontal_.count[i];
-      Float4 even = half, odd = zero;
-      int k = 0;
-      for (; k + 1 < count; k += 2) {
-        even += w[k] * load4(p + 3 * k);
-        odd += w[k + 1] * load4(p + 3 * k + 3);
-      }
-      if (k < count) even += w[k] * load4(p + 3 * k);
-      const Bytes4 value = to_bytes(even + odd);
-      std::memcpy(out + 3 * d, &value, 3);
-    }
+    kernel.vertical(first, src_stride, &vertical_.weights[static_cast<std::size_t>(j) * max_v],
+                    vertical_.count[j], row_floats, row_sums);
+  };
+  const auto out_row = [&](int j) { return dst + static_cast<std::size_t>(j) * win_w_ * 3; };
+  // Output rows two at a time: the horizontal taps are the same for every row.
+  int j = 0;
+  for (; j + 1 < win_h_; j += 2) {
+    vertical(j, sums[0]);
+    vertical(j + 1, sums[1]);
+    kernel.horizontal_pair(sums[0], sums[1], tap_offsets_.data(), horizontal_.weights.data(), max_h,
+                           win_w_, flip_, out_row(j), out_row(j + 1));
+  }
+  if (j < win_h_) {
+    vertical(j, sums[0]);
+    kernel.horizontal(sums[0], tap_offsets_.data(), horizontal_.weights.data(), max_h, win_w_,
+                      flip_, out_row(j));
   }
 }
 

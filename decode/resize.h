@@ -2,8 +2,10 @@
 // antialias=True: a triangle filter widened by the downscale factor, applied vertically then
 // horizontally, producing one window of the resized image, optionally mirrored left-right.
 //
-// A Resampler keeps its filter tables and intermediate rows between calls, so after the first
-// few images it allocates nothing. Thread-safety: one Resampler per thread.
+// The inner loops (decode/resize_kernels.h) run with AVX2 where the CPU has it, else SSE2, and
+// give the same bytes either way. A Resampler keeps its filter tables and intermediate rows
+// between calls, so after the first few images it allocates nothing. Thread-safety: one
+// Resampler per thread.
 #pragma once
 
 #include <cstddef>
@@ -41,7 +43,7 @@ class Resampler {
                     int win_len, int clip_lo, int clip_hi);
 
   Taps horizontal_, vertical_;
-  std::vector<float> column_sums_;  // one vertically filtered row, RGB float, zero padded
+  std::vector<float> column_sums_;  // two vertically filtered rows, RGB float, zero padded
   std::vector<int> tap_offsets_;    // per output pixel, its first tap's float in column_sums_
   int win_w_ = 0, win_h_ = 0;
   int cols_x0_ = 0, cols_x1_ = 0;  // source columns the horizontal taps read

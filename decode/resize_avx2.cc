@@ -82,10 +82,12 @@ FEEDRATE_AVX2_INLINE __m256 pixel_pair(const float* a, const float* b, const flo
 // The same pixel of two rows per register: one broadcast weight serves both rows. Two pixels
 // per step share the rounding and packing, and are stored as 4 bytes each (the next pixel
 // overwrites the fourth); the row's last two pixels go through the one-pixel kernel, which
-// stores 3.
-FEEDRATE_AVX2 void horizontal_pair(const float* sums_a, const float* sums_b, const int* offsets,
-                                   const float* weights, int taps, int width, bool flip,
-                                   std::uint8_t* out_a, std::uint8_t* out_b) {
+// stores 3. kTaps > 0 fixes the tap count at compile time (the loops unroll); 0 reads `taps`.
+template <int kTaps>
+FEEDRATE_AVX2 void pair_of_rows(const float* sums_a, const float* sums_b, const int* offsets,
+                                const float* weights, int any_taps, int width, bool flip,
+                                std::uint8_t* out_a, std::uint8_t* out_b) {
+  const int taps = kTaps > 0 ? kTaps : any_taps;
   const auto pixel = [&](int d) { return flip ? width - 1 - d : d; };
   int d = 0;
   for (; d + 2 < width; d += 2) {
@@ -111,6 +113,25 @@ FEEDRATE_AVX2 void horizontal_pair(const float* sums_a, const float* sums_b, con
     const float* w = weights + static_cast<std::size_t>(i) * taps;
     baseline().horizontal(sums_a, offsets + i, w, taps, 1, false, out_a + 3 * d);
     baseline().horizontal(sums_b, offsets + i, w, taps, 1, false, out_b + 3 * d);
+  }
+}
+
+FEEDRATE_AVX2 void horizontal_pair(const float* sums_a, const float* sums_b, const int* offsets,
+                                   const float* weights, int taps, int width, bool flip,
+                                   std::uint8_t* out_a, std::uint8_t* out_b) {
+  switch (taps) {
+    case 2:
+      return pair_of_rows<2>(sums_a, sums_b, offsets, weights, taps, width, flip, out_a, out_b);
+    case 3:
+      return pair_of_rows<3>(sums_a, sums_b, offsets, weights, taps, width, flip, out_a, out_b);
+    case 4:
+      return pair_of_rows<4>(sums_a, sums_b, offsets, weights, taps, width, flip, out_a, out_b);
+    case 5:
+      return pair_of_rows<5>(sums_a, sums_b, offsets, weights, taps, width, flip, out_a, out_b);
+    case 6:
+      return pair_of_rows<6>(sums_a, sums_b, offsets, weights, taps, width, flip, out_a, out_b);
+    default:
+      return pair_of_rows<0>(sums_a, sums_b, offsets, weights, taps, width, flip, out_a, out_b);
   }
 }
 

@@ -13,6 +13,9 @@
 //      available) against the full-decode ceiling, tjbench's images/s per core times C,
 //      measured as C tjbench processes running at once on each image (so that the ceiling
 //      sees the same machine as the run). Target >= 0.85.
+//   4. DCT scale costs: whole-image decodes through libjpeg at every scaling factor M/8, against
+//      8/8, on the same images. The decoder takes the smallest of decode::kDctScaleDenominators
+//      that keeps enough pixels; the bench says whether that is still the cheapest such factor.
 // Every measurement runs --repeats times; contenders take turns, in reverse order on every
 // other repeat, and medians are compared.
 //
@@ -353,6 +356,99 @@ Row end_to_end(const fs::path& dir, const std::vector<Image>& images, const std:
   return row;
 }
 
+// 4. Whole-image decodes at scale num/8 for num = 1..8, through libjpeg with the decoder's
+// settings (ISLOW IDCT, fancy upsampling, RGB), every factor timed over all the images in turn:
+// the decode alone, and the decode followed by the resize to the largest output the decoder
+// would still decode at 1/2 (the scaled image keeps 1.5x its pixels per side), where the choice
+// between 1/2 and the larger factors is made.
+struct ScaleCost {
+  int num = 8;                             // the factor is num/8
+  std::vector<double> decode_runs;         // images/s per repeat
+  std::vector<double> decode_resize_runs;  // images/s per repeat
+  bool keeps_enough = false;               // for that output, at the first image's size
+  double decode_rate() const { return median(decode_runs); }
+  double decode_resize_rate() const { return median(decode_resize_runs); }
+};
+
+// The output the decoder would still decode at 1/2: ceil(side / 2) >= 1.5 x output side.
+int half_scale_output(int side) {
+  return static_cast<int>((side + 1) / 2 / 1.5);
+}
+
+std::vector<ScaleCost> scale_costs(const std::vector<Image>& images, const Args& args) {
+  std::vector<ScaleCost> costs(8);
+  for (int i = 0; i < 8; ++i) {
+    costs[i].num = i + 1;
+    const int scaled = (images[0].width * (i + 1) + 7) / 8;
+    costs[i].keeps_enough = scaled >= 1.5 * half_scale_output(images[0].width);
+  }
+  jpeg_decompress_struct cinfo{};
+  jpeg_error_mgr error{};
+  cinfo.err = jpeg_std_error(&error);  // the images decoded once already: an error exits
+  jpeg_create_decompress(&cinfo);
+  std::vector<std::uint8_t> pixels, out;
+  decode::Resampler resampler;
+  std::size_t next = 0;
+  const auto decode_next = [&](int num, bool resize) {
+    const Image& image = images[next++ % images.size()];
+    jpeg_mem_src(&cinfo, image.bytes.data(), static_cast<unsigned long>(image.bytes.size()));
+    jpeg_read_header(&cinfo, TRUE);
+    cinfo.out_color_space = JCS_RGB;
+    cinfo.dct_method = JDCT_ISLOW;
+    cinfo.scale_num = static_cast<unsigned>(num);
+    cinfo.scale_denom = 8;
+    jpeg_start_decompress(&cinfo);
+    const std::size_t stride = static_cast<std::size_t>(cinfo.output_width) * 3;
+    pixels.resize(stride * cinfo.output_height);
+    while (cinfo.output_scanline < cinfo.output_height) {
+      JSAMPROW rows[1] = {&pixels[cinfo.output_scanline * stride]};
+      jpeg_read_scanlines(&cinfo, rows, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+    if (!resize) return;
+    decode::ResizePlan plan;
+    plan.box_w = image.width;
+    plan.box_h = image.height;
+    plan.out_w = plan.win_w = half_scale_output(image.width);
+    plan.out_h = plan.win_h = half_scale_output(image.height);
+    plan.clip_x1 = image.width;
+    plan.clip_y1 = image.height;
+    const int width = static_cast<int>(cinfo.output_width);
+    const int height = static_cast<int>(cinfo.output_height);
+    resampler.prepare(decode::scale_plan(plan, num / 8.0, num / 8.0, width, height));
+    out.resize(static_cast<std::size_t>(plan.out_w) * plan.out_h * 3);
+    resampler.run(pixels.data(), stride, 0, 0, out.data());
+  };
+  const double seconds = args.seconds * static_cast<double>(images.size()) / 8;
+  for (int repeat = 0; repeat < args.repeats; ++repeat) {
+    for (int i = 0; i < 8; ++i) {
+      ScaleCost& cost = costs[repeat % 2 == 0 ? i : 7 - i];
+      cost.decode_runs.push_back(rate(args.warmup, seconds, [&] { decode_next(cost.num, false); }));
+      cost.decode_resize_runs.push_back(
+          rate(args.warmup, seconds, [&] { decode_next(cost.num, true); }));
+    }
+  }
+  jpeg_destroy_decompress(&cinfo);
+  return costs;
+}
+
+bool decoder_candidate(int num) {
+  for (int denom : decode::kDctScaleDenominators) {
+    if (num * denom == 8) return true;
+  }
+  return false;
+}
+
+// Whether 1/2, the decoder's pick at that output, is the cheapest factor that keeps enough
+// pixels there (decode + resize).
+bool half_is_cheapest(const std::vector<ScaleCost>& costs) {
+  const double half = costs[3].decode_resize_rate();
+  for (const ScaleCost& cost : costs) {
+    if (cost.keeps_enough && cost.decode_resize_rate() > half) return false;
+  }
+  return true;
+}
+
 std::string runs_text(const std::vector<double>& runs) {
   std::string text;
   for (double r : runs) text += fmt::format("{}{:.1f}", text.empty() ? "" : " ", r);
@@ -419,6 +515,7 @@ int run(const Args& args) {
         "{:.1f}",
         workers, rows[0].reference_median(), workers, rows[0].reference_median() * workers);
   }
+  const std::vector<ScaleCost> scales = scale_costs(images, args);
   env["load_average_after"] = load_average();
 
   if (args.json) {
@@ -435,6 +532,19 @@ int run(const Args& args) {
                                      {"met", row.ratio() >= row.target},
                                      {"note", row.note}});
     }
+    out["dct_scales"] = nlohmann::ordered_json::array();
+    for (const ScaleCost& cost : scales) {
+      out["dct_scales"].push_back(
+          {{"scale", fmt::format("{}/8", cost.num)},
+           {"decode_images_per_s", cost.decode_runs},
+           {"decode_vs_full", cost.decode_rate() / scales.back().decode_rate()},
+           {"decode_resize_images_per_s", cost.decode_resize_runs},
+           {"decode_resize_vs_full",
+            cost.decode_resize_rate() / scales.back().decode_resize_rate()},
+           {"keeps_enough_pixels", cost.keeps_enough},
+           {"decoder_may_pick", decoder_candidate(cost.num)}});
+    }
+    out["half_scale_is_cheapest"] = half_is_cheapest(scales);
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
@@ -453,6 +563,22 @@ int run(const Args& args) {
                runs_text(row.subject_runs), row.reference, runs_text(row.reference_runs),
                row.note.empty() ? "" : "; " + row.note);
   }
+  fmt::print(
+      "\nDCT scale | decode, vs 8/8 | + resize to {}x{}, vs 8/8 | keeps 1.5x | decoder may pick\n"
+      "----------|----------------|--------------------------|------------|-----------------\n",
+      half_scale_output(images[0].width), half_scale_output(images[0].height));
+  for (const ScaleCost& cost : scales) {
+    fmt::print("{:>9} | {:>7.1f}  {:>5.2f} | {:>15.1f}  {:>8.2f} | {:<10} | {}\n",
+               fmt::format("{}/8", cost.num), cost.decode_rate(),
+               cost.decode_rate() / scales.back().decode_rate(), cost.decode_resize_rate(),
+               cost.decode_resize_rate() / scales.back().decode_resize_rate(),
+               cost.keeps_enough ? "yes" : "no",
+               decoder_candidate(cost.num) ? "yes" : (cost.num == 8 ? "(full size)" : "no"));
+  }
+  fmt::print(
+      "  (images/s; the resize output is the largest the decoder still decodes at 1/2)\n"
+      "  1/2 is the cheapest factor that keeps 1.5x the output's pixels: {}\n",
+      half_is_cheapest(scales) ? "yes" : "NO (decode::kDctScaleDenominators needs review)");
   fmt::print("  load average before {}, after {}\n", env["load_average_before"].get<std::string>(),
              env["load_average_after"].get<std::string>());
   return 0;

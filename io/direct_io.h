@@ -12,6 +12,7 @@
 // arguments. BounceBuffers and DirectReads belong to one Reader and to its thread.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -99,6 +100,8 @@ class DirectReads {
   // The largest alignment, and the longest aligned read any request needs, in this batch.
   std::size_t largest_alignment() const { return largest_alignment_; }
   std::size_t longest_piece() const { return longest_piece_; }
+  // The alignment of bounce buffers for this batch: the largest alignment, at least a page.
+  std::size_t bounce_alignment() const { return std::max<std::size_t>(4096, largest_alignment_); }
 
   // The file system refused an O_DIRECT read of request `index` (EINVAL): its descriptor is
   // read buffered from now on. The first refusal per descriptor counts as a fallback in `stats`.

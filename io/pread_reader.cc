@@ -13,15 +13,11 @@ PreadReader::PreadReader(const ReaderOptions& options) : Reader(options), meter_
 }
 
 void PreadReader::read(std::span<ReadRequest> requests) {
-  for (ReadRequest& request : requests) {
-    request.bytes_read = 0;
-    request.error.clear();
-  }
+  clear_results(requests);
   meter_.begin_batch();
   direct_.begin_batch(requests, mutable_stats());
   if (direct_.longest_piece() > 0) {
-    bounce_.reserve(1, direct_.longest_piece(),
-                    std::max<std::size_t>(4096, direct_.largest_alignment()));
+    bounce_.reserve(1, direct_.longest_piece(), direct_.bounce_alignment());
   }
   for (std::size_t i = 0; i < requests.size(); ++i) read_one(requests[i], i);
   meter_.end_batch(mutable_stats());

@@ -5,6 +5,13 @@
 
 namespace feedrate::io {
 
+void clear_results(std::span<ReadRequest> requests) {
+  for (ReadRequest& request : requests) {
+    request.bytes_read = 0;
+    request.error.clear();
+  }
+}
+
 const char* backend_name(Backend backend) {
   return backend == Backend::kIoUring ? "io_uring" : "pread";
 }

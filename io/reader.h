@@ -31,9 +31,8 @@
 #include <string>
 #include <system_error>
 
-#include "io/read_error.h"
-
 #include "io/file.h"
+#include "io/read_error.h"
 #include "io/throttle.h"
 
 namespace feedrate::io {
@@ -46,6 +45,9 @@ struct ReadRequest {
   std::size_t bytes_read = 0;
   std::error_code error;
 };
+
+// Clears the results (bytes_read, error) of every request: how each read() begins.
+void clear_results(std::span<ReadRequest> requests);
 
 enum class Backend { kIoUring, kPread };
 const char* backend_name(Backend backend);

@@ -246,15 +246,11 @@ void UringReader::abandon(std::span<ReadRequest> requests, int error) {
 void UringReader::read(std::span<ReadRequest> requests) {
   transient_.assign(requests.size(), 0);
   resubmit_.clear();
-  for (ReadRequest& request : requests) {
-    request.bytes_read = 0;
-    request.error.clear();
-  }
+  clear_results(requests);
   meter_.begin_batch();
   direct_.begin_batch(requests, mutable_stats());
   if (direct_.longest_piece() > 0) {
-    prepare_bounce(direct_.longest_piece(),
-                   std::max<std::size_t>(4096, direct_.largest_alignment()));
+    prepare_bounce(direct_.longest_piece(), direct_.bounce_alignment());
   }
   std::size_t next = 0;
   while (next < requests.size() || !resubmit_.empty() || in_flight_ > 0) {

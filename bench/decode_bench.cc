@@ -484,6 +484,7 @@ int run(const Args& args) {
                                     LIBJPEG_TURBO_VERSION_NUMBER / 1000000,
                                     LIBJPEG_TURBO_VERSION_NUMBER / 1000 % 1000,
                                     LIBJPEG_TURBO_VERSION_NUMBER % 1000)},
+      {"resampler", fmt::format("{} kernels", decode::Resampler::kernels())},
       {"tjbench", fmt::format("{} {} (libjpeg-turbo-progs {})", args.tjbench, kTjbenchOptions,
                               tjbench_version.empty() ? "?" : tjbench_version)},
       {"images", fmt::format("{} from {} ({}x{} first, mean {:.1f} KB)", images.size(),

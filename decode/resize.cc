@@ -7,6 +7,10 @@
 
 namespace feedrate::decode {
 
+const char* Resampler::kernels() {
+  return kernels::best().name;
+}
+
 void Resampler::build(Taps& taps, double box_start, double box_len, int out_len, int win_start,
                       int win_len, int clip_lo, int clip_hi) {
   // PIL's precompute_coeffs: support = 1 (bilinear) widened by the downscale factor, so each

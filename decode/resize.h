@@ -23,6 +23,9 @@ struct SourceRect {
 
 class Resampler {
  public:
+  // The instruction set of the inner loops on this CPU: "avx2", "sse2" or "generic".
+  static const char* kernels();
+
   // Builds the filter taps of `plan` (in the coordinates of the image it will be given) and
   // returns the source pixels they read.
   SourceRect prepare(const ResizePlan& plan);

@@ -1,6 +1,7 @@
 // Tests for decode/resize_kernels: every instruction set's kernels give the same floats and the
 // same bytes as the baseline kernels on random rows, tap counts, weights, widths and flips, so
-// a seed's output does not depend on the CPU. Skips where this CPU lacks AVX2.
+// a seed's output does not depend on the CPU, and the Resampler runs the fastest set. The
+// comparisons skip where this CPU lacks AVX2.
 
 #include "decode/resize_kernels.h"
 
@@ -9,7 +10,10 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
+
+#include "decode/resize.h"
 
 namespace feedrate::decode::kernels {
 namespace {
@@ -21,6 +25,12 @@ std::vector<float> random_weights(std::mt19937_64& gen, int count) {
   for (float& w : weights) total += w = unit(gen);
   for (float& w : weights) w /= total;
   return weights;
+}
+
+TEST(ResizeKernels, TheResamplerRunsTheFastestSetThisCpuHas) {
+  const std::string expected = avx2() != nullptr ? "avx2" : baseline().name;
+  EXPECT_EQ(best().name, expected);
+  EXPECT_EQ(Resampler::kernels(), expected);
 }
 
 TEST(ResizeKernels, Avx2VerticalSumsEqualTheBaselines) {

@@ -379,8 +379,10 @@ std::vector<ScaleCost> scale_costs(const std::vector<Image>& images, const Args&
   std::vector<ScaleCost> costs(8);
   for (int i = 0; i < 8; ++i) {
     costs[i].num = i + 1;
-    const int scaled = (images[0].width * (i + 1) + 7) / 8;
-    costs[i].keeps_enough = scaled >= 1.5 * half_scale_output(images[0].width);
+    const auto keeps = [&](int side) {
+      return (side * (i + 1) + 7) / 8 >= 1.5 * half_scale_output(side);
+    };
+    costs[i].keeps_enough = keeps(images[0].width) && keeps(images[0].height);
   }
   jpeg_decompress_struct cinfo{};
   jpeg_error_mgr error{};

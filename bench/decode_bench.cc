@@ -370,9 +370,9 @@ struct ScaleCost {
   double decode_resize_rate() const { return median(decode_resize_runs); }
 };
 
-// The output the decoder would still decode at 1/2: ceil(side / 2) >= 1.5 x output side.
+// The output the decoder would still decode at 1/2: ceil(side / 2) >= bound x output side.
 int half_scale_output(int side) {
-  return static_cast<int>((side + 1) / 2 / 1.5);
+  return static_cast<int>((side + 1) / 2 / decode::kScaledPixelsPerOutput);
 }
 
 std::vector<ScaleCost> scale_costs(const std::vector<Image>& images, const Args& args) {
@@ -380,7 +380,7 @@ std::vector<ScaleCost> scale_costs(const std::vector<Image>& images, const Args&
   for (int i = 0; i < 8; ++i) {
     costs[i].num = i + 1;
     const auto keeps = [&](int side) {
-      return (side * (i + 1) + 7) / 8 >= 1.5 * half_scale_output(side);
+      return (side * (i + 1) + 7) / 8 >= decode::kScaledPixelsPerOutput * half_scale_output(side);
     };
     costs[i].keeps_enough = keeps(images[0].width) && keeps(images[0].height);
   }

@@ -105,15 +105,17 @@ bool has_end_marker(const JOCTET* rest, std::size_t length) {
   return false;
 }
 
-// Cheapest DCT scale that still leaves at least 1.5x as many pixels per side as the resized
-// box has, so the result stays within a mean 1.25 levels of a full decode followed by the same
-// resize (at 1x the DCT's own downscaling shows: means up to 2.9). Among the candidates the
-// smallest scale is the cheapest: both the decode and the resize cost less.
+// Cheapest DCT scale that still leaves kScaledPixelsPerOutput times as many pixels per side as
+// the resized box has: among the candidates the smallest is the cheapest (the resize reads fewer
+// pixels, and the decode costs no more).
 int pick_scale_denom(const ResizePlan& plan, int width, int height) {
   for (int denom : kDctScaleDenominators) {
     const double sw = std::ceil(static_cast<double>(width) / denom) / width;
     const double sh = std::ceil(static_cast<double>(height) / denom) / height;
-    if (plan.box_w * sw >= 1.5 * plan.out_w && plan.box_h * sh >= 1.5 * plan.out_h) return denom;
+    if (plan.box_w * sw >= kScaledPixelsPerOutput * plan.out_w &&
+        plan.box_h * sh >= kScaledPixelsPerOutput * plan.out_h) {
+      return denom;
+    }
   }
   return 1;
 }

@@ -23,11 +23,15 @@
 
 namespace feedrate::decode {
 
-// The DCT scales 1/d the decoder may pick, smallest first; it takes the first that keeps enough
-// pixels, else full size. Measured with libjpeg-turbo 2.1 (feedrate-decode-bench times every
-// factor M/8 and says whether this still holds): each of these decodes faster than the larger
-// ones and than full size, and each other factor decodes slower than a larger one of these.
+// The DCT scales 1/d the decoder may pick, smallest first; it takes the first whose scaled crop
+// keeps kScaledPixelsPerOutput pixels per output pixel on each side, else full size. Measured
+// with libjpeg-turbo 2.1 (feedrate-decode-bench times every factor M/8, with and without the
+// resize, and says whether this still holds): the other factors decode slower than full size,
+// 1/2 decodes about as fast and pays through the smaller resize, 1/4 and 1/8 decode faster.
 inline constexpr int kDctScaleDenominators[] = {8, 4, 2};
+// The quality bound of DCT scaling: within a mean 1.25 levels of a full decode followed by the
+// same resize (at 1x the DCT's own downscaling shows: means up to 2.9).
+inline constexpr double kScaledPixelsPerOutput = 1.5;
 
 struct DecodeLimits {
   std::uint64_t max_pixels = 100'000'000;  // declared width x height

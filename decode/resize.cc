@@ -103,8 +103,9 @@ void Resampler::run(const std::uint8_t* src, std::size_t src_stride, int src_x0,
   // taps of every pixel (zero weights past its own) and 4 floats for each 3. Only the padding
   // needs zeroing: every other float is written by the vertical pass before it is read.
   const std::size_t row_stride = static_cast<std::size_t>(row_floats + 3 * max_h + 1);
-  column_sums_.assign(2 * row_stride, 0.0f);
+  column_sums_.resize(2 * row_stride);
   float* const sums[2] = {column_sums_.data(), column_sums_.data() + row_stride};
+  for (float* row : sums) std::fill(row + row_floats, row + row_stride, 0.0f);
   const int max_v = vertical_.max_taps;
   const std::size_t src_x = static_cast<std::size_t>(cols_x0_ - src_x0) * 3;
   const kernels::RowKernels& kernel = kernels::best();

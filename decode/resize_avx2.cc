@@ -19,8 +19,8 @@ FEEDRATE_AVX2_INLINE __m256 widen8(const std::uint8_t* p) {
   return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
 }
 
-// Thirty-two columns at a time, then eight, then one: each value is the same sum of products,
-// in the same order, as in the baseline kernel.
+// Thirty-two columns at a time, then eight, then the last few through the baseline kernel: each
+// value is the same sum of products, in the same order, as in the baseline kernel.
 FEEDRATE_AVX2 void vertical(const std::uint8_t* first, std::size_t stride, const float* weights,
                             int taps, int count, float* sums) {
   int x = 0;
@@ -47,12 +47,7 @@ FEEDRATE_AVX2 void vertical(const std::uint8_t* first, std::size_t stride, const
     }
     _mm256_storeu_ps(sums + x, s);
   }
-  for (; x < count; ++x) {
-    float sum = 0;
-    const std::uint8_t* p = first + x;
-    for (int k = 0; k < taps; ++k, p += stride) sum += weights[k] * static_cast<float>(*p);
-    sums[x] = sum;
-  }
+  if (x < count) baseline().vertical(first + x, stride, weights, taps, count - x, sums + x);
 }
 
 // One pixel of two rows per register: R, G, B and a spare lane for each.

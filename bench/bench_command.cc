@@ -193,10 +193,7 @@ int run(const BenchArgs& args) {
     out["size"] = options.transform.size;
     out["layout"] = layout_name(options.layout);
     out["bytes_read"] = stats.bytes_read;
-    out["read_busy_s"] = stats.read_busy_s;
-    out["decode_busy_s"] = stats.decode_busy_s;
-    out["consumer_wait_s"] = stats.consumer_wait_s;
-    out["decode_ms_per_image"] = stats.images > 0 ? stats.decode_busy_s * 1e3 / stats.images : 0.0;
+    out["decode_ms_per_image"] = report.decode_cpu_ms_per_image;
     nlohmann::json per_epoch = nlohmann::json::array();
     for (const EpochFigures& e : epochs) {
       per_epoch.push_back({{"images", e.images},
@@ -223,8 +220,7 @@ int run(const BenchArgs& args) {
     fmt::print("epoch {:<3} {:.1f} images/s\n", e, epochs[e].images / epochs[e].seconds);
   }
   fmt::print("speed     {:.1f} images/s, {:.1f} MB/s\n", images_per_s, mb_per_s);
-  fmt::print("decode    {:.2f} ms of CPU per image\n",
-             stats.images > 0 ? stats.decode_busy_s * 1e3 / stats.images : 0.0);
+  fmt::print("decode    {:.2f} ms of CPU per image\n", report.decode_cpu_ms_per_image);
   fmt::print("memory    peak RSS {:.1f} MB\n", peak_rss_mb);
   fmt::print(
       "io        {}{}, throttle {}, read latency p50 {:.0f} us p99 {:.0f} us, {:.1f} reads "

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "bench/default_dataset.h"
@@ -70,7 +71,7 @@ double transfer_loop(DType dtype, std::size_t batch, int iterations, cudaStream_
   auto run = [&](int count) {
     for (int i = 0; i < count; ++i) {
       const std::size_t slot = static_cast<std::size_t>(i) % options.slots;
-      transfer->staging_reusable(slot);
+      while (!transfer->staging_idle(slot)) std::this_thread::yield();  // as the loader polls
       transfer->submit(slot, staging[slot], labels.data(), batch);
       transfer->wait(slot, consumer);
       transfer->release(slot);

@@ -27,13 +27,14 @@ std::string report_text(const Report& report) {
 
 RunCosts run_costs(const Loader& loader, double images_per_s, double peak_rss_mb) {
   const RunStats stats = loader.stats();
+  const Report report = loader.report();
   const LoaderOptions& options = loader.options();
   const double images = static_cast<double>(std::max<std::uint64_t>(stats.images, 1));
   RunCosts costs;
   costs.images_per_s = images_per_s;
   costs.num_workers = options.num_workers;
   costs.cpus = available_cpus();
-  costs.cpu_ms_per_image = stats.decode_busy_s * 1e3 / images;
+  costs.cpu_ms_per_image = report.decode_cpu_ms_per_image;
   costs.bytes_per_image = stats.bytes_read / images;
   costs.reads_per_image = stats.read_operations / images;
   costs.h2d_bytes_per_image = 3.0 * options.transform.size * options.transform.size;

@@ -156,9 +156,13 @@ class CudaTransfer final : public Transfer {
     slot.release_recorded = true;
   }
 
-  void staging_reusable(std::size_t index) override {
+  bool staging_idle(std::size_t index) override {
     Slot& slot = slots_.at(index);
-    if (slot.submitted) check(cudaEventSynchronize(slot.copied), "cudaEventSynchronize");
+    if (!slot.submitted) return true;
+    const cudaError_t status = cudaEventQuery(slot.copied);
+    if (status == cudaErrorNotReady) return false;
+    check(status, "cudaEventQuery");
+    return true;
   }
 
   bool converts_on_device() const override { return true; }

@@ -17,7 +17,7 @@ class HostTransfer final : public Transfer {
   }
   void wait(std::size_t, void*) override {}
   void release(std::size_t) override {}
-  void staging_reusable(std::size_t) override {}
+  bool staging_idle(std::size_t) override { return true; }
   bool converts_on_device() const override { return false; }
 
  private:

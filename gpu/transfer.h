@@ -12,12 +12,13 @@
 // consumer's stream (the host never blocks); release() records "released" on that consumer
 // stream, and the next submit() into the slot waits for it on the copy stream, so device
 // memory is never overwritten while the consumer's kernels may still read it.
-// staging_reusable() blocks until the slot's last copy has read its staging buffer.
+// staging_idle() says, without blocking, whether the slot's last copy has read its staging buffer
+// (a cudaEventQuery of "copied"): the loader keeps the slot out of its free list until then.
 //
 // Host backend: the staging buffer is the output (decoders write the final layout there);
 // every call but output() is free.
 //
-// Thread-safety: submit() and staging_reusable() may run on any thread but not concurrently for
+// Thread-safety: every call may run on any thread, concurrently for distinct slots, never for
 // the same slot; the loader serialises a slot's life through its ring.
 #pragma once
 
@@ -65,7 +66,8 @@ class Transfer {
                              std::int32_t* host_labels) const = 0;
   virtual void wait(std::size_t slot, void* consumer_stream) = 0;
   virtual void release(std::size_t slot) = 0;
-  virtual void staging_reusable(std::size_t slot) = 0;
+  // True when no copy reads the slot's staging buffer any more. Never blocks.
+  virtual bool staging_idle(std::size_t slot) = 0;
   // True when decoders must write uint8 NHWC whatever the requested dtype (the device converts).
   virtual bool converts_on_device() const = 0;
 };

@@ -47,15 +47,14 @@ struct IoStats {
   std::string notes;                      // why, and fixed-buffer notices
 };
 
+// What a run delivered and how it read: counts, backends, skipped samples. Time figures (busy,
+// waits, rates) are in Report; both come from the same counters (loader/telemetry.h).
 struct RunStats {
   std::uint64_t batches = 0;
   std::uint64_t images = 0;      // delivered
   std::uint64_t skipped = 0;     // under the skip policy
   std::uint64_t bytes_read = 0;  // encoded bytes
   std::uint64_t read_operations = 0;
-  double read_busy_s = 0;                      // I/O thread time spent opening and reading
-  double decode_busy_s = 0;                    // summed over decode threads
-  double consumer_wait_s = 0;                  // time next() spent waiting for a batch
   std::string io_backend;                      // "io_uring" or "pread"
   std::string io_fallback_reason;              // why pread, when it is
   std::string device;                          // where batches live: "host"
@@ -89,8 +88,10 @@ class Loader {
   std::optional<Batch> next(const std::function<void()>& while_waiting);
 
   RunStats stats() const;
-  // Stage figures, the consumer's stalls by cause and the verdict, for the run so far (since
-  // the first epoch started). Cheap: call it at any time, from any thread.
+  // Stage figures (busy, starved and blocked time per stage), the consumer's stalls by cause and
+  // the verdict, for the run so far (since the first epoch started). Cheap: it reads counters
+  // and the clock (the CPUs and memory limit it judges against are read once, at start), so
+  // call it at any time, from any thread.
   Report report() const;
   // The timeline recorded so far (empty unless LoaderOptions::trace).
   const TraceRecorder& trace() const;

@@ -61,7 +61,10 @@ TEST(CudaTransfer, CopiesUint8AndLabelsThroughPinnedStaging) {
   EXPECT_TRUE(staging.is_pinned());
   Stream consumer;
   for (int round = 0; round < 3; ++round) {  // the slot is reused after each release
-    transfer->staging_reusable(0);
+    if (round > 0) {
+      // The consumer synchronised on the copy: its staging must be free, and stays so.
+      EXPECT_TRUE(transfer->staging_idle(0));
+    }
     fill(staging, bytes, round);
     const std::int32_t labels[3] = {round, 7, 9};
     transfer->submit(0, staging, labels, 3);

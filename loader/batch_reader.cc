@@ -1,0 +1,150 @@
+#include "loader/batch_reader.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "io/chunk_plan.h"
+#include "loader/error.h"
+
+namespace feedrate {
+
+using detail::kNoRead;
+using detail::Slot;
+
+BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
+                         std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader)
+    : dataset_(dataset), tar_chunk_bytes_(tar_chunk_bytes) {
+  reader_ = make_reader ? make_reader(options, &fallback_reason_)
+                        : io::Reader::create(options, &fallback_reason_);
+  if (!dataset_.files_are_shared()) return;
+  // Opened through the reader, which applies O_DIRECT (before the I/O thread starts).
+  for (const auto& path : dataset_.files()) {
+    std::error_code error;
+    shared_files_.push_back(reader_->open(path, error));
+    if (error) throw Error(path.string() + ": cannot open: " + error.message());
+  }
+}
+
+void BatchReader::read(Slot& slot) {
+  const std::size_t n = slot.count;
+  slot.labels.resize(n);
+  slot.errors.assign(n, std::string());
+  slot.skipped.clear();
+  slot.encoded_offset.assign(n, 0);
+  slot.read_of_sample.assign(n, kNoRead);
+  slot.files.resize(n);
+  slot.reads.clear();
+  read_sizes_.clear();
+  for (std::size_t i = 0; i < n; ++i) slot.labels[i] = dataset_.sample(slot.indices[i]).label;
+
+  if (dataset_.files_are_shared() && tar_chunk_bytes_ > 0) {
+    plan_chunks(slot);
+  } else {
+    plan_files(slot);
+  }
+  lay_out(slot);
+  reader_->read(slot.reads);
+  check_results(slot);
+  for (io::File& file : slot.files) file = io::File();
+}
+
+void BatchReader::add_read(Slot& slot, int fd, std::uint64_t offset, std::uint64_t size) {
+  io::ReadRequest request;
+  request.fd = fd;
+  request.offset = offset;
+  slot.reads.push_back(request);
+  read_sizes_.push_back(size);
+}
+
+void BatchReader::plan_files(Slot& slot) {
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    const SampleRef& ref = dataset_.sample(slot.indices[i]);
+    int fd = -1;
+    if (dataset_.files_are_shared()) {
+      fd = shared_files_[ref.file].fd();
+    } else {
+      std::error_code error;
+      slot.files[i] = reader_->open(dataset_.files()[ref.file], error);
+      if (error) {
+        slot.errors[i] = dataset_.describe(slot.indices[i]) + ": cannot open: " + error.message();
+        continue;
+      }
+      fd = slot.files[i].fd();
+    }
+    slot.read_of_sample[i] = slot.reads.size();
+    add_read(slot, fd, ref.offset, ref.size);
+  }
+}
+
+void BatchReader::plan_chunks(Slot& slot) {
+  // Sorted by position in the shards, members close together become one chunk.
+  by_position_.resize(slot.count);
+  std::iota(by_position_.begin(), by_position_.end(), std::size_t{0});
+  const auto ref = [&](std::size_t i) -> const SampleRef& {
+    return dataset_.sample(slot.indices[i]);
+  };
+  std::sort(by_position_.begin(), by_position_.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(ref(a).file, ref(a).offset) < std::pair(ref(b).file, ref(b).offset);
+  });
+  io::ChunkPlanner planner;
+  planner.chunk_bytes = tar_chunk_bytes_;
+  std::vector<io::ByteRange> ranges;
+  for (std::size_t begin = 0; begin < by_position_.size();) {
+    const std::uint32_t file = ref(by_position_[begin]).file;
+    std::size_t end = begin;
+    ranges.clear();
+    while (end < by_position_.size() && ref(by_position_[end]).file == file) {
+      ranges.push_back({ref(by_position_[end]).offset, ref(by_position_[end]).size});
+      ++end;
+    }
+    const io::ChunkPlan plan = planner.plan(ranges);
+    const std::size_t first_read = slot.reads.size();
+    for (const io::ByteRange& chunk : plan.chunks) {
+      add_read(slot, shared_files_[file].fd(), chunk.offset, chunk.size);
+    }
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+      const std::size_t sample = by_position_[begin + k];
+      slot.read_of_sample[sample] = first_read + plan.slices[k].chunk;
+      slot.encoded_offset[sample] = static_cast<std::size_t>(plan.slices[k].offset);
+    }
+    begin = end;
+  }
+}
+
+void BatchReader::lay_out(Slot& slot) {
+  const std::uint64_t total =
+      std::accumulate(read_sizes_.begin(), read_sizes_.end(), std::uint64_t{0});
+  // A quarter more than needed, so that batches of slightly larger images reuse the buffer.
+  if (slot.encoded.size() < total) slot.encoded = gpu::HostBuffer(total + total / 4);
+  std::size_t at = 0;
+  for (std::size_t r = 0; r < slot.reads.size(); ++r) {
+    slot.reads[r].dest = {slot.encoded.data() + at, static_cast<std::size_t>(read_sizes_[r])};
+    at += static_cast<std::size_t>(read_sizes_[r]);
+  }
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (slot.read_of_sample[i] == kNoRead) continue;
+    const std::byte* start = slot.reads[slot.read_of_sample[i]].dest.data();
+    slot.encoded_offset[i] += static_cast<std::size_t>(start - slot.encoded.data());
+  }
+}
+
+void BatchReader::check_results(Slot& slot) {
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (slot.read_of_sample[i] == kNoRead) continue;  // could not open: already an error
+    const io::ReadRequest& request = slot.reads[slot.read_of_sample[i]];
+    const auto read_start = static_cast<std::size_t>(request.dest.data() - slot.encoded.data());
+    const std::uint64_t end_in_read =
+        slot.encoded_offset[i] - read_start + dataset_.sample(slot.indices[i]).size;
+    if (!request.error || end_in_read <= request.bytes_read) continue;
+    const bool short_file = request.error == io::ReadErrc::kUnexpectedEof;
+    slot.errors[i] =
+        dataset_.describe(slot.indices[i]) + ": read failed at byte " +
+        std::to_string(request.offset + request.bytes_read) + ": " +
+        (short_file
+             ? "unexpected end of file after " + std::to_string(request.bytes_read) + " of " +
+                   std::to_string(request.dest.size()) + " bytes (file changed since indexing?)"
+             : request.error.message());
+  }
+}
+
+}  // namespace feedrate

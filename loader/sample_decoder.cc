@@ -1,0 +1,59 @@
+#include "loader/sample_decoder.h"
+
+#include <chrono>
+
+#include "decode/layout.h"
+#include "decode/random.h"
+#include "gpu/trace.h"
+
+namespace feedrate {
+
+SampleDecoder::SampleDecoder(const Dataset& dataset, const LoaderOptions& options,
+                             bool decode_to_u8, Telemetry& telemetry, TraceRecorder& trace)
+    : dataset_(dataset),
+      options_(options),
+      decode_to_u8_(decode_to_u8),
+      pixels_(static_cast<std::size_t>(options.transform.size) * options.transform.size),
+      sample_bytes_(decode_to_u8 ? pixels_ * 3 : pixels_ * 3 * sizeof(float)),
+      telemetry_(telemetry),
+      trace_(trace),
+      workers_([limits = decode::DecodeLimits{.max_pixels = options.max_pixels,
+                                              .on_warning = options.on_warning}] {
+        return std::make_unique<Worker>(limits);
+      }) {}
+
+void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
+  if (!slot.errors[i].empty()) return;
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint32_t index = slot.indices[i];
+  const std::span<const std::uint8_t> encoded(
+      reinterpret_cast<const std::uint8_t*>(slot.encoded.data() + slot.encoded_offset[i]),
+      static_cast<std::size_t>(dataset_.sample(index).size));
+  std::byte* out = slot.images.data() + i * sample_bytes_;
+  const std::uint64_t seed = decode::sample_seed(options_.seed, slot.epoch, index);
+  Worker& worker = *workers_.local();
+
+  gpu::TraceRange range("decode");
+  decode::DecodeStatus status;
+  if (decode_to_u8_) {
+    status = worker.decoder.decode(encoded, options_.transform, seed,
+                                   {reinterpret_cast<std::uint8_t*>(out), sample_bytes_});
+  } else {
+    worker.scratch.resize(pixels_ * 3);
+    status = worker.decoder.decode(encoded, options_.transform, seed, worker.scratch);
+    if (status.ok()) {
+      decode::hwc_to_chw_normalized(worker.scratch.data(), pixels_, options_.normalization,
+                                    reinterpret_cast<float*>(out));
+    }
+  }
+  if (!status.ok()) {
+    slot.errors[i] =
+        dataset_.describe(index) + ": " + decode::errc_name(status.code) + ": " + status.message;
+  }
+  const auto end = std::chrono::steady_clock::now();
+  telemetry_.decoded(static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
+  trace_.span("decode", start, end, index);
+}
+
+}  // namespace feedrate

@@ -1,0 +1,33 @@
+cmake_minimum_required(VERSION 3.24)
+# The layering of the tree, checked on its sources: dependencies point one way,
+# bench -> loader -> {io, decode, gpu}. A stage folder includes only itself (and the standard or
+# third-party headers its own library target links); loader/ never includes bench/. Run by ctest
+# as `cmake -DSOURCE_DIR=... -P layering_test.cmake`; every violation is listed, then it fails.
+set(allowed_io io)
+set(allowed_decode decode)
+set(allowed_gpu gpu)
+set(allowed_loader loader io decode gpu)
+set(violations "")
+foreach(folder io decode gpu loader)
+  file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR}
+       ${SOURCE_DIR}/${folder}/*.h ${SOURCE_DIR}/${folder}/*.cc ${SOURCE_DIR}/${folder}/*.cu)
+  foreach(source IN LISTS sources)
+    file(STRINGS ${SOURCE_DIR}/${source} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"")
+    foreach(line IN LISTS includes)
+      string(REGEX MATCH "\"([^\"/]+)/" _ "${line}")
+      set(target_folder "${CMAKE_MATCH_1}")
+      if(target_folder STREQUAL "" OR NOT IS_DIRECTORY ${SOURCE_DIR}/${target_folder})
+        continue()
+      endif()
+      if(NOT target_folder IN_LIST allowed_${folder})
+        string(STRIP "${line}" line)
+        list(APPEND violations "${source}: ${line} (${folder}/ may include: ${allowed_${folder}})")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(violations)
+  list(JOIN violations "\n  " text)
+  message(FATAL_ERROR "layering violations:\n  ${text}")
+endif()
+message(STATUS "layering: io, decode and gpu include only themselves; loader includes no bench")

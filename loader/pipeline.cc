@@ -44,18 +44,24 @@ gpu::DType dtype_of(OutputLayout layout) {
   return gpu::DType::kUint8;
 }
 
-// What the loader holds besides its slots: the reader's O_DIRECT bounce buffers (one aligned
-// read per request in flight, capped by the reader) and each worker's float scratch.
+// What the loader holds besides its slots: the reader's O_DIRECT bounce buffers (as many as
+// reads in flight, each as long as the longest aligned read, capped by the reader) and each
+// worker's float scratch.
 double shared_buffer_bytes(const LoaderOptions& options, const Dataset& dataset,
                            bool decode_to_u8) {
   double bytes = 0;
   if (options.direct_io) {
-    const double mean = static_cast<double>(dataset.total_bytes()) / dataset.size();
-    const double piece = dataset.files_are_shared() && options.tar_chunk_bytes > 0
-                             ? static_cast<double>(options.tar_chunk_bytes)
-                             : mean;
+    std::uint64_t longest = 0;
+    if (dataset.files_are_shared() && options.tar_chunk_bytes > 0) {
+      longest = options.tar_chunk_bytes;
+    } else {
+      for (std::size_t i = 0; i < dataset.size(); ++i) {
+        longest = std::max(longest, dataset.sample(i).size);
+      }
+    }
+    constexpr double kAlignmentSlack = 2 * 4096.0;  // a piece starts and ends on a boundary
     bytes += std::min(static_cast<double>(io::BounceBuffers::kMaxTotalBytes),
-                      options.io_queue_depth * (piece + 2 * 4096.0));
+                      options.io_queue_depth * (static_cast<double>(longest) + kAlignmentSlack));
   }
   if (!decode_to_u8) {
     const double pixels = static_cast<double>(options.transform.size) * options.transform.size;

@@ -3,6 +3,7 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <system_error>
 
 #include "io/page_cache.h"
@@ -91,6 +92,28 @@ std::string Dataset::describe(std::size_t index) const {
   const SampleRef& ref = samples_[index];
   if (members_.empty()) return files_[ref.file].string();
   return files_[ref.file].string() + ":" + members_[index];
+}
+
+std::string Dataset::index_hash() const {
+  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
+  const auto add = [&](const void* data, std::size_t size) {
+    for (std::size_t i = 0; i < size; ++i) {
+      hash = (hash ^ static_cast<const unsigned char*>(data)[i]) * 0x100000001b3ull;
+    }
+  };
+  const auto add_text = [&](const std::string& text) { add(text.c_str(), text.size() + 1); };
+  for (const std::string& name : classes_) add_text(name);
+  for (const fs::path& file : files_) add_text(file.filename().string());
+  for (std::size_t i = 0; i < samples_.size(); ++i) {
+    const SampleRef& ref = samples_[i];
+    const std::uint64_t fields[] = {ref.file, ref.offset, ref.size,
+                                    static_cast<std::uint64_t>(ref.label)};
+    add(fields, sizeof(fields));
+    if (!members_.empty()) add_text(members_[i]);
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
 }
 
 std::size_t Dataset::evict_from_page_cache(std::string* first_error) const {

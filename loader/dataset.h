@@ -35,6 +35,9 @@ class Dataset {
   // Class names in label order (ImageFolder: folder names; others: the labels as text).
   const std::vector<std::string>& classes() const { return classes_; }
   std::uint64_t total_bytes() const { return total_bytes_; }
+  // A fingerprint of the index, 16 hex digits: file names (not the folders above them, so a
+  // moved dataset keeps it), tar members, byte ranges, labels and class names, in order.
+  std::string index_hash() const;
   // Where a sample lives, for messages: "path" or "shard.tar:member".
   std::string describe(std::size_t index) const;
   // True when many samples share a file (tar shards): keep those files open.

@@ -28,6 +28,12 @@ std::optional<Batch> Loader::next() {
 std::optional<Batch> Loader::next(const std::function<void()>& while_waiting) {
   return pipeline_->next(while_waiting);
 }
+LoaderState Loader::state() const {
+  return pipeline_->state();
+}
+void Loader::load_state(const LoaderState& state, bool allow_dataset_change) {
+  pipeline_->load_state(state, allow_dataset_change);
+}
 RunStats Loader::stats() const {
   return pipeline_->stats();
 }

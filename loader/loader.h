@@ -30,6 +30,7 @@
 
 #include "loader/batch.h"
 #include "loader/dataset.h"
+#include "loader/loader_state.h"
 #include "loader/options.h"
 #include "loader/report.h"
 #include "loader/trace.h"
@@ -86,6 +87,18 @@ class Loader {
   // loader unchanged: a later next() continues where this one stopped. Language bindings use
   // it to check for interrupts (Ctrl-C) while they wait without holding their interpreter lock.
   std::optional<Batch> next(const std::function<void()>& while_waiting);
+
+  // Where the consumer is in the epoch, to save in a checkpoint (loader_state.h). Batches
+  // still prefetching do not count as received. Call it from the consumer's thread.
+  LoaderState state() const;
+  // Makes the next epoch iteration (start_epoch(state.epoch), or next() without one) start
+  // where `state` was taken: at the same world size the rest of the epoch is exactly what the
+  // uninterrupted run delivers; at another, the samples no old rank consumed are dealt among
+  // the ranks of this run. Other epochs are unaffected; start_epoch() of another epoch drops
+  // the restored point. Throws feedrate::Error naming what differs when the dataset (unless
+  // allow_dataset_change), batch_size, seed, shuffle, drop_last or pad_shards do not match,
+  // or when the state lies beyond its epoch. Cancels the epoch in flight.
+  void load_state(const LoaderState& state, bool allow_dataset_change = false);
 
   RunStats stats() const;
   // Stage figures (busy, starved and blocked time per stage), the consumer's stalls by cause and

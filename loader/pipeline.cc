@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <type_traits>
 
 #include "gpu/trace.h"
 #include "io/direct_io.h"
@@ -166,16 +168,97 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   stop();
   telemetry_->start();
   started_ = true;
-  order_ = epoch_order(dataset_.size(), sampler_options(options_), epoch);
+  deal_ = resume_ && resume_->epoch == epoch ? *resume_ : DealStart{epoch, 0, 0};
+  resume_.reset();
+  restored_.reset();
+  order_ = epoch_order(dataset_.size(), sampler_options(options_), epoch, deal_.sample);
+  epoch_batches_ = batch_count(order_.size(), options_.batch_size, options_.drop_last);
   next_number_ = 0;
   epoch_over_ = false;
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });
 }
 
+const std::string& Pipeline::index_hash() const {
+  std::call_once(index_hash_once_, [&] { index_hash_ = dataset_.index_hash(); });
+  return index_hash_;
+}
+
+LoaderState Pipeline::state() const {
+  if (restored_) return *restored_;  // nothing has moved since
+  LoaderState s;
+  s.samples = dataset_.size();
+  s.index_hash = index_hash();
+  s.seed = options_.seed;
+  s.shuffle = options_.shuffle;
+  s.rank = options_.rank;
+  s.world_size = options_.world_size;
+  s.batch_size = options_.batch_size;
+  s.drop_last = options_.drop_last;
+  s.pad_shards = options_.pad_shards;
+  const DealStart deal = started_ ? deal_ : DealStart{};
+  s.epoch = deal.epoch;
+  s.dealt_from_sample = deal.sample;
+  s.dealt_from_batch = deal.batch;
+  s.batches_received = deal.batch + next_number_;
+  return s;
+}
+
+void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
+  std::string differs;
+  const auto text = [](const auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, bool>) {
+      return std::string(value ? "true" : "false");
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      return value;
+    } else {
+      return std::to_string(value);
+    }
+  };
+  const auto compare = [&](const char* name, const auto& saved, const auto& mine) {
+    if (saved == mine) return;
+    differs += std::string(differs.empty() ? "" : ", ") + name + " " + text(saved) +
+               " in the state, " + text(mine) + " here";
+  };
+  if (!allow_dataset_change) {
+    compare("dataset samples", state.samples, std::uint64_t{dataset_.size()});
+    compare("dataset index hash", state.index_hash, index_hash());
+  }
+  compare("batch_size", state.batch_size, std::uint64_t{options_.batch_size});
+  compare("seed", state.seed, options_.seed);
+  compare("shuffle", state.shuffle, options_.shuffle);
+  compare("drop_last", state.drop_last, options_.drop_last);
+  compare("pad_shards", state.pad_shards, options_.pad_shards);
+  if (!differs.empty()) {
+    throw Error("cannot restore the loader state: " + differs +
+                (allow_dataset_change ? "" : " (a changed dataset is accepted only when asked)"));
+  }
+  // The saved rank's deal, and how far every rank of it got (they step in lock-step).
+  const std::size_t samples = dataset_.size();
+  const SamplerOptions saved{state.shuffle, state.seed, state.rank, state.world_size,
+                             state.pad_shards};
+  const std::size_t per_rank = samples_per_rank(samples, saved, state.dealt_from_sample);
+  const std::size_t batches = batch_count(per_rank, options_.batch_size, options_.drop_last);
+  const std::uint64_t received = state.batches_received - state.dealt_from_batch;
+  if (received > batches) {
+    throw Error("cannot restore the loader state: it says " +
+                std::to_string(state.batches_received) + " batches were received in epoch " +
+                std::to_string(state.epoch) + ", which has " +
+                std::to_string(state.dealt_from_batch + batches) + " at world size " +
+                std::to_string(state.world_size));
+  }
+  stop();
+  started_ = false;
+  resume_ = DealStart{state.epoch,
+                      consumed_through(samples, saved, state.dealt_from_sample,
+                                       static_cast<std::size_t>(received) * options_.batch_size),
+                      static_cast<std::size_t>(state.batches_received)};
+  restored_ = state;
+}
+
 void Pipeline::io_main(std::uint64_t epoch) {
   try {
-    const std::size_t batches = batches_per_epoch();
-    for (std::size_t number = 0; number < batches; ++number) {
+    for (std::size_t number = 0; number < epoch_batches_; ++number) {
       const auto wait_start = Clock::now();
       Slot* slot = ring_->acquire(cancel_);
       if (slot == nullptr) return;
@@ -187,7 +270,7 @@ void Pipeline::io_main(std::uint64_t epoch) {
 
       const std::size_t first = number * options_.batch_size;
       slot->epoch = epoch;
-      slot->number = number;
+      slot->number = deal_.batch + number;
       slot->count = std::min(options_.batch_size, order_.size() - first);
       slot->indices.assign(order_.begin() + static_cast<std::ptrdiff_t>(first),
                            order_.begin() + static_cast<std::ptrdiff_t>(first + slot->count));
@@ -245,8 +328,8 @@ std::optional<Batch> Pipeline::next(const std::function<void()>& while_waiting) 
 }
 
 std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_waiting) {
-  if (!started_) start_epoch(0);
-  while (!epoch_over_ && next_number_ < batches_per_epoch()) {
+  if (!started_) start_epoch(resume_ ? resume_->epoch : 0);
+  while (!epoch_over_ && next_number_ < epoch_batches_) {
     Slot* slot = nullptr;
     try {
       slot = delivery_->take(while_waiting);

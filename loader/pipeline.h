@@ -21,6 +21,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "loader/copier.h"
 #include "loader/delivery.h"
 #include "loader/loader.h"
+#include "loader/loader_state.h"
 #include "loader/report.h"
 #include "loader/sample_decoder.h"
 #include "loader/slot_ring.h"
@@ -51,6 +53,8 @@ class Pipeline {
   std::size_t batches_per_epoch() const;
 
   void start_epoch(std::uint64_t epoch);
+  LoaderState state() const;
+  void load_state(const LoaderState& state, bool allow_dataset_change);
   // `while_waiting` (may be empty): see Loader::next.
   std::optional<Batch> next(const std::function<void()>& while_waiting = {});
   RunStats stats() const { return telemetry_->stats(); }
@@ -58,7 +62,16 @@ class Pipeline {
   const TraceRecorder& trace() const { return trace_; }
 
  private:
+  // Where an epoch's deal begins: samples of its permutation consumed before, and the number
+  // of its first batch (both 0 unless a restored state says otherwise).
+  struct DealStart {
+    std::uint64_t epoch = 0;
+    std::size_t sample = 0;
+    std::size_t batch = 0;
+  };
+
   void stop();
+  const std::string& index_hash() const;  // the dataset's, computed once
   std::optional<Batch> next_batch(const std::function<void()>& while_waiting);
   void io_main(std::uint64_t epoch);
   void decode_task(detail::Slot* slot, std::size_t i);
@@ -78,13 +91,20 @@ class Pipeline {
   std::unique_ptr<tbb::global_control> thread_limit_;
   std::unique_ptr<tbb::task_arena> arena_;
 
+  mutable std::once_flag index_hash_once_;
+  mutable std::string index_hash_;
+
   std::atomic<bool> cancel_{false};
   std::thread io_thread_;
 
   // Consumer-side epoch state.
   bool started_ = false;
-  std::vector<std::uint32_t> order_;
-  std::size_t next_number_ = 0;
+  DealStart deal_;                       // of the current epoch
+  std::optional<DealStart> resume_;      // set by load_state(), used by the next start_epoch()
+  std::optional<LoaderState> restored_;  // what load_state() was given, until then
+  std::vector<std::uint32_t> order_;     // this rank's samples of the deal
+  std::size_t epoch_batches_ = 0;        // batches of the deal
+  std::size_t next_number_ = 0;          // batches of the deal taken by the consumer
   bool epoch_over_ = false;
 };
 

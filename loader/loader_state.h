@@ -1,0 +1,58 @@
+// A loader's resumable state: where the consumer is in an epoch, and what must be the same for
+// the rest of the epoch to be what it would have been. Small and plain: order and pixels are
+// pure functions of (seed, epoch, sample), so restoring replays nothing.
+//
+// Loader::state() takes it at any time; Loader::load_state() makes the next epoch iteration
+// start at that point. Restored at the same world size, the rest of the epoch is the same
+// batches, in the same order, with the same bytes as the uninterrupted run. Restored at another
+// world size (elastic), the samples no old rank consumed are dealt among the new ranks (see
+// epoch_order's dealt_from), so that over the epoch every sample is delivered exactly once, plus
+// the padding DistributedSampler semantics add to the last round of each deal.
+//
+// Serialised as JSON (to_json / from_json) with a checksum: a truncated, damaged or edited state
+// is an error naming what is wrong, never a silent misread. Thread-safety: a plain value.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace feedrate {
+
+struct LoaderState {
+  static constexpr int kFormatVersion = 1;
+  int version = kFormatVersion;
+
+  // The dataset fingerprint: its sample count and a hash of its index (file names relative to
+  // the dataset, tar members, byte ranges, labels, class names), 16 hex digits.
+  std::uint64_t samples = 0;
+  std::string index_hash;
+
+  std::uint64_t seed = 0;
+  std::uint64_t epoch = 0;
+  bool shuffle = true;
+  int rank = 0;  // when saved
+  int world_size = 1;
+  std::uint64_t batch_size = 0;
+  bool drop_last = false;
+  bool pad_shards = true;
+
+  // Batches of the epoch handed to this rank's consumer (or skipped whole under on_bad=skip);
+  // batches still prefetching do not count. Under DDP every rank has the same count.
+  std::uint64_t batches_received = 0;
+  // Where this run's deal of the epoch began: samples of the epoch's permutation consumed
+  // before it (by a run at another world size) and the batches received by then. Both 0 when
+  // the epoch was dealt from its start.
+  std::uint64_t dealt_from_sample = 0;
+  std::uint64_t dealt_from_batch = 0;
+
+  std::string to_json() const;
+  // Throws feedrate::Error naming the problem: not JSON, another format, an unsupported
+  // version, a missing or mistyped field, a checksum mismatch (edited or damaged).
+  static LoaderState from_json(std::string_view text);
+
+  friend bool operator==(const LoaderState&, const LoaderState&) = default;
+};
+
+}  // namespace feedrate

@@ -35,9 +35,15 @@ PreadReader::Outcome PreadReader::read_piece(ReadRequest& request, std::size_t i
     length = piece.length;
   }
   const ReadMeter::Op op = meter_.start(length);
-  const ssize_t got = ::pread(request.fd, buffer, length, static_cast<off_t>(offset));
+  ssize_t got = ::pread(request.fd, buffer, length, static_cast<off_t>(offset));
   Outcome outcome;
   outcome.error = got < 0 ? errno : 0;
+  if (options().fault_hook) {
+    const std::int64_t result = options().fault_hook({request.fd, offset, {buffer, length}},
+                                                     got < 0 ? -outcome.error : got);
+    got = result < 0 ? -1 : static_cast<ssize_t>(result);
+    outcome.error = result < 0 ? static_cast<int>(-result) : 0;
+  }
   std::this_thread::sleep_until(op.due);
   meter_.finish(op);
   if (got <= 0) return outcome;

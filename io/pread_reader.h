@@ -24,7 +24,8 @@ class PreadReader final : public Reader {
 
   void read_one(ReadRequest& request, std::size_t index);
   // One pread of the request's next bytes: through the bounce buffer for an O_DIRECT
-  // descriptor, straight into dest otherwise. Returns once the throttle allows.
+  // descriptor, straight into dest otherwise; its result passes through options().fault_hook
+  // when one is set. Returns once the throttle allows.
   Outcome read_piece(ReadRequest& request, std::size_t index);
 
   ReadMeter meter_;

@@ -15,6 +15,8 @@
 //     index said: reported as ReadErrc::kUnexpectedEof (io/read_error.h) with bytes_read set;
 //   * any other errno is reported as is.
 // Everything submitted is reaped before read() returns, so buffers may be reused right after.
+// Tests drive these paths for real through ReaderOptions::fault_hook, which rewrites what a read
+// operation returned before the reader acts on it (the way LevelDB's Env doubles inject faults).
 //
 // Descriptors opened with O_DIRECT (File::open(..., true), or Reader::open with direct_io) are
 // read in aligned pieces through reader-owned bounce buffers and copied into `dest`, so callers
@@ -26,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -49,6 +52,22 @@ struct ReadRequest {
 // Clears the results (bytes_read, error) of every request: how each read() begins.
 void clear_results(std::span<ReadRequest> requests);
 
+// One read operation a backend performed: a pread(), or one io_uring completion.
+struct ReadOperation {
+  int fd = -1;
+  std::uint64_t offset = 0;     // in the file
+  std::span<std::byte> buffer;  // what the kernel was asked to fill: dest, or a bounce buffer
+};
+
+// A test double's seam into both backends' system calls (see ReaderOptions::fault_hook). Given an
+// operation and what it returned (the bytes read, or a negative errno), returns what the reader
+// acts on instead: -EINTR or -EAGAIN to take the retry path, a count between 0 and the real one
+// for a short read or an early end of file (the buffer's bytes past it are then not used), or
+// `result` unchanged. Called on the reading thread, once per operation, before the throttle's
+// delay and the statistics.
+using ReadFaultHook =
+    std::function<std::int64_t(const ReadOperation& operation, std::int64_t result)>;
+
 enum class Backend { kIoUring, kPread };
 const char* backend_name(Backend backend);
 
@@ -63,6 +82,9 @@ struct ReaderOptions {
   // mapping them on every read). Falls back to plain reads, said in ReadStats, when the kernel
   // or RLIMIT_MEMLOCK refuses. Buffered reads go straight into `dest`, never through these.
   bool register_buffers = true;
+  // Fault injection for tests; empty (the results of the system calls are used as they are)
+  // everywhere else.
+  ReadFaultHook fault_hook;
 };
 
 struct ReadStats {

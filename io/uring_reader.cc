@@ -158,6 +158,7 @@ void UringReader::reap(std::span<ReadRequest> requests) {
     ++seen;
     const auto slot = static_cast<unsigned>(io_uring_cqe_get_data64(cqe));
     ops_[slot].result = cqe->res;
+    if (options().fault_hook) ops_[slot].result = apply_fault_hook(requests, slot);
     if (ops_[slot].timing.due <= now) {
       finish(requests, slot);
     } else {
@@ -172,6 +173,15 @@ void UringReader::reap(std::span<ReadRequest> requests) {
     held_.pop_back();
     finish(requests, slot);
   }
+}
+
+int UringReader::apply_fault_hook(std::span<ReadRequest> requests, unsigned slot) const {
+  const Op& op = ops_[slot];
+  const ReadRequest& request = requests[op.request];
+  // The request's bytes_read advances only in finish(), so it still says where this read went.
+  std::byte* buffer = op.direct ? bounce_.slot(slot) : request.dest.data() + request.bytes_read;
+  return static_cast<int>(
+      options().fault_hook({request.fd, op.offset, {buffer, op.length}}, op.result));
 }
 
 void UringReader::finish(std::span<ReadRequest> requests, unsigned slot) {

@@ -51,6 +51,8 @@ class UringReader final : public Reader {
   int wait();
   // Moves the kernel's completions into their slots, and finishes every read that is due.
   void reap(std::span<ReadRequest> requests);
+  // ReaderOptions::fault_hook's verdict on the kernel's result for `slot`.
+  int apply_fault_hook(std::span<ReadRequest> requests, unsigned slot) const;
   void finish(std::span<ReadRequest> requests, unsigned slot);
   // The ring failed: fails every unfinished request and takes back every slot.
   void abandon(std::span<ReadRequest> requests, int error);
@@ -62,7 +64,7 @@ class UringReader final : public Reader {
   std::vector<Op> ops_;     // per slot
   std::vector<unsigned> free_slots_;
   std::vector<unsigned> held_;         // completed, not yet due: a min-heap on due time
-  std::vector<std::size_t> resubmit_;  // requests to submit again (short read, EINTR)
+  std::vector<std::size_t> resubmit_;  // requests to submit again (short read, EINTR, EAGAIN)
   std::vector<int> transient_;         // per-request EINTR/EAGAIN count in this read()
   ReadMeter meter_;
   DirectReads direct_;

@@ -1,9 +1,9 @@
 // Which samples an epoch visits, in which order, on this rank. Thread-safety: pure functions.
 //
 // Semantics follow torch.utils.data.DistributedSampler: the whole dataset is permuted (seeded
-// by seed and epoch) or kept in order; without drop-on-shard it is padded by repeating its
-// start so that every rank gets ceil(n / world) samples, with it the tail is dropped so every
-// rank gets floor(n / world); rank r then takes positions r, r + world, r + 2 world, ...
+// by seed and epoch) or kept in order; with pad_shards (the default) it is padded by repeating
+// its start so that every rank gets ceil(n / world) samples, without it the tail is dropped so
+// every rank gets floor(n / world); rank r then takes positions r, r + world, r + 2 world, ...
 #pragma once
 
 #include <cstddef>

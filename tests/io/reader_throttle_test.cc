@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -157,14 +158,45 @@ TEST(ReaderThrottleCreateTest, InvalidThrottleIsRejected) {
   EXPECT_THROW(Reader::create(options, nullptr), std::invalid_argument);
 }
 
-TEST(ReaderThrottleCreateTest, DescribeBackendMatchesStats) {
-  ReaderOptions options;
-  options.force_pread = true;
-  options.throttle = parse_throttle("nvme");
-  auto reader = Reader::create(options, nullptr);
-  EXPECT_EQ(reader->describe_backend(), "pread");
-  EXPECT_EQ(reader->describe_backend(), reader->stats().backend_description);
-  EXPECT_DOUBLE_EQ(reader->stats().throttle.mb_per_s, 2400);
+TEST(ReaderThrottleCreateTest, DescribeBackendNamesWhatReads) {
+  // Each configuration has its own description; a throttle changes none of them.
+  struct Case {
+    Backend backend;
+    bool direct_io;
+    bool register_buffers;
+    const char* expected;  // with fixed buffers refused, where registering them is asked for
+  };
+  const Case cases[] = {
+      {Backend::kPread, false, true, "pread"},
+      {Backend::kPread, true, true, "pread+O_DIRECT"},
+      {Backend::kIoUring, false, true, "io_uring"},
+      {Backend::kIoUring, true, false, "io_uring+O_DIRECT"},
+      {Backend::kIoUring, true, true, "io_uring+O_DIRECT"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.expected) + (c.register_buffers ? ", register_buffers" : ""));
+    ReaderOptions options;
+    options.throttle = parse_throttle("nvme");
+    options.direct_io = c.direct_io;
+    options.register_buffers = c.register_buffers;
+    std::string skip;
+    auto reader = make_reader(c.backend, options, skip);
+    if (reader == nullptr) {
+      std::cout << "not checked: " << skip << "\n";
+      continue;
+    }
+    const ReadStats& stats = reader->stats();
+    if (stats.fixed_buffers) {
+      EXPECT_TRUE(c.direct_io && c.register_buffers);
+      EXPECT_EQ(reader->describe_backend(), "io_uring+fixed-buffers+O_DIRECT");
+    } else {
+      EXPECT_EQ(reader->describe_backend(), c.expected);
+      if (c.backend == Backend::kIoUring && c.direct_io && c.register_buffers) {
+        EXPECT_FALSE(stats.fixed_buffers_note.empty()) << "a refusal says why";
+      }
+    }
+    EXPECT_DOUBLE_EQ(stats.throttle.mb_per_s, 2400);
+  }
 }
 
 }  // namespace

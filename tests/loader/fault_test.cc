@@ -1,12 +1,17 @@
-// Faults under the pipeline, injected through a test double of the reader (no #ifdefs in
-// production code): EIO on one file, a short read, an EAGAIN storm that outlasts the retries,
-// and a file truncated after indexing (a real one). Each surfaces with the path, offset and
-// errno text; under `skip` every other sample is still delivered exactly once.
+// Faults under the pipeline, injected through test doubles of the reader (no #ifdefs in
+// production code): EIO on one file, a short read, an EAGAIN storm that outlasts the retries
+// (every read of the file returns EAGAIN through ReaderOptions::fault_hook, so the real reader
+// retries it kMaxTransientRetries times before it fails), and a file truncated after indexing
+// (a real one). Each surfaces with the path, offset and errno text; under `skip` every other
+// sample is still delivered exactly once.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "io/reader.h"
@@ -22,11 +27,21 @@ namespace fs = std::filesystem;
 
 enum class Fault { kEio, kShortRead, kEagainStorm };
 
-// Reads through a real reader, then breaks the requests for the files named in `faults`.
+fs::path path_of(int fd) {
+  std::error_code error;
+  return fs::read_symlink("/proc/self/fd/" + std::to_string(fd), error);
+}
+
+// Reads through a real reader. The operations on the files named kEagainStorm in `faults` all
+// return EAGAIN to that reader (counted in `storm_reads`); the requests for the other files
+// named are broken after the read.
 class FaultyReader final : public io::Reader {
  public:
-  FaultyReader(const io::ReaderOptions& options, std::map<std::string, Fault> faults)
-      : Reader(options), real_(Reader::create(options, nullptr)), faults_(std::move(faults)) {}
+  FaultyReader(const io::ReaderOptions& options, std::map<std::string, Fault> faults,
+               std::atomic<int>* storm_reads)
+      : Reader(options),
+        real_(Reader::create(with_storms(options, faults, storm_reads), nullptr)),
+        faults_(std::move(faults)) {}
 
   void read(std::span<io::ReadRequest> requests) override {
     real_->read(requests);
@@ -43,19 +58,29 @@ class FaultyReader final : public io::Reader {
           request.error = io::ReadErrc::kUnexpectedEof;
           break;
         case Fault::kEagainStorm:
-          request.bytes_read = 0;
-          request.error = std::error_code(EAGAIN, std::generic_category());
-          break;
+          break;  // failed by the real reader
       }
     }
   }
   io::Backend backend() const override { return real_->backend(); }
 
  private:
-  static fs::path path_of(int fd) {
-    std::error_code error;
-    return fs::read_symlink("/proc/self/fd/" + std::to_string(fd), error);
+  static io::ReaderOptions with_storms(io::ReaderOptions options,
+                                       const std::map<std::string, Fault>& faults,
+                                       std::atomic<int>* storm_reads) {
+    std::set<std::string> storms;
+    for (const auto& [name, fault] : faults) {
+      if (fault == Fault::kEagainStorm) storms.insert(name);
+    }
+    options.fault_hook = [storms, storm_reads](const io::ReadOperation& operation,
+                                               std::int64_t result) -> std::int64_t {
+      if (storms.count(path_of(operation.fd).filename().string()) == 0) return result;
+      ++*storm_reads;
+      return -EAGAIN;
+    };
+    return options;
   }
+
   std::unique_ptr<io::Reader> real_;
   std::map<std::string, Fault> faults_;
 };
@@ -74,13 +99,14 @@ class FaultTest : public ::testing::Test {
     o.world_size = 1;
     return o;
   }
-  Pipeline::ReaderFactory faulty(std::map<std::string, Fault> faults) const {
-    return [faults](const io::ReaderOptions& options, std::string*) {
-      return std::make_unique<FaultyReader>(options, faults);
+  Pipeline::ReaderFactory faulty(std::map<std::string, Fault> faults) {
+    return [this, faults](const io::ReaderOptions& options, std::string*) {
+      return std::make_unique<FaultyReader>(options, faults, &storm_reads_);
     };
   }
   testing::TempDir dir_;
   std::vector<fs::path> paths_;
+  std::atomic<int> storm_reads_{0};  // read operations that a storm answered with EAGAIN
 };
 
 const std::map<std::string, Fault> kFaults = {{"img_000004.jpg", Fault::kEio},
@@ -112,6 +138,8 @@ TEST_F(FaultTest, SkipDeliversEveryOtherSampleOnceAndNamesEachFault) {
       << reasons["img_000010.jpg"];
   EXPECT_NE(reasons["img_000017.jpg"].find("Resource temporarily unavailable"), std::string::npos)
       << reasons["img_000017.jpg"];
+  // Read once, and retried by the real reader until its bound.
+  EXPECT_EQ(storm_reads_, io::kMaxTransientRetries);
 }
 
 TEST_F(FaultTest, ErrorPolicyStopsWithThePathAndErrno) {

@@ -100,23 +100,45 @@ TEST_F(LoaderTest, EveryEpochDeliversEverySampleExactlyOnce) {
   }
 }
 
-TEST_F(LoaderTest, ShardsAreDisjointAndCoverTheDataset) {
-  for (bool pad : {true, false}) {
-    std::multiset<std::uint32_t> all;
-    for (int rank = 0; rank < 3; ++rank) {
-      LoaderOptions o = options();
-      o.world_size = 3;
-      o.rank = rank;
-      o.pad_shards = pad;
-      o.num_workers = 2;
-      Loader loader(o);
-      const Epoch e = run_epoch(loader, 1);
-      EXPECT_EQ(e.indices.size(), 15u);  // 45 / 3, nothing to pad or drop
-      all.insert(e.indices.begin(), e.indices.end());
+TEST_F(LoaderTest, ShardsArePaddedOrTrimmedToEqualSizes) {
+  // 45 samples on 4 ranks. pad_shards: every rank gets ceil(45 / 4) = 12, the 3 missing places
+  // filled by repeating the start of the epoch's order (0, 1, 2 unshuffled). Without it: every
+  // rank gets floor(45 / 4) = 11 and the last sample of the order (44 unshuffled) is dropped.
+  // Either way no sample reaches two ranks except the padding.
+  for (const bool shuffle : {false, true}) {
+    for (const bool pad : {true, false}) {
+      SCOPED_TRACE(std::string(shuffle ? "shuffled" : "in order") +
+                   (pad ? ", pad_shards" : ", tail dropped"));
+      std::multiset<std::uint32_t> all;
+      for (int rank = 0; rank < 4; ++rank) {
+        LoaderOptions o = options();
+        o.world_size = 4;
+        o.rank = rank;
+        o.pad_shards = pad;
+        o.shuffle = shuffle;
+        o.num_workers = 2;
+        Loader loader(o);
+        const Epoch e = run_epoch(loader, 1);
+        EXPECT_EQ(e.indices.size(), pad ? 12u : 11u) << "rank " << rank;
+        all.insert(e.indices.begin(), e.indices.end());
+      }
+      const std::set<std::uint32_t> distinct(all.begin(), all.end());
+      std::set<std::uint32_t> repeated;
+      for (std::uint32_t index : distinct) {
+        EXPECT_LE(all.count(index), 2u) << index;
+        if (all.count(index) == 2) repeated.insert(index);
+      }
+      if (pad) {
+        EXPECT_EQ(all.size(), 48u);
+        EXPECT_EQ(distinct.size(), static_cast<std::size_t>(kImages));
+        EXPECT_EQ(repeated.size(), 3u);
+        if (!shuffle) EXPECT_EQ(repeated, (std::set<std::uint32_t>{0, 1, 2}));
+      } else {
+        EXPECT_EQ(all.size(), 44u);
+        EXPECT_TRUE(repeated.empty());
+        if (!shuffle) EXPECT_EQ(distinct.count(kImages - 1), 0u);
+      }
     }
-    EXPECT_EQ(all.size(), static_cast<std::size_t>(kImages));
-    EXPECT_EQ(std::set<std::uint32_t>(all.begin(), all.end()).size(),
-              static_cast<std::size_t>(kImages));
   }
 }
 

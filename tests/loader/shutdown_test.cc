@@ -142,23 +142,37 @@ TEST_F(ShutdownTest, DestroyedWhileAReadIsInFlightWithBatchesHeld) {
 
 TEST_F(ShutdownTest, DestroyedWhileDecodesRun) {
   // Destroyed at different moments after the first batch: decodes of the batches behind it are
-  // queued, running or done.
+  // queued, running or done. The held batch must keep exactly the pixels and labels of the first
+  // batch of an epoch that ran to its end: destruction neither reuses nor frees its slot.
   for (const int workers : {1, 2, 4}) {
+    LoaderOptions o = options(workers);
+    o.transform.size = 160;  // upscaling costs decode time, so decodes are still running
+    std::uint64_t undisturbed = 0;
+    {
+      Loader loader(o);
+      loader.start_epoch(0);
+      std::optional<Batch> first = loader.next();
+      ASSERT_TRUE(first.has_value());
+      undisturbed = checksum(*first);
+      while (loader.next()) {
+      }
+    }
     for (const auto delay : {0ms, 1ms, 5ms, 20ms}) {
       SCOPED_TRACE("num_workers " + std::to_string(workers) + ", destroyed after " +
                    std::to_string(delay.count()) + " ms");
       std::optional<Batch> held;
+      std::uint64_t on_delivery = 0;
       expect_returns_within(kHangLimit, "a Loader destroyed mid-epoch", [&] {
-        LoaderOptions o = options(workers);
-        o.transform.size = 160;  // upscaling costs decode time, so decodes are still running
         Loader loader(o);
         loader.start_epoch(0);
         held = loader.next();
+        if (held) on_delivery = checksum(*held);
         std::this_thread::sleep_for(delay);
       });
       ASSERT_TRUE(held.has_value());
       EXPECT_EQ(held->images_u8().size(), 8u * 160 * 160 * 3);
-      checksum(*held);
+      EXPECT_EQ(on_delivery, undisturbed);
+      EXPECT_EQ(checksum(*held), undisturbed) << "the held batch changed when its loader went";
     }
   }
 }

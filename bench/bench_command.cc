@@ -14,6 +14,7 @@
 #include "bench/report_output.h"
 #include "bench/trace_output.h"
 #include "loader/loader.h"
+#include "loader/options.h"
 #include "loader/system_info.h"
 
 namespace feedrate::bench {
@@ -94,14 +95,11 @@ LoaderOptions loader_options(const BenchArgs& args) {
   options.batch_size = args.batch;
   options.shuffle = !args.no_shuffle;
   options.seed = args.seed;
-  options.transform.kind =
-      args.transform == "eval" ? decode::TransformKind::kEval : decode::TransformKind::kTrain;
+  options.transform.kind = parse_transform_kind(args.transform);
   options.transform.size = args.size;
   options.transform.resize = decode::eval_resize_for(args.size);
-  options.on_bad = args.on_bad == "skip" ? BadInputPolicy::kSkip : BadInputPolicy::kError;
-  options.layout = args.layout == "float32"   ? OutputLayout::kFloat32NCHW
-                   : args.layout == "float16" ? OutputLayout::kFloat16NCHW
-                                              : OutputLayout::kUint8NHWC;
+  options.on_bad = parse_policy(args.on_bad);
+  options.layout = parse_layout(args.layout);
   options.device = args.device;
   options.prefetch_batches = args.prefetch;
   options.memory_budget_mb = args.memory_budget_mb;
@@ -256,17 +254,17 @@ void add_bench_options(CLI::App* sub, BenchArgs* args) {
       ->check(CLI::Range(1, 1'000'000'000))
       ->excludes(epochs);
   sub->add_option("-t,--transform", args->transform, "train or eval")
-      ->check(CLI::IsMember({"train", "eval"}))
+      ->check(CLI::IsMember(transform_kind_names()))
       ->capture_default_str();
   sub->add_option("--size", args->size, "Output side in pixels")
       ->check(CLI::Range(8, 4096))
       ->capture_default_str();
   sub->add_option("--on-bad", args->on_bad, "Bad sample policy: error or skip")
-      ->check(CLI::IsMember({"error", "skip"}))
+      ->check(CLI::IsMember(policy_names()))
       ->capture_default_str();
   sub->add_option("--layout", args->layout,
                   "uint8 (NHWC), float32 or float16 (normalised NCHW; float16 on CUDA only)")
-      ->check(CLI::IsMember({"uint8", "float32", "float16"}))
+      ->check(CLI::IsMember(layout_names()))
       ->capture_default_str();
   sub->add_option("--device", args->device, "cpu, cuda or cuda:N")->capture_default_str();
   sub->add_option("--seed", args->seed, "Shuffle and augmentation seed")->capture_default_str();

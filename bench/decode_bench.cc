@@ -131,14 +131,6 @@ std::string run_command(const std::string& command) {
   return Command(command).finish();
 }
 
-std::string first_line_with(const std::string& file, const std::string& prefix) {
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(prefix, 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
-
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
   std::string one, five, fifteen;
@@ -460,8 +452,8 @@ std::string runs_text(const std::vector<double>& runs) {
 int run(const Args& args) {
   const fs::path dir = args.dir.empty() ? feedrate::bench::default_dataset() : fs::path(args.dir);
   const std::vector<Image> images = load_images(dir, args.images);
-  const int cpus = feedrate::available_cpus();
-  const int workers = args.workers > 0 ? args.workers : cpus;
+  const feedrate::CpuInfo cpu = feedrate::cpu_info();
+  const int workers = args.workers > 0 ? args.workers : cpu.available;
   const std::string tjbench_version =
       run_command("dpkg-query -W -f='${Version}' libjpeg-turbo-progs 2>/dev/null || true");
   std::string feedrate = args.feedrate;
@@ -474,8 +466,8 @@ int run(const Args& args) {
   mean_bytes /= static_cast<double>(images.size());
 
   nlohmann::ordered_json env = {
-      {"cpu",
-       fmt::format("{} ({} CPUs available)", first_line_with("/proc/cpuinfo", "model name"), cpus)},
+      {"cpu", fmt::format("{} ({} CPUs available)", cpu.model.empty() ? "unknown" : cpu.model,
+                          cpu.available)},
       {"kernel", fmt::format("{} {}", name.sysname, name.release)},
 #ifdef NDEBUG
       {"build", "release (assertions off)"},

@@ -97,14 +97,15 @@ LoaderFigures loader_run(const std::string& dataset, const std::string& device,
   options.layout = layout;
   options.batch_size = batch;
   options.num_workers = feedrate::available_cpus();
+  const bool on_gpu = feedrate::gpu::parse_device(device).is_cuda();
   feedrate::Loader loader(options);
   const auto start = Clock::now();
   std::uint64_t images = 0;
   while (std::optional<feedrate::Batch> b = loader.next()) {
-    b->wait(device == "cpu" ? nullptr : stream);
+    b->wait(on_gpu ? stream : nullptr);
     images += b->size();
   }
-  if (device != "cpu") check(cudaStreamSynchronize(stream), "sync");
+  if (on_gpu) check(cudaStreamSynchronize(stream), "sync");
   const double seconds = seconds_since(start);
   return {images / seconds, images * 224.0 * 224 * 3 / seconds / 1e9};
 }

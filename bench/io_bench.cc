@@ -21,9 +21,6 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <spawn.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +48,7 @@
 #include <vector>
 
 #include "gpu/host_memory.h"
+#include "io/block_device.h"
 #include "io/file.h"
 #include "io/page_cache.h"
 #include "io/reader.h"
@@ -97,6 +95,10 @@ std::string trim(std::string text) {
   text.erase(text.begin(), std::find_if_not(text.begin(), text.end(), blank));
   text.erase(std::find_if_not(text.rbegin(), text.rend(), blank).base(), text.end());
   return text;
+}
+
+std::string or_unknown(const std::string& text) {
+  return text.empty() ? "unknown" : text;
 }
 
 // How long each run reads: `bytes` when non-zero, else `seconds`.
@@ -440,66 +442,28 @@ double warm_page_cache(const Setup& setup) {
 
 // ---- The machine, for the report's heading.
 
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) return trim(line.substr(line.find(':') + 1));
-  }
-  return "unknown";
-}
-
 std::string kernel() {
   utsname name{};
   if (::uname(&name) != 0) return "unknown";
   return fmt::format("{} {} {}", name.sysname, name.release, name.machine);
 }
 
-// "ext4 on /dev/vda at / (statfs f_type 0xef53)": the /proc/mounts entry whose mount point is
-// the longest prefix of the file's path.
-std::string file_system(const fs::path& file) {
-  std::error_code error;
-  const fs::path path = fs::canonical(file, error);
-  std::string type = "unknown", source, point;
-  std::ifstream mounts("/proc/mounts");
-  for (std::string line; std::getline(mounts, line);) {
-    std::stringstream fields(line);
-    std::string device, mount_point, fs_type;
-    fields >> device >> mount_point >> fs_type;
-    const fs::path relative = path.lexically_relative(mount_point);
-    const bool contains = !relative.empty() && *relative.begin() != "..";
-    if (contains && mount_point.size() >= point.size()) {
-      type = fs_type;
-      source = device;
-      point = mount_point;
-    }
-  }
-  struct statfs info {};
-  const std::string magic = ::statfs(path.c_str(), &info) == 0
-                                ? fmt::format("0x{:x}", static_cast<unsigned long>(info.f_type))
-                                : "unknown";
-  return fmt::format("{} on {} at {} (statfs f_type {})", type, source, point, magic);
+// "ext4 on /dev/vda at / (statfs f_type 0xef53)": the mount holding the file.
+std::string file_system(const io::BlockDevice& where) {
+  return fmt::format("{} on {} at {} (statfs f_type {})", or_unknown(where.fs_type), where.source,
+                     where.mount_point,
+                     where.fs_magic != 0 ? fmt::format("0x{:x}", where.fs_magic) : "unknown");
 }
 
-// The block device under the file, from sysfs: name, rotational, logical block size, model.
-std::string block_device(const fs::path& file) {
-  struct stat info {};
-  if (::stat(file.c_str(), &info) != 0) return "unknown";
-  const std::string numbers = fmt::format("{}:{}", major(info.st_dev), minor(info.st_dev));
-  std::error_code error;
-  const fs::path device = fs::canonical("/sys/dev/block/" + numbers, error);
-  if (error) return fmt::format("no block device ({})", numbers);
-  // A partition's queue and model belong to its disk, the parent folder.
-  const fs::path disk = fs::exists(device / "queue") ? device : device.parent_path();
-  const auto attribute = [](const fs::path& p) {
-    const std::string text = trim(read_text(p));
-    return text.empty() ? std::string("?") : text;
-  };
-  std::string text = fmt::format(
-      "{} ({}), rotational {}, logical block {} B", device.filename().string(), numbers,
-      attribute(disk / "queue/rotational"), attribute(disk / "queue/logical_block_size"));
-  if (const std::string model = trim(read_text(disk / "device/model")); !model.empty()) {
-    text += ", model " + model;
-  }
+// "vda (253:0), rotational 0, logical block 512 B": the block device under the file.
+std::string block_device(const io::BlockDevice& where) {
+  if (where.numbers.empty()) return "unknown";
+  if (where.device.empty()) return fmt::format("no block device ({})", where.numbers);
+  const auto known = [](int value) { return value < 0 ? std::string("?") : std::to_string(value); };
+  std::string text =
+      fmt::format("{} ({}), rotational {}, logical block {} B", where.device, where.numbers,
+                  known(where.rotational), known(where.logical_block_bytes));
+  if (!where.model.empty()) text += ", model " + where.model;
   return text;
 }
 
@@ -730,13 +694,15 @@ int run(const Args& args) {
   setup.fio = find_executable(args.fio);
 
   Environment env;
-  env.cpu = fmt::format("{} ({} CPUs available)", cpu_model(), feedrate::available_cpus());
+  const feedrate::CpuInfo cpu = feedrate::cpu_info();
+  env.cpu = fmt::format("{} ({} CPUs available)", or_unknown(cpu.model), cpu.available);
   env.memory = fmt::format("{:.1f} GiB", feedrate::memory_limit_bytes() / double(kMiB * kKiB));
   env.kernel = kernel();
   env.file = fmt::format("{} ({:.0f} MiB, {})", setup.path.string(),
                          setup.file_bytes / double(kMiB), origin);
-  env.file_system = file_system(setup.path);
-  env.device = block_device(setup.path);
+  const io::BlockDevice where = io::block_device_of(setup.path);
+  env.file_system = file_system(where);
+  env.device = block_device(where);
   if (setup.fio.empty()) {
     env.fio = fmt::format("'{}' not found (Debian package fio): feedrate's figures only", args.fio);
     fmt::print(stderr, "feedrate-io-bench: fio is missing: {}\n", env.fio);

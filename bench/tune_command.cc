@@ -19,6 +19,7 @@
 #include "bench/terminal_chart.h"
 #include "bench/tune_measure.h"
 #include "bench/tune_search.h"
+#include "loader/options.h"
 #include "loader/system_info.h"
 
 namespace feedrate::bench {
@@ -65,8 +66,7 @@ LoaderOptions options_for(const TuneArgs& args, const Setting& setting) {
   LoaderOptions options;
   options.source = args.dataset;
   options.batch_size = args.batch;
-  options.transform.kind =
-      args.transform == "eval" ? decode::TransformKind::kEval : decode::TransformKind::kTrain;
+  options.transform.kind = parse_transform_kind(args.transform);
   options.transform.size = args.size;
   options.transform.resize = decode::eval_resize_for(args.size);
   options.throttle = args.throttle;
@@ -324,7 +324,7 @@ Command add_tune_command(CLI::App& app) {
       ->check(CLI::Range(8, 4096))
       ->capture_default_str();
   sub->add_option("-t,--transform", args->transform, "train or eval")
-      ->check(CLI::IsMember({"train", "eval"}))
+      ->check(CLI::IsMember(transform_kind_names()))
       ->capture_default_str();
   sub->add_option("--prefetch", args->prefetch, "Batches in flight while searching num_workers")
       ->check(CLI::Range(1, 1024))

@@ -1,6 +1,7 @@
 #include "io/block_device.h"
 
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
 #include <fstream>
@@ -37,6 +38,15 @@ int read_int(const fs::path& path) {
   return in >> value ? value : -1;
 }
 
+// The first line of a sysfs attribute without its trailing blanks (models are space-padded).
+std::string read_line(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  line.erase(line.find_last_not_of(" \t\r") + 1);
+  return line;
+}
+
 }  // namespace
 
 BlockDevice block_device_of(const fs::path& path) {
@@ -61,16 +71,21 @@ BlockDevice block_device_of(const fs::path& path) {
     tail >> out.fs_type >> out.source;
     out.source = unescape(out.source);
   }
+  struct statfs fs_info {};
+  if (::statfs(path.c_str(), &fs_info) == 0) {
+    out.fs_magic = static_cast<std::uint64_t>(fs_info.f_type);
+  }
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || major(st.st_dev) == 0) return out;  // no block device
-  const fs::path sys = fs::path("/sys/dev/block") /
-                       (std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev)));
-  const fs::path real = fs::canonical(sys, error);
+  if (::stat(path.c_str(), &st) != 0) return out;
+  out.numbers = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+  if (major(st.st_dev) == 0) return out;  // no block device
+  const fs::path real = fs::canonical(fs::path("/sys/dev/block") / out.numbers, error);
   if (error) return out;
   out.device = real.filename().string();
-  // A partition has no queue of its own: its parent disk does.
-  out.rotational = read_int(real / "queue" / "rotational");
-  if (out.rotational < 0) out.rotational = read_int(real.parent_path() / "queue" / "rotational");
+  const fs::path disk = fs::exists(real / "queue", error) ? real : real.parent_path();
+  out.rotational = read_int(disk / "queue" / "rotational");
+  out.logical_block_bytes = read_int(disk / "queue" / "logical_block_size");
+  out.model = read_line(disk / "device" / "model");
   return out;
 }
 

@@ -19,6 +19,14 @@ void check_range(const char* name, T value, T low, T high) {
   }
 }
 
+constexpr std::array<Word<OutputLayout>, 3> kLayouts{{{"uint8", OutputLayout::kUint8NHWC},
+                                                      {"float32", OutputLayout::kFloat32NCHW},
+                                                      {"float16", OutputLayout::kFloat16NCHW}}};
+constexpr std::array<Word<BadInputPolicy>, 2> kPolicies{
+    {{"error", BadInputPolicy::kError}, {"skip", BadInputPolicy::kSkip}}};
+constexpr std::array<Word<decode::TransformKind>, 2> kTransformKinds{
+    {{"train", decode::TransformKind::kTrain}, {"eval", decode::TransformKind::kEval}}};
+
 int from_environment(const char* variable, int fallback) {
   const char* text = std::getenv(variable);
   if (text == nullptr || *text == '\0') return fallback;
@@ -77,8 +85,43 @@ LoaderOptions resolve(LoaderOptions options) {
   return options;
 }
 
+void throw_not_one_of(std::string_view option, std::string_view text,
+                      const std::vector<std::string>& allowed) {
+  std::string message =
+      "option " + std::string(option) + ": '" + std::string(text) + "' is not one of ";
+  for (std::size_t i = 0; i < allowed.size(); ++i) message += (i > 0 ? ", " : "") + allowed[i];
+  throw Error(message);
+}
+
+std::vector<std::string> layout_names() {
+  return texts_of(kLayouts);
+}
+
+OutputLayout parse_layout(std::string_view text, std::string_view option) {
+  return parse_word(option, text, kLayouts);
+}
+
+std::vector<std::string> policy_names() {
+  return texts_of(kPolicies);
+}
+
+BadInputPolicy parse_policy(std::string_view text) {
+  return parse_word("on_bad", text, kPolicies);
+}
+
 const char* policy_name(BadInputPolicy policy) {
-  return policy == BadInputPolicy::kError ? "error" : "skip";
+  for (const Word<BadInputPolicy>& word : kPolicies) {
+    if (word.value == policy) return word.text;
+  }
+  return "unknown";
+}
+
+std::vector<std::string> transform_kind_names() {
+  return texts_of(kTransformKinds);
+}
+
+decode::TransformKind parse_transform_kind(std::string_view text) {
+  return parse_word("transform", text, kTransformKinds);
 }
 
 const char* layout_name(OutputLayout layout) {

@@ -1,10 +1,15 @@
-// Options of a Loader, validated in one place. A wrong value makes validate() throw
-// feedrate::Error naming the option and its allowed range. Thread-safety: a plain value.
+// Options of a Loader, validated in one place. A wrong value makes resolve() throw
+// feedrate::Error naming the option and its allowed range. The options that take a word (layout,
+// on_bad, transform) have one table each here, read by their parse_*() and *_names() for the
+// command line and the Python module alike. Thread-safety: a plain value; the tables are const.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "decode/layout.h"
 #include "decode/status.h"
@@ -60,15 +65,15 @@ struct LoaderOptions {
   // Record a timeline of every stage (Loader::trace()); costs a lock per recorded span.
   bool trace = false;
 
-  std::size_t prefetch_batches = 3;
+  std::size_t prefetch_batches = 3;  // batch slots: one held by the consumer, two in flight
   // Caps the memory of the batches in flight (their images and encoded bytes): the number of
   // slots becomes min(prefetch_batches, what fits). 0: a quarter of the memory this process may
   // use (the container's limit, cgroup memory.max, where one is set; else the RAM). A budget too
   // small for one batch is an error at start.
-  std::size_t memory_budget_mb = 0;  // batch slots: one held by the consumer, two in flight
-  unsigned io_queue_depth = 64;      // reads in flight
-  bool force_pread = false;          // skip io_uring
-  bool direct_io = false;            // O_DIRECT reads (buffered where the file system refuses)
+  std::size_t memory_budget_mb = 0;
+  unsigned io_queue_depth = 64;  // reads in flight
+  bool force_pread = false;      // skip io_uring
+  bool direct_io = false;        // O_DIRECT reads (buffered where the file system refuses)
   // Emulate a slower disk: "hdd", "sata-ssd", "nvme" or "MBPS[,IOPS[,LATENCY_US]]"; empty: none.
   std::string throttle;
   // Tar shards: members close together in a shard are read as one sequential chunk of up to
@@ -80,7 +85,48 @@ struct LoaderOptions {
 // Throws feedrate::Error on the first invalid one.
 LoaderOptions resolve(LoaderOptions options);
 
-const char* policy_name(BadInputPolicy policy);
+// A word of an option's vocabulary and the value it stands for.
+template <typename T>
+struct Word {
+  const char* text;
+  T value;
+};
+
+template <typename T, std::size_t N>
+std::vector<std::string> texts_of(const std::array<Word<T>, N>& words) {
+  std::vector<std::string> texts;
+  for (const Word<T>& word : words) texts.emplace_back(word.text);
+  return texts;
+}
+
+// Throws feedrate::Error "option OPTION: 'TEXT' is not one of A, B, C".
+[[noreturn]] void throw_not_one_of(std::string_view option, std::string_view text,
+                                   const std::vector<std::string>& allowed);
+
+// The value of `text` in `words`, the vocabulary of option `option`; throws as above otherwise.
+template <typename T, std::size_t N>
+T parse_word(std::string_view option, std::string_view text, const std::array<Word<T>, N>& words) {
+  for (const Word<T>& word : words) {
+    if (text == word.text) return word.value;
+  }
+  throw_not_one_of(option, text, texts_of(words));
+}
+
+// Option layout: "uint8" (NHWC), "float32" or "float16" (NCHW), named by the element type as
+// the command line's --layout and Python's dtype take it. `option` names the option in the
+// error (Python calls it dtype).
+std::vector<std::string> layout_names();
+OutputLayout parse_layout(std::string_view text, std::string_view option = "layout");
+// The layout in full for reports and messages: "uint8-nhwc", "float32-nchw", "float16-nchw".
 const char* layout_name(OutputLayout layout);
+
+// Option on_bad: "error" or "skip".
+std::vector<std::string> policy_names();
+BadInputPolicy parse_policy(std::string_view text);
+const char* policy_name(BadInputPolicy policy);
+
+// Option transform: "train" or "eval".
+std::vector<std::string> transform_kind_names();
+decode::TransformKind parse_transform_kind(std::string_view text);
 
 }  // namespace feedrate

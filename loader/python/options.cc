@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "loader/error.h"
+
 namespace feedrate::python {
 namespace py = pybind11;
 
@@ -26,17 +28,8 @@ std::string word_of(const py::handle& value) {
   return word;
 }
 
-template <typename T>
-T pick(const char* name, const py::handle& value,
-       std::initializer_list<std::pair<const char*, T>> words) {
-  const std::string word = word_of(value);
-  std::string allowed;
-  for (const auto& [text, result] : words) {
-    if (word == text) return result;
-    allowed += std::string(allowed.empty() ? "" : ", ") + text;
-  }
-  throw py::value_error(std::string(name) + "=" + word + ": expected one of " + allowed);
-}
+constexpr std::array<Word<ArrayKind>, 3> kArrayKinds{
+    {{"auto", ArrayKind::kAuto}, {"torch", ArrayKind::kTorch}, {"numpy", ArrayKind::kNumpy}}};
 
 std::array<float, 3> three_floats(const char* name, const py::handle& value) {
   const auto values = value.cast<std::vector<float>>();
@@ -72,10 +65,7 @@ const std::map<std::string, Setter>& setters() {
       {"world_size", field(&LoaderOptions::world_size)},
       {"pad_shards", field(&LoaderOptions::pad_shards)},
       {"on_bad",
-       [](PythonOptions& o, const py::handle& v) {
-         o.loader.on_bad = pick<BadInputPolicy>(
-             "on_bad", v, {{"error", BadInputPolicy::kError}, {"skip", BadInputPolicy::kSkip}});
-       }},
+       [](PythonOptions& o, const py::handle& v) { o.loader.on_bad = parse_policy(word_of(v)); }},
       {"max_pixels", field(&LoaderOptions::max_pixels)},
       {"device", [](PythonOptions& o,
                     const py::handle& v) { o.loader.device = py::str(v); }},  // torch.device too
@@ -90,9 +80,7 @@ const std::map<std::string, Setter>& setters() {
       {"allow_paths_outside_root", field(&LoaderOptions::allow_paths_outside_root)},
       {"transform",
        [](PythonOptions& o, const py::handle& v) {
-         o.loader.transform.kind = pick<decode::TransformKind>(
-             "transform", v,
-             {{"train", decode::TransformKind::kTrain}, {"eval", decode::TransformKind::kEval}});
+         o.loader.transform.kind = parse_transform_kind(word_of(v));
        }},
       {"size",
        [](PythonOptions& o, const py::handle& v) { o.loader.transform.size = v.cast<int>(); }},
@@ -112,23 +100,15 @@ const std::map<std::string, Setter>& setters() {
        [](PythonOptions& o, const py::handle& v) {
          o.loader.transform.flip_probability = v.cast<double>();
        }},
-      {"dtype",
-       [](PythonOptions& o, const py::handle& v) {
-         o.loader.layout = pick<OutputLayout>("dtype", v,
-                                              {{"uint8", OutputLayout::kUint8NHWC},
-                                               {"float32", OutputLayout::kFloat32NCHW},
-                                               {"float16", OutputLayout::kFloat16NCHW}});
-       }},
+      {"dtype", [](PythonOptions& o,
+                   const py::handle& v) { o.loader.layout = parse_layout(word_of(v), "dtype"); }},
       {"mean", [](PythonOptions& o,
                   const py::handle& v) { o.loader.normalization.mean = three_floats("mean", v); }},
       {"std", [](PythonOptions& o,
                  const py::handle& v) { o.loader.normalization.std = three_floats("std", v); }},
       {"arrays",
        [](PythonOptions& o, const py::handle& v) {
-         o.arrays = pick<ArrayKind>("arrays", v,
-                                    {{"auto", ArrayKind::kAuto},
-                                     {"torch", ArrayKind::kTorch},
-                                     {"numpy", ArrayKind::kNumpy}});
+         o.arrays = parse_word("arrays", word_of(v), kArrayKinds);
        }},
       {"progress", [](PythonOptions& o, const py::handle& v) { o.progress = v.cast<bool>(); }},
       {"return_indices",
@@ -162,6 +142,8 @@ PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) 
     } catch (const py::cast_error&) {
       throw py::type_error("feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
                            " has the wrong type");
+    } catch (const Error& e) {  // a word outside its option's vocabulary
+      throw py::value_error(e.what());
     }
     resize_given = resize_given || name == "resize";
   }

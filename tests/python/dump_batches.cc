@@ -11,6 +11,7 @@
 
 #include "loader/error.h"
 #include "loader/loader.h"
+#include "loader/options.h"
 
 int main(int argc, char** argv) {
   CLI::App app("Dump one epoch of feedrate batches (test helper)");
@@ -25,16 +26,15 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed);
   app.add_option("--epoch", epoch);
   app.add_flag("--no-shuffle", no_shuffle);
-  app.add_option("--transform", transform)->check(CLI::IsMember({"train", "eval"}));
+  app.add_option("--transform", transform)->check(CLI::IsMember(feedrate::transform_kind_names()));
   app.add_option("--size", options.transform.size);
   app.add_option("--resize", options.transform.resize);
-  app.add_option("--layout", layout)->check(CLI::IsMember({"uint8", "float32"}));
+  // float16 is refused by the Loader: it needs a CUDA device.
+  app.add_option("--layout", layout)->check(CLI::IsMember(feedrate::layout_names()));
   CLI11_PARSE(app, argc, argv);
   options.shuffle = !no_shuffle;
-  options.transform.kind = transform == "eval" ? feedrate::decode::TransformKind::kEval
-                                               : feedrate::decode::TransformKind::kTrain;
-  options.layout = layout == "float32" ? feedrate::OutputLayout::kFloat32NCHW
-                                       : feedrate::OutputLayout::kUint8NHWC;
+  options.transform.kind = feedrate::parse_transform_kind(transform);
+  options.layout = feedrate::parse_layout(layout);
   try {
     feedrate::Loader loader(options);
     std::ofstream images(prefix + ".images", std::ios::binary);
@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
     std::ofstream indices(prefix + ".indices", std::ios::binary);
     loader.start_epoch(epoch);
     while (std::optional<feedrate::Batch> batch = loader.next()) {
-      const std::size_t element = layout == "float32" ? sizeof(float) : 1;
+      const std::size_t element =
+          options.layout == feedrate::OutputLayout::kFloat32NCHW ? sizeof(float) : 1;
       const std::size_t bytes = batch->size() * 3 * batch->height() * batch->width() * element;
       images.write(static_cast<const char*>(batch->data()), static_cast<std::streamsize>(bytes));
       labels.write(reinterpret_cast<const char*>(batch->labels().data()),

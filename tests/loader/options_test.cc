@@ -1,0 +1,79 @@
+// The option vocabularies (layout, on_bad, transform): one table each, read by the parsers and
+// by the lists the command line checks against.
+#include "loader/options.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "loader/error.h"
+
+namespace feedrate {
+namespace {
+
+// The message of the feedrate::Error that `f` throws; fails the test when it throws none.
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no feedrate::Error thrown";
+  return "";
+}
+
+TEST(Options, LayoutWordsParseToTheirLayouts) {
+  EXPECT_EQ(layout_names(), (std::vector<std::string>{"uint8", "float32", "float16"}));
+  EXPECT_EQ(parse_layout("uint8"), OutputLayout::kUint8NHWC);
+  EXPECT_EQ(parse_layout("float32"), OutputLayout::kFloat32NCHW);
+  EXPECT_EQ(parse_layout("float16"), OutputLayout::kFloat16NCHW);
+  EXPECT_STREQ(layout_name(parse_layout("float16")), "float16-nchw");
+}
+
+TEST(Options, BadLayoutNamesTheOptionTheValueAndTheWords) {
+  EXPECT_EQ(error_of([] { parse_layout("f16"); }),
+            "option layout: 'f16' is not one of uint8, float32, float16");
+  // Python calls the option dtype; the words are the same.
+  EXPECT_EQ(error_of([] { parse_layout("half", "dtype"); }),
+            "option dtype: 'half' is not one of uint8, float32, float16");
+  // Words match exactly: no case folding, and the full names of reports are not words.
+  for (const char* bad : {"", "UINT8", "float", "uint8-nhwc", " uint8"}) {
+    EXPECT_NE(error_of([&] { parse_layout(bad); }).find(std::string("'") + bad + "'"),
+              std::string::npos)
+        << bad;
+  }
+}
+
+TEST(Options, PolicyWordsRoundTrip) {
+  EXPECT_EQ(policy_names(), (std::vector<std::string>{"error", "skip"}));
+  EXPECT_EQ(parse_policy("error"), BadInputPolicy::kError);
+  EXPECT_EQ(parse_policy("skip"), BadInputPolicy::kSkip);
+  for (BadInputPolicy policy : {BadInputPolicy::kError, BadInputPolicy::kSkip}) {
+    EXPECT_EQ(parse_policy(policy_name(policy)), policy);
+  }
+  EXPECT_EQ(error_of([] { parse_policy("ignore"); }),
+            "option on_bad: 'ignore' is not one of error, skip");
+}
+
+TEST(Options, TransformWordsParseToTheirKinds) {
+  EXPECT_EQ(transform_kind_names(), (std::vector<std::string>{"train", "eval"}));
+  EXPECT_EQ(parse_transform_kind("train"), decode::TransformKind::kTrain);
+  EXPECT_EQ(parse_transform_kind("eval"), decode::TransformKind::kEval);
+  EXPECT_EQ(error_of([] { parse_transform_kind("test"); }),
+            "option transform: 'test' is not one of train, eval");
+}
+
+TEST(Options, ParseWordReadsAnyTable) {
+  enum class Colour { kRed, kGreen };
+  constexpr std::array<Word<Colour>, 2> colours{{{"red", Colour::kRed}, {"green", Colour::kGreen}}};
+  EXPECT_EQ(texts_of(colours), (std::vector<std::string>{"red", "green"}));
+  EXPECT_EQ(parse_word("colour", "green", colours), Colour::kGreen);
+  EXPECT_EQ(error_of([&] { parse_word("colour", "blue", colours); }),
+            "option colour: 'blue' is not one of red, green");
+}
+
+}  // namespace
+}  // namespace feedrate

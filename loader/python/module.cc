@@ -22,6 +22,7 @@
 
 #include "loader/error.h"
 #include "loader/loader.h"
+#include "loader/loader_state.h"
 #include "loader/python/options.h"
 #include "loader/python/report.h"
 #include "loader/python/tensors.h"
@@ -53,12 +54,50 @@ class PyLoader {
   std::uint64_t start_epoch() {
     Busy busy(*this);
     epoch_ = next_epoch_++;
-    delivered_ = 0;
     {
       py::gil_scoped_release unlocked;
       loader_->start_epoch(epoch_);
     }
+    delivered_ = loader_->state().batches_received;  // > 0 when a restored epoch continues
+    in_epoch_ = true;
     return ++generation_;
+  }
+
+  // torchdata's StatefulDataLoader names and semantics: plain data (JSON-serialisable,
+  // torch.save-able) saying which epoch the next iter() runs and, within an unfinished epoch,
+  // how many batches were received; load_state_dict() makes the next iter() continue there.
+  py::dict state_dict() const {
+    const py::module_ json = py::module_::import("json");
+    py::dict state;
+    state["loader"] = json.attr("loads")(loader_->state().to_json());
+    state["in_epoch"] = in_epoch_;
+    state["next_epoch"] = in_epoch_ ? epoch_ : next_epoch_;
+    return state;
+  }
+
+  void load_state_dict(const py::dict& state) {
+    Busy busy(*this);
+    for (const char* key : {"loader", "in_epoch", "next_epoch"}) {
+      if (!state.contains(key)) {
+        throw Error(std::string("load_state_dict: the state has no '") + key +
+                    "' (not a feedrate.Loader state_dict?)");
+      }
+    }
+    const LoaderState loaded = LoaderState::from_json(
+        py::module_::import("json").attr("dumps")(state["loader"]).cast<std::string>());
+    const auto next_epoch = state["next_epoch"].cast<std::uint64_t>();
+    const bool in_epoch = state["in_epoch"].cast<bool>();
+    if (in_epoch && next_epoch != loaded.epoch) {
+      throw Error("load_state_dict: next_epoch " + std::to_string(next_epoch) +
+                  " differs from the saved epoch " + std::to_string(loaded.epoch));
+    }
+    {
+      py::gil_scoped_release unlocked;
+      loader_->load_state(loaded);  // checks the dataset and options even between epochs
+    }
+    next_epoch_ = next_epoch;
+    in_epoch_ = false;
+    ++generation_;  // an iterator of the epoch before is over
   }
 
   py::tuple next(std::uint64_t generation) {
@@ -73,6 +112,7 @@ class PyLoader {
     }
     if (!batch) {
       if (options_.progress) progress_.finish(*loader_, epoch_, delivered_);
+      in_epoch_ = false;
       throw py::stop_iteration();
     }
     ++delivered_;
@@ -109,6 +149,7 @@ class PyLoader {
   std::uint64_t epoch_ = 0;
   std::uint64_t generation_ = 0;
   std::size_t delivered_ = 0;
+  bool in_epoch_ = false;  // an epoch started and not exhausted
   ProgressLine progress_;
   std::atomic<bool> busy_{false};
 };
@@ -146,6 +187,8 @@ tar_chunk_bytes, max_pixels, training_images_per_s, allow_paths_outside_root,
 arrays="auto"|"torch"|"numpy", progress=False, return_indices=False.
 
 iter(loader) starts an epoch: the one set with set_epoch(), else the one after the last.
+state_dict() / load_state_dict(d) checkpoint and resume it mid-epoch, exactly (torchdata's
+StatefulDataLoader names), also at another world size.
 Images are zero-copy views of the batch slot; labels are int64. A slot is reused only after
 its arrays are gone, so hold at most prefetch_batches - 1 batches while iterating.
 )doc")
@@ -158,6 +201,14 @@ its arrays are gone, so hold at most prefetch_batches - 1 batches while iteratin
              const std::uint64_t generation = loader.start_epoch();
              return EpochIterator{self, &loader, generation};
            })
+      .def("state_dict", &PyLoader::state_dict,
+           "The loader's state for a checkpoint (torchdata StatefulDataLoader semantics): plain "
+           "data; batches still prefetching do not count as received.")
+      .def("load_state_dict", &PyLoader::load_state_dict, py::arg("state_dict"),
+           "Makes the next iter() continue the saved epoch from the saved point (or start the "
+           "epoch after a finished one). Another world size deals the rest of the epoch among "
+           "the new ranks. Raises feedrate.Error naming what differs when the dataset, "
+           "batch_size, seed, shuffle, drop_last or pad_shards do not match.")
       .def("report", &PyLoader::report,
            "The verdict (what holds training back) and per-stage figures, as a dict.")
       .def_property_readonly("epoch", &PyLoader::epoch)

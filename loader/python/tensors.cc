@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/device.h"
 #include "loader/error.h"
 
 namespace feedrate::python {
@@ -64,10 +65,9 @@ const py::object& torch_from_dlpack() {
 
 // Makes the batch arrive on torch's current stream of the batch's device.
 void wait_on_current_stream(const Batch& batch) {
-  const std::string device = batch.device();
-  if (device.rfind("cuda", 0) != 0) return;
-  const int index = device.size() > 5 ? std::stoi(device.substr(5)) : 0;
-  const py::object stream = py::module_::import("torch.cuda").attr("current_stream")(index);
+  const gpu::Device device = gpu::parse_device(batch.device());
+  if (!device.is_cuda()) return;
+  const py::object stream = py::module_::import("torch.cuda").attr("current_stream")(device.index);
   const auto handle = stream.attr("cuda_stream").cast<std::uintptr_t>();
   batch.wait(reinterpret_cast<void*>(handle));
 }

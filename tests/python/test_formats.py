@@ -67,22 +67,33 @@ def test_samples_labels_and_order_match_imagefolder(mixed_folder):
 
 
 def test_eval_pixels_are_close_to_torchvision(mixed_folder):
-    """Resize + CenterCrop: within the JPEG path's tolerance (test_values.py), whatever the
-    format."""
+    """Resize + CenterCrop. The whole-image formats are resampled from exact pixels, so only
+    PIL's rounding between its two passes separates them from torchvision: the tolerance of
+    test_values.py (mean absolute difference under 1). JPEGs take the JPEG path, whose DCT-scaled
+    decode (1/2, 1/4, 1/8 when the image is at least 1.5x the output) is within a mean 1.25 of a
+    full decode (decode/image_decoder.h, kScaledPixelsPerOutput): these large JPEGs shrunk to
+    36 pixels are scaled, so they get that bound plus the rounding."""
     reference = datasets.ImageFolder(str(mixed_folder), transform=transforms.Compose(
         [transforms.Resize(36), transforms.CenterCrop(32), transforms.PILToTensor()]))
     loader = feedrate.Loader(mixed_folder, batch_size=8, size=32, resize=36, num_workers=2,
                              shuffle=False, transform="eval", arrays="torch",
                              return_indices=True)
-    worst = 0.0
+    worst = {}
     for images, _, indices in loader:
         for image, index in zip(images, indices):
             expected = reference[int(index)][0].permute(1, 2, 0)
             difference = (image.int() - expected.int()).abs().float()
             path = reference.samples[int(index)][0]
-            assert difference.mean() < 1.0, path
-            worst = max(worst, float(difference.mean()))
-    print(f"worst mean absolute difference: {worst:.3f}")
+            with open(path, "rb") as f:
+                is_jpeg = f.read(2) == b"\xff\xd8"
+            # Measured (seed 3): other formats mean <= 0.08, max 1; JPEGs mean <= 1.07, max 8.
+            assert difference.mean() < (1.5 if is_jpeg else 1.0), path
+            kind = "jpeg" if is_jpeg else os.path.splitext(path)[1].lower()
+            assert difference.max() <= (32 if is_jpeg else 2), path
+            mean, top = worst.get(kind, (0.0, 0))
+            worst[kind] = (max(mean, float(difference.mean())), max(top, int(difference.max())))
+    print("worst mean and max absolute difference by kind:",
+          {kind: (round(mean, 3), top) for kind, (mean, top) in sorted(worst.items())})
 
 
 def test_full_size_pixels_equal_pil(mixed_folder):

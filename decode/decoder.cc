@@ -28,7 +28,8 @@ DecodeStatus Decoder::decode_whole(std::span<const std::uint8_t> bytes) {
   if (bytes.empty()) return {DecodeErrc::kEmpty, "empty file (0 bytes)"};
   char message[128];
   std::snprintf(message, sizeof(message),
-                "not an image: the first bytes (%02x %02x %02x %02x) match no supported format",
+                "the first bytes (%02x %02x %02x %02x) match no supported format (JPEG, PNG, "
+                "WebP, TIFF, BMP, PPM/PGM)",
                 bytes[0], bytes.size() > 1 ? bytes[1] : 0, bytes.size() > 2 ? bytes[2] : 0,
                 bytes.size() > 3 ? bytes[3] : 0);
   return {DecodeErrc::kNotImage, message};

@@ -14,9 +14,9 @@ bool starts_with(std::span<const std::uint8_t> bytes, const char* magic, std::si
 }  // namespace
 
 ImageFormat sniff_format(std::span<const std::uint8_t> bytes) {
-  if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) {
-    return ImageFormat::kJpeg;
-  }
+  // The SOI marker alone, as the JPEG decoder checks it: a JPEG damaged right after it is a
+  // corrupt JPEG, not an unknown file.
+  if (bytes.size() >= 2 && bytes[0] == 0xFF && bytes[1] == 0xD8) return ImageFormat::kJpeg;
   if (starts_with(bytes, "\x89PNG\r\n\x1a\n", 8)) return ImageFormat::kPng;
   if (starts_with(bytes, "RIFF", 4) && starts_with(bytes, "WEBP", 4, 8)) return ImageFormat::kWebp;
   if (starts_with(bytes, "BM", 2)) return ImageFormat::kBmp;

@@ -1,4 +1,5 @@
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -122,6 +123,10 @@ int run(const BenchArgs& args) {
     fmt::print("dataset   {} ({}): {} samples, {} classes, {:.1f} MB\n", loader.options().source,
                format_name(dataset.format()), dataset.size(), dataset.classes().size(),
                dataset.total_bytes() / 1e6);
+    if (dataset.ignored_files() > 0) {
+      fmt::print("ignored   {} files that are not images, e.g. {}\n", dataset.ignored_files(),
+                 fmt::join(dataset.ignored_examples(), ", "));
+    }
   }
   if (args.cold) evict(dataset, args.json);
   Progress progress;
@@ -166,6 +171,8 @@ int run(const BenchArgs& args) {
     out["dataset_samples"] = dataset.size();
     out["classes"] = dataset.classes().size();
     out["dataset_bytes"] = dataset.total_bytes();
+    out["ignored_files"] = dataset.ignored_files();
+    out["ignored_examples"] = dataset.ignored_examples();
     out["images_per_s"] = images_per_s;
     out["mb_per_s"] = mb_per_s;
     out["samples"] = stats.images;

@@ -32,6 +32,10 @@ Command add_make_dataset_command(CLI::App& app) {
   sub->add_option("--images-per-shard", spec->images_per_shard, "Images per tar shard")
       ->check(CLI::Range(1, 10'000'000))
       ->capture_default_str();
+  sub->add_flag(
+      "--mixed-formats", spec->mixed_formats,
+      "Cycle through PNG (palette, 16-bit, alpha, interlaced), WebP, BMP, PPM/PGM, TIFF and "
+      "JPEG (RGB, CMYK), with upper-case extensions, a PNG named .JPEG and a stray .txt");
   return [spec, format, path] {
     spec->out = *path;
     spec->format = *format == "tar" ? datagen::Format::kTar : datagen::Format::kFolder;

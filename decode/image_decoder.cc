@@ -20,10 +20,14 @@ const char* errc_name(DecodeErrc code) {
       return "empty file";
     case DecodeErrc::kNotJpeg:
       return "not a JPEG";
+    case DecodeErrc::kNotImage:
+      return "not an image";
+    case DecodeErrc::kUnsupported:
+      return "unsupported image variant";
     case DecodeErrc::kCorrupt:
-      return "corrupt JPEG";
+      return "corrupt image";
     case DecodeErrc::kTruncated:
-      return "truncated JPEG";
+      return "truncated image";
     case DecodeErrc::kTooLarge:
       return "image too large";
     case DecodeErrc::kTooManyScans:

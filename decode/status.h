@@ -10,8 +10,10 @@ namespace feedrate::decode {
 enum class DecodeErrc {
   kOk,
   kEmpty,         // zero bytes
-  kNotJpeg,       // no SOI marker
-  kCorrupt,       // libjpeg reported a fatal error
+  kNotJpeg,       // no SOI marker (the JPEG decoder alone)
+  kNotImage,      // the first bytes match no supported format
+  kUnsupported,   // a known format in a variant not supported (e.g. 1-bit BMP, animated WebP)
+  kCorrupt,       // the codec reported a fatal error (bad data, CRC mismatch)
   kTruncated,     // data ends before the image does
   kTooLarge,      // declared size above the pixel limit
   kTooManyScans,  // progressive scan count above the limit (decompression bomb)

@@ -3,6 +3,7 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <system_error>
 
@@ -56,7 +57,8 @@ const char* format_name(DatasetFormat format) {
   return "unknown";
 }
 
-Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root) {
+Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
+                      bool allow_empty_classes) {
   Dataset dataset;
   const std::string text = source.string();
   std::error_code error;
@@ -69,7 +71,7 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root) {
       Builder::tar_shards(dataset, shards);
     } else {
       dataset.format_ = DatasetFormat::kImageFolder;
-      Builder::image_folder(dataset, source);
+      Builder::image_folder(dataset, source, allow_empty_classes);
     }
   } else if (fs::is_regular_file(source, error)) {
     if (is_tar(source)) {
@@ -126,6 +128,33 @@ std::size_t Dataset::evict_from_page_cache(std::string* first_error) const {
     }
   }
   return failed;
+}
+
+bool is_image_extension(std::string_view extension) {
+  if (!extension.empty() && extension.front() == '.') extension.remove_prefix(1);
+  // torchvision.datasets.folder.IMG_EXTENSIONS, compared case-insensitively as it does.
+  static constexpr std::string_view kExtensions[] = {"jpg", "jpeg", "png",  "ppm", "bmp",
+                                                     "pgm", "tif",  "tiff", "webp"};
+  for (std::string_view known : kExtensions) {
+    if (known.size() == extension.size() &&
+        std::equal(known.begin(), known.end(), extension.begin(), [](char a, char b) {
+          return a == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_image_name(std::string_view file_name) {
+  const std::size_t dot = file_name.rfind('.');
+  return dot != std::string_view::npos && is_image_extension(file_name.substr(dot));
+}
+
+void Dataset::Builder::ignore(Dataset& dataset, std::string what) {
+  if (dataset.ignored_files_++ < kMaxIgnoredExamples) {
+    dataset.ignored_examples_.push_back(std::move(what));
+  }
 }
 
 void Dataset::Builder::finish(Dataset& dataset, const fs::path& source) {

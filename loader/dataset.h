@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace feedrate {
@@ -25,8 +26,10 @@ struct SampleRef {
 class Dataset {
  public:
   // Indexes `source` (see LoaderOptions::source). Throws feedrate::Error naming the file and
-  // the problem when it cannot: a missing path, an empty dataset, a malformed tar or list.
-  static Dataset open(const std::filesystem::path& source, bool allow_paths_outside_root = false);
+  // the problem when it cannot: a missing path, an empty dataset, a malformed tar or list, an
+  // ImageFolder class without images (unless allow_empty_classes).
+  static Dataset open(const std::filesystem::path& source, bool allow_paths_outside_root = false,
+                      bool allow_empty_classes = false);
 
   DatasetFormat format() const { return format_; }
   std::size_t size() const { return samples_.size(); }
@@ -38,6 +41,11 @@ class Dataset {
   // A fingerprint of the index, 16 hex digits: file names (not the folders above them, so a
   // moved dataset keeps it), tar members, byte ranges, labels and class names, in order.
   std::string index_hash() const;
+  // Files (tar members, file-list lines) left out at index time because their extension is
+  // not an image's (is_image_name), and the first kMaxIgnoredExamples of them.
+  std::size_t ignored_files() const { return ignored_files_; }
+  const std::vector<std::string>& ignored_examples() const { return ignored_examples_; }
+  static constexpr std::size_t kMaxIgnoredExamples = 3;
   // Where a sample lives, for messages: "path" or "shard.tar:member".
   std::string describe(std::size_t index) const;
   // True when many samples share a file (tar shards): keep those files open.
@@ -56,6 +64,15 @@ class Dataset {
   std::vector<std::string> members_;  // tar member name per sample; empty for other formats
   std::vector<std::string> classes_;
   std::uint64_t total_bytes_ = 0;
+  std::size_t ignored_files_ = 0;
+  std::vector<std::string> ignored_examples_;
 };
+
+// True when `extension` (with or without the leading dot, any case) is one of torchvision's
+// IMG_EXTENSIONS: jpg jpeg png ppm bmp pgm tif tiff webp.
+bool is_image_extension(std::string_view extension);
+// True when a file name ends with one of those extensions, as torchvision tests
+// name.lower().endswith(IMG_EXTENSIONS): ".png" and "a.b.PNG" are images, "png" is not.
+bool is_image_name(std::string_view file_name);
 
 }  // namespace feedrate

@@ -17,12 +17,18 @@ namespace feedrate {
 inline constexpr std::int32_t kMaxLabel = (1 << 20) - 1;
 
 struct Dataset::Builder {
-  // root/<class>/**/<image>.jpg; classes sorted by name become labels 0..C-1 (torchvision).
-  static void image_folder(Dataset& dataset, const std::filesystem::path& root);
+  // root/<class>/**/<image>; classes sorted by name become labels 0..C-1, and a file is an
+  // image when is_image_extension says so (torchvision's ImageFolder). A class without images
+  // is an error unless allow_empty_classes.
+  static void image_folder(Dataset& dataset, const std::filesystem::path& root,
+                           bool allow_empty_classes);
   // Lines "relative/path label", relative to the list's folder; '#' starts a comment line.
   static void file_list(Dataset& dataset, const std::filesystem::path& list, bool allow_outside);
-  // WebDataset shards: members key.jpg (or .jpeg) and key.cls (decimal label).
+  // WebDataset shards: members key.<image extension> (jpg, png, webp, ...) and key.cls (decimal
+  // label); other members are ignored and counted.
   static void tar_shards(Dataset& dataset, const std::vector<std::filesystem::path>& shards);
+  // Counts a file left out because it is not an image, keeping the first few as examples.
+  static void ignore(Dataset& dataset, std::string what);
   static void finish(Dataset& dataset, const std::filesystem::path& source);
 };
 

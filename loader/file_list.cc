@@ -50,6 +50,10 @@ void Dataset::Builder::file_list(Dataset& dataset, const fs::path& list, bool al
                   "' is outside the list's folder (allow it with allow_paths_outside_root)");
     }
     fs::path path = relative.is_absolute() ? relative : root / relative;
+    if (!is_image_name(path.filename().string())) {
+      ignore(dataset, where + path.string());
+      continue;
+    }
     const std::uint64_t size = fs::file_size(path, error);
     if (error) throw Error(where + path.string() + ": cannot stat: " + error.message());
     dataset.samples_.push_back({static_cast<std::uint32_t>(dataset.files_.size()), 0, size, label});

@@ -33,6 +33,7 @@ struct LoaderOptions {
   // shard, a directory of tar shards, or a glob of tar shards ("shards/train-*.tar").
   std::string source;
   bool allow_paths_outside_root = false;  // file lists: accept absolute and "../" paths
+  bool allow_empty_classes = false;       // ImageFolder: a class folder without images is no error
 
   std::size_t batch_size = 64;
   int num_workers = 1;  // decode threads; 0 decodes on the consumer's thread

@@ -76,7 +76,8 @@ double shared_buffer_bytes(const LoaderOptions& options, const Dataset& dataset,
 
 Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader)
     : options_(resolve(options)),
-      dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root)),
+      dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root,
+                             options_.allow_empty_classes)),
       samples_per_epoch_(epoch_order(dataset_.size(), sampler_options(options_), 0).size()),
       trace_(options_.trace) {
   reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),

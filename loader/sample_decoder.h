@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "decode/image_decoder.h"
+#include "decode/decoder.h"
 #include "loader/dataset.h"
 #include "loader/options.h"
 #include "loader/slot.h"
@@ -37,7 +37,7 @@ class SampleDecoder {
  private:
   struct Worker {
     explicit Worker(const decode::DecodeLimits& limits) : decoder(limits) {}
-    decode::ImageDecoder decoder;
+    decode::Decoder decoder;  // any format, chosen by content
     std::vector<std::uint8_t> scratch;  // HWC pixels before conversion to float NCHW
   };
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <set>
@@ -20,6 +21,13 @@ std::pair<std::string_view, std::string_view> split_key(std::string_view name) {
   const std::size_t dot = name.find('.', slash == std::string_view::npos ? 0 : slash + 1);
   if (dot == std::string_view::npos) return {name, {}};
   return {name.substr(0, dot), name.substr(dot + 1)};
+}
+
+// WebDataset names the kinds of member by lower-case extension: the image kinds ImageFolder
+// accepts.
+bool is_image_key(std::string_view extension) {
+  return is_image_extension(extension) && std::none_of(extension.begin(), extension.end(),
+                                                       [](char c) { return c >= 'A' && c <= 'Z'; });
 }
 
 }  // namespace
@@ -46,12 +54,14 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
     for (const io::TarMember& member : members) {
       const auto [key, extension] = split_key(member.name);
       Pending& pending = by_key[key];
-      if (extension == "jpg" || extension == "jpeg") {
+      if (is_image_key(extension)) {
         if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
         if (pending.image == nullptr) pending.image = &member;
       } else if (extension == "cls") {
         if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
         pending.label = &member;
+      } else {
+        ignore(dataset, shard.string() + ":" + member.name);
       }
     }
     const auto file_index = static_cast<std::uint32_t>(dataset.files_.size());
@@ -59,7 +69,7 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
     for (std::string_view key : order) {
       const Pending& pending = by_key[key];
       const std::string where = shard.string() + ":" + std::string(key);
-      if (pending.image == nullptr) throw Error(where + ".cls has no matching .jpg member");
+      if (pending.image == nullptr) throw Error(where + ".cls has no matching image member");
       if (pending.label == nullptr) {
         throw Error(shard.string() + ":" + pending.image->name + " has no matching .cls member");
       }

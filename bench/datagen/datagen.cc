@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/datagen/image_formats.h"
 #include "bench/datagen/random.h"
 
 namespace feedrate::datagen {
@@ -111,8 +113,11 @@ std::vector<std::vector<unsigned char>> encode_batch(const DatasetSpec& spec, in
         jpeg.width = size.width;
         jpeg.height = size.height;
         jpeg.quality = spec.quality;
-        jpegs[i] =
-            make_jpeg(derive_seed(spec.seed, 2 * static_cast<std::uint64_t>(index) + 1), jpeg);
+        const std::uint64_t seed =
+            derive_seed(spec.seed, 2 * static_cast<std::uint64_t>(index) + 1);
+        jpegs[i] = spec.mixed_formats
+                       ? encode_mixed(seed, index, size.width, size.height, spec.quality)
+                       : make_jpeg(seed, jpeg);
       }
     } catch (...) {
       errors[worker] = std::current_exception();
@@ -178,6 +183,11 @@ DatasetSummary make_dataset(const DatasetSpec& spec) {
 
   if (spec.format == Format::kFolder) {
     for (int c = 0; c < spec.classes; ++c) fs::create_directory(tmp.path() / class_dir(c));
+    if (spec.mixed_formats) {
+      const std::string note = "not an image: a loader must count this file and leave it out\n";
+      write_file(tmp.path() / class_dir(0) / "notes.txt",
+                 std::vector<unsigned char>(note.begin(), note.end()));
+    }
   }
   std::unique_ptr<TarWriter> shard;
   for (int first = 0; first < spec.count; first += kBatch) {
@@ -189,8 +199,9 @@ DatasetSummary make_dataset(const DatasetSpec& spec) {
       const std::string key = padded("img_", index, image_width);
       const std::vector<unsigned char>& jpeg = jpegs[i];
       summary.jpeg_bytes += jpeg.size();
+      const std::string extension = spec.mixed_formats ? mixed_kind(index).extension : ".jpg";
       if (spec.format == Format::kFolder) {
-        const fs::path relative = fs::path(class_dir(label)) / (key + ".jpg");
+        const fs::path relative = fs::path(class_dir(label)) / (key + extension);
         write_file(tmp.path() / relative, jpeg);
         summary.files.push_back(out / relative);
         summary.bytes += jpeg.size();
@@ -206,7 +217,10 @@ DatasetSummary make_dataset(const DatasetSpec& spec) {
         summary.files.push_back(out / name);
       }
       const std::string label_text = std::to_string(label) + "\n";
-      shard->add(key + ".jpg", jpeg);
+      std::string member = key + extension;
+      std::transform(member.begin(), member.end(), member.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      shard->add(member, jpeg);
       shard->add(key + ".cls", std::span(reinterpret_cast<const unsigned char*>(label_text.data()),
                                          label_text.size()));
     }

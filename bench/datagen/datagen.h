@@ -53,6 +53,9 @@ struct DatasetSpec {
   int quality = 90;
   int images_per_shard = 1000;  // tar only
   int threads = 0;              // encoder threads; 0 = one per hardware thread
+  // Cycle through every image format and variant of mixed_kind() instead of JPEG only, and (as
+  // a folder) add a stray class_000/notes.txt that a loader must leave out.
+  bool mixed_formats = false;
 };
 
 struct DatasetSummary {
@@ -60,7 +63,7 @@ struct DatasetSummary {
   std::uint64_t bytes = 0;  // total size of `files` on disk (tar headers and padding included)
   int classes = 0;
   std::vector<std::filesystem::path> files;  // the images or shards under spec.out, in order
-  std::uint64_t jpeg_bytes = 0;              // sum of the JPEG sizes alone
+  std::uint64_t jpeg_bytes = 0;              // sum of the encoded images' sizes alone
 };
 
 struct ImageSize {

@@ -78,6 +78,7 @@ const std::map<std::string, Setter>& setters() {
       {"throttle", field(&LoaderOptions::throttle)},
       {"tar_chunk_bytes", field(&LoaderOptions::tar_chunk_bytes)},
       {"allow_paths_outside_root", field(&LoaderOptions::allow_paths_outside_root)},
+      {"allow_empty_classes", field(&LoaderOptions::allow_empty_classes)},
       {"transform",
        [](PythonOptions& o, const py::handle& v) {
          o.loader.transform.kind = parse_transform_kind(word_of(v));

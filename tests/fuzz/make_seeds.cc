@@ -1,5 +1,7 @@
 // feedrate-fuzz-seeds DIR: writes the seed corpora of the fuzz targets, one folder each:
 //   DIR/jpeg_decode  the generated good and broken JPEGs (bench/datagen/jpeg_corpus.h)
+//   DIR/image_decode one small image of every kind of a mixed dataset (PNG variants, WebP, TIFF,
+//                    BMP, PNM, JPEG) and a few JPEGs of the corpus
 //   DIR/tar_index    small WebDataset shards: valid ones (ustar, pax path and size records, GNU
 //                    long names, directories, a pax global header) and broken ones (links, a
 //                    device, unsafe names, truncation, a base-256 size, a huge label)
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/datagen/image_formats.h"
 #include "bench/datagen/jpeg_corpus.h"
 #include "bench/datagen/tar_writer.h"
 
@@ -168,6 +171,23 @@ void bench_args_seeds(const fs::path& dir) {
 
 }  // namespace
 
+// Every kind of mixed_kind() at a small odd size, plus the JPEG corpus's first entries.
+void image_seeds(const fs::path& dir, const std::vector<feedrate::datagen::CorpusEntry>& corpus) {
+  fs::create_directories(dir);
+  for (int kind = 0; kind < feedrate::datagen::kMixedKinds; ++kind) {
+    const Bytes bytes =
+        feedrate::datagen::encode_mixed(static_cast<std::uint64_t>(kind), kind, 37, 23, 80);
+    std::ofstream(dir / ("kind_" + std::to_string(kind)), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+  }
+  for (std::size_t i = 0; i < std::min<std::size_t>(corpus.size(), 8); ++i) {
+    std::ofstream(dir / corpus[i].name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(corpus[i].bytes.data()),
+               static_cast<std::streamsize>(corpus[i].bytes.size()));
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -182,6 +202,7 @@ int main(int argc, char** argv) {
       return entry.name == "good_odd_size_33x17.jpg";
     });
     tar_seeds(dir / "tar_index", small->bytes);
+    image_seeds(dir / "image_decode", corpus);
     file_list_seeds(dir / "file_list");
     bench_args_seeds(dir / "bench_args");
   } catch (const std::exception& e) {

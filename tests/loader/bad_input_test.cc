@@ -71,9 +71,9 @@ class BadInputTest : public ::testing::Test {
   TempDir dir_;
   std::vector<fs::path> good_;
   const std::vector<BadFile> bad_ = {
-      {"truncated.jpg", "truncated JPEG"}, {"text.jpg", "not a JPEG"},
-      {"empty.jpg", "empty file"},         {"huge.jpg", "30000x30000 exceeds the limit"},
-      {"corrupt.jpg", "corrupt JPEG"},     {"deleted.jpg", "cannot open: No such file"}};
+      {"truncated.jpg", "truncated image"}, {"text.jpg", "not an image"},
+      {"empty.jpg", "empty file"},          {"huge.jpg", "30000x30000 exceeds the limit"},
+      {"corrupt.jpg", "corrupt image"},     {"deleted.jpg", "cannot open: No such file"}};
 };
 
 TEST_F(BadInputTest, SkipDeliversEveryGoodSampleAndListsEveryBadOne) {
@@ -213,7 +213,7 @@ TEST(BadTarMember, ErrorNamesShardAndMember) {
     loader.next();
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("shard.tar:bad.jpg: truncated JPEG"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("shard.tar:bad.jpg: truncated image"), std::string::npos)
         << e.what();
   }
   o.on_bad = BadInputPolicy::kSkip;

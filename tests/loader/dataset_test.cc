@@ -48,6 +48,69 @@ TEST(ImageFolder, ClassesSortByNameAndFilesWalkSorted) {
   EXPECT_EQ(dataset.total_bytes(), 5 * jpeg.size());
 }
 
+TEST(ImageFolder, AcceptsTorchvisionExtensionsAndCountsTheRest) {
+  TempDir dir;
+  const auto jpeg = small_jpeg(1);
+  // torchvision tests name.lower().endswith(IMG_EXTENSIONS): the content does not matter here.
+  for (const char* path :
+       {"c/a.png", "c/b.PPM", "c/c.bmp", "c/d.pgm", "c/e.tif", "c/f.TIFF", "c/g.webp", "c/h.JPEG",
+        "c/.png", "c/i.tar.Png", "c/j.gif", "c/k.txt", "c/png", "c/l.png.txt", "c/m.jpg2"}) {
+    write_file(dir / path, jpeg);
+  }
+  const Dataset dataset = Dataset::open(dir.path());
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < dataset.size(); ++i) {
+    names.push_back(dataset.files()[dataset.sample(i).file].filename().string());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{".png", "a.png", "b.PPM", "c.bmp", "d.pgm", "e.tif",
+                                             "f.TIFF", "g.webp", "h.JPEG", "i.tar.Png"}));
+  EXPECT_EQ(dataset.ignored_files(), 5u);
+  EXPECT_EQ(dataset.ignored_examples(),
+            (std::vector<std::string>{(dir / "c/j.gif").string(), (dir / "c/k.txt").string(),
+                                      (dir / "c/l.png.txt").string()}));
+}
+
+TEST(ImageFolder, SubfoldersInSortedOsWalkOrder) {
+  TempDir dir;
+  const auto jpeg = small_jpeg(1);
+  // sorted(os.walk()) orders directories by path string: "c/s" < "c/s-2" < "c/s/in" ('-' sorts
+  // before '/'), not depth first.
+  for (const char* path : {"c/s/in/z.png", "c/s-2/y.png", "c/s/x.png", "c/w.png"}) {
+    write_file(dir / path, jpeg);
+  }
+  const Dataset dataset = Dataset::open(dir.path());
+  ASSERT_EQ(dataset.size(), 4u);
+  const char* expected[] = {"c/w.png", "c/s/x.png", "c/s-2/y.png", "c/s/in/z.png"};
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(dataset.describe(i), (dir / expected[i]).string());
+}
+
+TEST(ImageFolder, ClassWithoutImagesIsAnErrorUnlessAllowed) {
+  TempDir dir;
+  write_file(dir / "a/x.png", small_jpeg(1));
+  write_file(dir / "b/notes.txt", small_jpeg(1));
+  std::filesystem::create_directories(dir / "c/empty");
+  const std::string message = error_of([&] { Dataset::open(dir.path()); });
+  EXPECT_NE(message.find("found no valid file for the classes b, c"), std::string::npos) << message;
+  EXPECT_NE(message.find("allow_empty_classes"), std::string::npos) << message;
+  const Dataset dataset = Dataset::open(dir.path(), false, true);
+  EXPECT_EQ(dataset.classes(), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(dataset.size(), 1u);
+  EXPECT_EQ(dataset.ignored_files(), 1u);
+}
+
+TEST(FileList, NonImageLinesAreCountedAndLeftOut) {
+  TempDir dir;
+  write_file(dir / "a.webp", small_jpeg(1));
+  write_file(dir / "b.txt", small_jpeg(2));
+  const std::string list = "a.webp 0\nb.txt 1\nmissing.json 1\n";
+  write_file(dir / "train.txt", {list.begin(), list.end()});
+  const Dataset dataset = Dataset::open(dir / "train.txt");
+  ASSERT_EQ(dataset.size(), 1u);
+  EXPECT_EQ(dataset.ignored_files(), 2u);
+  ASSERT_EQ(dataset.ignored_examples().size(), 2u);
+  EXPECT_NE(dataset.ignored_examples()[0].find("train.txt:2: "), std::string::npos);
+}
+
 TEST(FileList, PathsRelativeToTheListWithLabels) {
   TempDir dir;
   write_file(dir / "imgs/a b.jpg", small_jpeg(1));
@@ -147,6 +210,30 @@ TEST(TarShards, MissingLabelOrImageIsNamed) {
             std::string::npos);
 }
 
+TEST(TarShards, EveryImageKindIsAMemberOtherKindsAreCounted) {
+  TempDir dir;
+  {
+    datagen::TarWriter tar(dir / "m.tar");
+    const std::string label = "1\n";
+    const std::span<const unsigned char> cls(reinterpret_cast<const unsigned char*>(label.data()),
+                                             label.size());
+    for (const char* ext : {"jpg", "jpeg", "png", "webp", "ppm", "bmp", "pgm", "tif", "tiff"}) {
+      tar.add(std::string("k_") + ext + "." + ext, small_jpeg(1));
+      tar.add(std::string("k_") + ext + ".cls", cls);
+    }
+    tar.add("k_jpg.json", cls);
+    tar.add("u.PNG", small_jpeg(1));
+    tar.finish();
+  }
+  const Dataset dataset = Dataset::open(dir / "m.tar");
+  EXPECT_EQ(dataset.size(), 9u);
+  EXPECT_EQ(dataset.describe(2), (dir / "m.tar").string() + ":k_png.png");
+  EXPECT_EQ(dataset.ignored_files(), 2u);
+  EXPECT_EQ(dataset.ignored_examples(),
+            (std::vector<std::string>{(dir / "m.tar").string() + ":k_jpg.json",
+                                      (dir / "m.tar").string() + ":u.PNG"}));
+}
+
 TEST(TarShards, TruncatedShardIsAnErrorNamingIt) {
   TempDir dir;
   {
@@ -167,7 +254,8 @@ TEST(Dataset, MissingAndEmptySources) {
   EXPECT_NE(error_of([&] { Dataset::open(dir.path()); }).find("no class folders"),
             std::string::npos);
   std::filesystem::create_directories(dir / "empty_class");
-  EXPECT_NE(error_of([&] { Dataset::open(dir.path()); }).find("no samples"), std::string::npos);
+  EXPECT_NE(error_of([&] { Dataset::open(dir.path(), false, true); }).find("no samples"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { Dataset::open((dir / "*.tar").string()); }).find("no file matches"),
             std::string::npos);
 }

@@ -1,0 +1,51 @@
+// Which image format a byte string holds, from its first bytes (never from a file name), and the
+// whole-image decoders of the formats without a crop-aware path.
+//
+// Each decode_*_full writes the whole image as packed 8-bit RGB into `out`, with the pixels of
+// PIL.Image.open(f).convert("RGB"): alpha dropped (not premultiplied), palettes expanded, gray
+// replicated. The declared size is checked against DecodeLimits::max_pixels before any pixel
+// memory is allocated. `out` is scratch reused between calls: it only grows, up to the pixel
+// limit. Thread-safety: reentrant; one RgbImage per thread.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "decode/image_decoder.h"
+#include "decode/status.h"
+
+namespace feedrate::decode {
+
+enum class ImageFormat { kUnknown, kJpeg, kPng, kWebp, kBmp, kPnm, kTiff, kGif };
+
+// The format whose signature `bytes` starts with; kUnknown when none matches.
+ImageFormat sniff_format(std::span<const std::uint8_t> bytes);
+const char* image_format_name(ImageFormat format);
+
+struct RgbImage {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> pixels;  // width * height * 3, packed RGB
+  std::vector<std::uint8_t> raw;     // a codec's own output before conversion, when it needs one
+};
+
+// kOk when width x height is a non-empty image within limits.max_pixels, else kCorrupt (zero or
+// negative sides) or kTooLarge, with a message naming the format and the declared size.
+DecodeStatus check_declared_size(ImageFormat format, std::int64_t width, std::int64_t height,
+                                 const DecodeLimits& limits);
+
+DecodeStatus decode_png_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
+                             RgbImage& out);
+DecodeStatus decode_webp_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
+                              RgbImage& out);
+DecodeStatus decode_tiff_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
+                              RgbImage& out);
+// 24/32-bit uncompressed and 8-bit palette BMP (BITMAPINFOHEADER or later), bottom-up or
+// top-down; 32-bit BI_BITFIELDS only with the standard BGR(A) masks.
+DecodeStatus decode_bmp_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
+                             RgbImage& out);
+// Binary PGM (P5) and PPM (P6) with maxval 255.
+DecodeStatus decode_pnm_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
+                             RgbImage& out);
+
+}  // namespace feedrate::decode

@@ -9,6 +9,15 @@ the verdict should say `consumer` (the loader keeps up).
 
   /usr/bin/python3 bench/train_example.py [--steps 30] [--size 48] [--batch 16] [--workers 2]
 
+Checkpoints and resuming: --checkpoint PATH saves the model, the optimizer and the loader's
+state_dict() every --checkpoint-every steps; --resume continues from PATH exactly where the
+loader stopped (the rest of the epoch, same batches). --stop-after N ends the run abruptly
+after N steps, as a preempted instance would:
+
+  /usr/bin/python3 bench/train_example.py --checkpoint /tmp/ckpt.pt --checkpoint-every 5 \
+      --stop-after 12
+  /usr/bin/python3 bench/train_example.py --checkpoint /tmp/ckpt.pt --resume
+
 It imports feedrate from ../build/python next to this script when PYTHONPATH does not
 provide it.
 """
@@ -65,7 +74,13 @@ def main():
     parser.add_argument("--size", type=int, default=48)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--progress", action="store_true", help="feedrate's progress line")
+    parser.add_argument("--checkpoint", help="file for model, optimizer and loader state")
+    parser.add_argument("--checkpoint-every", type=int, default=10, help="steps between saves")
+    parser.add_argument("--resume", action="store_true", help="continue from --checkpoint")
+    parser.add_argument("--stop-after", type=int, help="exit abruptly after this many steps")
     args = parser.parse_args()
+    if (args.resume or args.stop_after) and not args.checkpoint:
+        parser.error("--resume and --stop-after need --checkpoint")
 
     import torch
     import torchvision
@@ -80,8 +95,24 @@ def main():
           f"images in {len(loader.classes)} classes, batch {args.batch}, {args.size}x{args.size}, "
           f"{args.workers} decode workers", flush=True)
 
+    step, epoch = 0, 0
+    if args.resume:
+        checkpoint = torch.load(args.checkpoint)
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        loader.load_state_dict(checkpoint["loader"])  # the next iter() continues the epoch
+        step, epoch = checkpoint["step"], checkpoint["epoch"]
+        print(f"resumed at step {step}, epoch {epoch}, batch "
+              f"{checkpoint['loader']['loader']['batches_received']} of the epoch", flush=True)
+
+    def save(step, epoch):
+        partial = f"{args.checkpoint}.partial"
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "loader": loader.state_dict(), "step": step, "epoch": epoch}, partial)
+        os.replace(partial, args.checkpoint)  # a kill mid-save leaves the last checkpoint whole
+
     model.train()
-    step, epoch, start = 0, 0, time.perf_counter()
+    first_step, start = step, time.perf_counter()
     while step < args.steps:
         loader.set_epoch(epoch)
         for images, labels in loader:
@@ -92,8 +123,14 @@ def main():
             step += 1
             if step % 10 == 0 or step == args.steps:
                 print(f"step {step:3d}  epoch {epoch}  loss {loss.item():.3f}  "
-                      f"{step * args.batch / (time.perf_counter() - start):.1f} images/s",
-                      flush=True)
+                      f"{(step - first_step) * args.batch / (time.perf_counter() - start):.1f} "
+                      "images/s", flush=True)
+            if args.checkpoint and step % args.checkpoint_every == 0:
+                save(step, epoch)
+            if args.stop_after and step == args.stop_after:
+                print(f"stopping abruptly after step {step} (last checkpoint: step "
+                      f"{step - step % args.checkpoint_every})", flush=True)
+                os._exit(0)
             if step == args.steps:
                 break
         epoch += 1

@@ -7,6 +7,7 @@
 //                    device, unsafe names, truncation, a base-256 size, a huge label)
 //   DIR/file_list    file lists of the names the file-list fuzzer's folder holds, and bad lines
 //   DIR/bench_args   argument lists of `feedrate bench`, one argument per line
+//   DIR/loader_state loader states as Loader::state() writes them (fresh, mid-epoch, elastic)
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "bench/datagen/image_formats.h"
 #include "bench/datagen/jpeg_corpus.h"
 #include "bench/datagen/tar_writer.h"
+#include "loader/loader_state.h"
 
 namespace {
 
@@ -169,6 +171,24 @@ void bench_args_seeds(const fs::path& dir) {
   for (const auto& [name, text] : seeds) write_text(dir / (name + ".txt"), text);
 }
 
+void loader_state_seeds(const fs::path& dir) {
+  fs::create_directories(dir);
+  feedrate::LoaderState state;
+  state.samples = 1000;
+  state.index_hash = "00112233445566ff";
+  state.batch_size = 64;
+  write_text(dir / "fresh.json", state.to_json());
+  state.epoch = 3;
+  state.batches_received = 7;
+  write_text(dir / "mid_epoch.json", state.to_json());
+  state.rank = 2;
+  state.world_size = 3;
+  state.dealt_from_sample = 512;
+  state.dealt_from_batch = 4;
+  state.batches_received = 6;
+  write_text(dir / "elastic.json", state.to_json());
+}
+
 }  // namespace
 
 // Every kind of mixed_kind() at a small odd size, plus the JPEG corpus's first entries.
@@ -205,6 +225,7 @@ int main(int argc, char** argv) {
     image_seeds(dir / "image_decode", corpus);
     file_list_seeds(dir / "file_list");
     bench_args_seeds(dir / "bench_args");
+    loader_state_seeds(dir / "loader_state");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "feedrate-fuzz-seeds: %s\n", e.what());
     return 1;

@@ -66,6 +66,7 @@ class TrainingStep {
 
 struct EpochFigures {
   std::uint64_t images = 0;
+  std::uint64_t bytes_read = 0;  // a dataset that cannot stay in page cache reads it every epoch
   double seconds = 0;
 };
 
@@ -138,6 +139,7 @@ int run(const BenchArgs& args) {
       args.batches > 0 ? UINT64_MAX : args.epochs;  // --batches: as many epochs as it takes
   for (std::uint64_t epoch = 0; epoch < epoch_count; ++epoch) {
     const auto start = Clock::now();
+    const std::uint64_t bytes_before = loader.stats().bytes_read;
     EpochFigures figures;
     loader.start_epoch(epoch);
     while (std::optional<Batch> batch = loader.next()) {
@@ -151,6 +153,7 @@ int run(const BenchArgs& args) {
       if (args.batches > 0 && delivered_batches == args.batches) break;
     }
     figures.seconds = seconds_since(start);
+    figures.bytes_read = loader.stats().bytes_read - bytes_before;
     epochs.push_back(figures);
     if (args.batches > 0 && delivered_batches == args.batches) break;
   }
@@ -192,6 +195,8 @@ int run(const BenchArgs& args) {
                  {"operations", stats.read_operations},
                  {"cold", args.cold}};
     out["device"] = stats.device;
+    out["rank"] = report.rank;
+    out["world_size"] = report.world_size;
     out["num_workers"] = options.num_workers;
     out["batch_size"] = options.batch_size;
     out["transform"] = args.transform;
@@ -203,7 +208,9 @@ int run(const BenchArgs& args) {
     for (const EpochFigures& e : epochs) {
       per_epoch.push_back({{"images", e.images},
                            {"seconds", e.seconds},
-                           {"images_per_s", e.seconds > 0 ? e.images / e.seconds : 0.0}});
+                           {"images_per_s", e.seconds > 0 ? e.images / e.seconds : 0.0},
+                           {"bytes_read", e.bytes_read},
+                           {"mb_per_s", e.seconds > 0 ? e.bytes_read / 1e6 / e.seconds : 0.0}});
     }
     out["epochs"] = per_epoch;
     nlohmann::json skipped = nlohmann::json::array();
@@ -222,7 +229,9 @@ int run(const BenchArgs& args) {
              stats.images, stats.batches, seconds, options.num_workers, options.batch_size,
              args.transform, options.transform.size, layout_name(options.layout));
   for (std::size_t e = 0; e < epochs.size() && epochs.size() > 1; ++e) {
-    fmt::print("epoch {:<3} {:.1f} images/s\n", e, epochs[e].images / epochs[e].seconds);
+    fmt::print("epoch {:<3} {:.1f} images/s, {:.1f} MB read at {:.1f} MB/s\n", e,
+               epochs[e].images / epochs[e].seconds, epochs[e].bytes_read / 1e6,
+               epochs[e].bytes_read / 1e6 / epochs[e].seconds);
   }
   fmt::print("speed     {:.1f} images/s, {:.1f} MB/s\n", images_per_s, mb_per_s);
   fmt::print("decode    {:.2f} ms of CPU per image\n", report.decode_cpu_ms_per_image);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/disk_class.h"
+#include "loader/throughput_model.h"
 
 namespace feedrate::bench {
 namespace {
@@ -16,8 +17,8 @@ double loader_ram_gb(const RunCosts& costs, const Demand& demand) {
   return costs.peak_rss_mb / 1e3 * std::max(1, demand.gpus);
 }
 
-double cpu_images_per_s(const RunCosts& costs, int cores) {
-  return costs.cpu_ms_per_image > 0 ? cores * 1e3 / costs.cpu_ms_per_image : kInfinity;
+ImageCosts image_costs(const RunCosts& costs) {
+  return {costs.cpu_ms_per_image, costs.bytes_per_image, costs.reads_per_image, costs.queue_depth};
 }
 
 // The smaller rate, and the name of the resource that set it (ties go to the first).
@@ -60,16 +61,7 @@ Instance parse_instance(const std::string& text) {
 }
 
 double disk_images_per_s(const RunCosts& costs, const io::ThrottleSpec& disk) {
-  double rate = kInfinity;
-  if (disk.mb_per_s > 0 && costs.bytes_per_image > 0) {
-    rate = std::min(rate, disk.mb_per_s * 1e6 / costs.bytes_per_image);
-  }
-  const double reads = std::max(costs.reads_per_image, 1e-9);
-  if (disk.iops > 0) rate = std::min(rate, disk.iops / reads);
-  if (disk.latency_us > 0) {
-    rate = std::min(rate, std::max(1u, costs.queue_depth) / (disk.latency_us * 1e-6) / reads);
-  }
-  return rate;
+  return feedrate::disk_images_per_s(image_costs(costs), disk);
 }
 
 Requirements requirements(const RunCosts& costs, const Demand& demand) {
@@ -95,7 +87,7 @@ Requirements requirements(const RunCosts& costs, const Demand& demand) {
 
 Projection project(const RunCosts& costs, const Demand& demand, const Instance& instance) {
   Projection p;
-  p.cpu_images_per_s = cpu_images_per_s(costs, instance.cores);
+  p.cpu_images_per_s = cpu_images_per_s(image_costs(costs), instance.cores);
   p.disk_images_per_s = disk_images_per_s(costs, instance.disk_spec);
   const double loaders = loader_ram_gb(costs, demand);
   p.ram_enough = instance.ram_gb >= loaders;

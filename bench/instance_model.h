@@ -2,11 +2,10 @@
 // the GPUs' demand, what an instance needs, and what a given instance shape would deliver.
 //
 // Model (every input but the instance shape and the GPU rate is measured):
-//   CPU   one decode worker per core: cores x 1000 / cpu_ms_per_image images/s (the training
-//         loop's own CPU is not counted);
-//   disk  a disk class (io/disk_class.h) delivers min(MB/s / bytes_per_image,
-//         IOPS / reads_per_image, queue_depth / latency / reads_per_image) images/s; it binds
-//         the first epoch, and every epoch when the dataset cannot stay in page cache;
+//   CPU   one decode worker per core (loader/throughput_model.h, which the verdict's advice
+//         shares; the training loop's own CPU is not counted);
+//   disk  a disk class (io/disk_class.h) delivers what loader/throughput_model.h projects; it
+//         binds the first epoch, and every epoch when the dataset cannot stay in page cache;
 //   RAM   one loader per GPU (its measured peak RSS each), plus the dataset when it is to stay
 //         in page cache across epochs, and at least one GPU's memory (DOMAIN.md); an instance
 //         with less RAM than the loaders need is killed, not slowed;

@@ -17,10 +17,11 @@ std::string report_text(const Report& report) {
   }
   const Verdict& v = report.verdict;
   text += fmt::format(
-      "verdict   {} (the consumer waited {:.0f}% of the time: io {:.2f} s, cpu {:.2f} s, "
+      "verdict   {}{} (the consumer waited {:.0f}% of the time: io {:.2f} s, cpu {:.2f} s, "
       "ram {:.2f} s, h2d {:.2f} s)\n",
-      v.bottleneck, 100 * v.stall_fraction, v.stall_io_s, v.stall_cpu_s, v.stall_ram_s,
-      v.stall_h2d_s);
+      v.bottleneck,
+      report.world_size > 1 ? fmt::format(" on rank {} of {}", report.rank, report.world_size) : "",
+      100 * v.stall_fraction, v.stall_io_s, v.stall_cpu_s, v.stall_ram_s, v.stall_h2d_s);
   for (const std::string& advice : v.advice) text += "  - " + advice + "\n";
   return text;
 }

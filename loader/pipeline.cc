@@ -109,7 +109,8 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
       static_cast<double>(dataset_.total_bytes()) / static_cast<double>(dataset_.size());
   needs.tar_members = dataset_.files_are_shared();
   needs.shared_bytes = shared_buffer_bytes(options_, dataset_, decode_to_u8);
-  const std::uint64_t memory_limit = memory_limit_bytes();
+  const MemoryInfo memory = memory_info();
+  const std::uint64_t memory_limit = memory.limit_bytes;
   options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,
                                                   options_.memory_budget_mb, memory_limit);
 
@@ -136,8 +137,17 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   context.slot_bytes = options_.batch_size * sample_bytes;
   context.dataset_bytes = dataset_.total_bytes();
   context.training_images_per_s = options_.training_images_per_s;
-  context.cpus = available_cpus();
+  const CpuInfo cpu = cpu_info();
+  context.cpus = cpu.available;
+  context.host_cpus = cpu.online;
+  context.cpu_quota_cores = cpu.quota_cores;
   context.memory_bytes = memory_limit;
+  context.container_limit = memory.cgroup_limit_bytes > 0;
+  context.queue_depth = options_.io_queue_depth;
+  context.shards = dataset_.files_are_shared();
+  context.chunk_bytes = options_.tar_chunk_bytes;
+  context.rank = options_.rank;
+  context.world_size = options_.world_size;
   context.io_backend = io::backend_name(reader_->backend());
   context.io_fallback_reason = reader_->fallback_reason();
   context.device = transfer.device.name();

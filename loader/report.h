@@ -37,6 +37,8 @@ struct Verdict {
 };
 
 struct Report {
+  // Which process of a distributed run measured this (DistributedSampler's rank / world size).
+  int rank = 0, world_size = 1;
   double wall_s = 0;
   std::uint64_t images = 0;
   double images_per_s = 0;

@@ -9,31 +9,10 @@
 #include <fstream>
 #include <string>
 
+#include "loader/cgroup.h"
+
 namespace feedrate {
 namespace {
-
-// cgroup v2 "cpu.max" ("max 100000" or "200000 100000"), or v1 cfs_quota_us / cfs_period_us.
-double cpu_quota() {
-  std::ifstream v2("/sys/fs/cgroup/cpu.max");
-  std::string quota;
-  double period = 0;
-  if (v2 >> quota >> period && quota != "max" && period > 0) return std::stod(quota) / period;
-  std::ifstream q("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"), p("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
-  double v1_quota = 0, v1_period = 0;
-  if (q >> v1_quota && p >> v1_period && v1_quota > 0 && v1_period > 0) return v1_quota / v1_period;
-  return 0;
-}
-
-std::uint64_t read_limit(const char* path) {
-  std::ifstream in(path);
-  std::string text;
-  if (!(in >> text) || text == "max") return 0;
-  try {
-    return std::stoull(text);
-  } catch (...) {
-    return 0;
-  }
-}
 
 // A "Key: value kB" line of /proc/meminfo, in bytes; 0 when absent.
 std::uint64_t meminfo_bytes(const std::string& wanted) {
@@ -46,34 +25,6 @@ std::uint64_t meminfo_bytes(const std::string& wanted) {
     if (key == wanted + ":") return kib * 1024;
   }
   return 0;
-}
-
-// This process's cgroup path for a v1 controller ("memory"), or the v2 path ("" controller),
-// from /proc/self/cgroup lines "ID:CONTROLLERS:PATH"; "/" when absent.
-std::string cgroup_path(const std::string& controller) {
-  std::ifstream in("/proc/self/cgroup");
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto first = line.find(':');
-    const auto second = line.find(':', first + 1);
-    if (first == std::string::npos || second == std::string::npos) continue;
-    const std::string controllers = line.substr(first + 1, second - first - 1);
-    const bool match =
-        controller.empty()
-            ? line.compare(0, first, "0") == 0 && controllers.empty()
-            : ("," + controllers + ",").find("," + controller + ",") != std::string::npos;
-    if (match) return line.substr(second + 1);
-  }
-  return "/";
-}
-
-// The limit in the process's own cgroup when the hierarchy shows it (a container usually sees
-// its cgroup as the root), else at the mount's root.
-std::uint64_t cgroup_limit(const std::string& mount, const std::string& own, const char* file) {
-  if (own != "/") {
-    if (const std::uint64_t limit = read_limit((mount + own + "/" + file).c_str())) return limit;
-  }
-  return read_limit((mount + "/" + file).c_str());
 }
 
 std::string cpu_model() {
@@ -103,7 +54,7 @@ CpuInfo cpu_info() {
   cpu_set_t set;
   CPU_ZERO(&set);
   info.affinity = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : info.online;
-  info.quota_cores = cpu_quota();
+  info.quota_cores = cgroup_cpu_quota_cores();
   int cpus = info.affinity;
   if (info.quota_cores > 0) cpus = std::min(cpus, static_cast<int>(std::ceil(info.quota_cores)));
   info.available = std::max(1, cpus);
@@ -116,14 +67,9 @@ MemoryInfo memory_info() {
   info.available_bytes = meminfo_bytes("MemAvailable");
   info.swap_total_bytes = meminfo_bytes("SwapTotal");
   info.swap_free_bytes = meminfo_bytes("SwapFree");
-  if (std::ifstream("/sys/fs/cgroup/cgroup.controllers")) {
-    info.cgroup_version = 2;
-    info.cgroup_limit_bytes = cgroup_limit("/sys/fs/cgroup", cgroup_path(""), "memory.max");
-  } else if (std::ifstream("/sys/fs/cgroup/memory/memory.limit_in_bytes")) {
-    info.cgroup_version = 1;
-    info.cgroup_limit_bytes =
-        cgroup_limit("/sys/fs/cgroup/memory", cgroup_path("memory"), "memory.limit_in_bytes");
-  }
+  const CgroupMemory cgroup = cgroup_memory_limit();
+  info.cgroup_version = cgroup.version;
+  info.cgroup_limit_bytes = cgroup.limit_bytes;
   // v1 reports "no limit" as a huge number.
   if (info.cgroup_limit_bytes > info.physical_bytes) info.cgroup_limit_bytes = 0;
   info.limit_bytes = info.cgroup_limit_bytes > 0 ? info.cgroup_limit_bytes : info.physical_bytes;

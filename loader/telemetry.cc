@@ -32,6 +32,7 @@ void Telemetry::read(Clock::time_point start, Clock::time_point end, const io::R
   std::lock_guard lock(io_mutex_);
   io_.backend = reader.backend_description;
   io_.throttle = io::describe(reader.throttle);
+  disk_ = reader.throttle;
   io_.latency_p50_us = reader.latency_p50_us;
   io_.latency_p99_us = reader.latency_p99_us;
   io_.average_in_flight = reader.average_in_flight;
@@ -101,6 +102,8 @@ Report Telemetry::report() const {
   Report r;
   const Clock::rep start = run_start_;
   if (start == 0) return r;
+  r.rank = context_.rank;
+  r.world_size = context_.world_size;
   r.wall_s = std::chrono::duration<double>(Clock::now() - Clock::time_point(Clock::duration(start)))
                  .count();
   r.images = images_;
@@ -152,11 +155,22 @@ Report Telemetry::report() const {
   in.decode_busy_s = decode_s;
   in.num_workers = context_.num_workers;
   in.cpus = context_.cpus;
+  in.host_cpus = context_.host_cpus;
+  in.cpu_quota_cores = context_.cpu_quota_cores;
   in.bytes_read = bytes;
+  in.read_operations = read_operations_;
+  in.queue_depth = context_.queue_depth;
+  in.shards = context_.shards;
+  in.chunk_bytes = context_.chunk_bytes;
+  {
+    std::lock_guard lock(io_mutex_);
+    in.disk = disk_;
+  }
   in.consumer_busy_s = consumer_s;
   in.target_images_per_s = context_.training_images_per_s;
   in.dataset_bytes = context_.dataset_bytes;
   in.memory_bytes = context_.memory_bytes;
+  in.container_limit = context_.container_limit;
   in.in_flight_capacity = context_.slots;
   in.slot_bytes = context_.slot_bytes;
   in.copy_busy_s = seconds(copy_ns_);

@@ -33,9 +33,16 @@ struct RunContext {
   std::size_t slot_bytes = 0;  // staging bytes of a batch's images
   std::uint64_t dataset_bytes = 0;
   double training_images_per_s = 0;
-  int cpus = 1;                    // available_cpus(), read once: report() stays cheap
-  std::uint64_t memory_bytes = 0;  // memory_limit_bytes(), read once
-  std::string io_backend;          // io::backend_name
+  int cpus = 1;  // cpu_info(), read once: report() stays cheap
+  int host_cpus = 0;
+  double cpu_quota_cores = 0;
+  std::uint64_t memory_bytes = 0;  // memory_info(), read once
+  bool container_limit = false;    // memory_bytes is the cgroup's limit
+  unsigned queue_depth = 1;        // reads in flight at most
+  bool shards = false;             // samples are tar members
+  std::uint64_t chunk_bytes = 0;   // what a read in storage order covers
+  int rank = 0, world_size = 1;
+  std::string io_backend;  // io::backend_name
   std::string io_fallback_reason;
   std::string device;
 };
@@ -80,6 +87,7 @@ class Telemetry {
 
   mutable std::mutex io_mutex_;
   IoStats io_;
+  io::ThrottleSpec disk_;
   mutable std::mutex skipped_mutex_;
   std::vector<SkippedSample> skipped_samples_;
   mutable std::mutex in_flight_mutex_;

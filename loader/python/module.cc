@@ -229,6 +229,19 @@ its arrays are gone, so hold at most prefetch_batches - 1 batches while iteratin
       .def_property_readonly("rank", [](const PyLoader& l) { return l.loader().options().rank; })
       .def_property_readonly("world_size",
                              [](const PyLoader& l) { return l.loader().options().world_size; });
+  m.def(
+      "gather_verdicts",
+      [](const PyLoader& loader, py::object dist) {
+        return gather_verdicts(loader.report(), std::move(dist));
+      },
+      py::arg("loader"), py::arg("dist") = py::none(), R"doc(
+Every rank's verdict, and which rank is slowest and why. With torch.distributed initialised
+(a collective: call it on every rank), it gathers each rank's loader.report() verdict with
+all_gather_object; otherwise it returns this rank's alone. dist: torch.distributed by default.
+Returns {"ranks": [{"rank", "world_size", "images_per_s", "bottleneck", "stall_fraction",
+"advice"}, ...], "slowest": <the rank with the fewest images/s>, "summary": "rank 1 of 2 is the
+slowest: 812 images/s, bottleneck io: ..."}.
+)doc");
   m.attr("option_names") = option_names();
 }
 

@@ -1,5 +1,6 @@
 #include "loader/python/report.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -20,6 +21,8 @@ py::dict report_dict(const Report& report, const RunStats& stats) {
     skipped.push_back({{"index", s.index}, {"where", s.where}, {"reason", s.reason}});
   }
   const nlohmann::json figures = {
+      {"rank", report.rank},
+      {"world_size", report.world_size},
       {"verdict", verdict_json(report.verdict)},
       {"stages", stages_json(report)},
       {"wall_s", report.wall_s},
@@ -36,6 +39,51 @@ py::dict report_dict(const Report& report, const RunStats& stats) {
       {"device", stats.device}};
   // One rendering of the figures (loader/report_json.h), handed to Python through its json module.
   return py::module_::import("json").attr("loads")(figures.dump());
+}
+
+py::dict gather_verdicts(const py::dict& report, py::object dist) {
+  const py::dict verdict = report["verdict"];
+  py::dict mine;
+  mine["rank"] = report["rank"];
+  mine["world_size"] = report["world_size"];
+  mine["images_per_s"] = report["images_per_s"];
+  mine["bottleneck"] = verdict["bottleneck"];
+  mine["stall_fraction"] = verdict["stall_fraction"];
+  mine["advice"] = verdict["advice"];
+  if (dist.is_none()) {
+    try {
+      dist = py::module_::import("torch.distributed");
+    } catch (const py::error_already_set&) {
+      dist = py::none();  // no torch: this rank alone
+    }
+  }
+  py::list ranks;
+  // torch built without distributed support has no is_initialized().
+  if (!dist.is_none() && py::hasattr(dist, "is_initialized") &&
+      dist.attr("is_initialized")().cast<bool>()) {
+    const int world_size = dist.attr("get_world_size")().cast<int>();
+    for (int r = 0; r < world_size; ++r) ranks.append(py::none());
+    dist.attr("all_gather_object")(ranks, mine);
+  } else {
+    ranks.append(mine);
+  }
+  py::dict slowest = ranks[0];
+  for (const py::handle entry : ranks) {
+    if (entry["images_per_s"].cast<double>() < slowest["images_per_s"].cast<double>()) {
+      slowest = py::reinterpret_borrow<py::dict>(entry);
+    }
+  }
+  const py::list advice = slowest["advice"];
+  std::string summary = "rank " + py::str(slowest["rank"]).cast<std::string>() + " of " +
+                        py::str(slowest["world_size"]).cast<std::string>() + " is the slowest: " +
+                        std::to_string(std::lround(slowest["images_per_s"].cast<double>())) +
+                        " images/s, bottleneck " + slowest["bottleneck"].cast<std::string>();
+  if (!advice.empty()) summary += ": " + advice[0].cast<std::string>();
+  py::dict result;
+  result["ranks"] = ranks;
+  result["slowest"] = slowest;
+  result["summary"] = summary;
+  return result;
 }
 
 void ProgressLine::update(const Loader& loader, std::uint64_t epoch, std::size_t batches) {

@@ -14,6 +14,16 @@ namespace feedrate::python {
 
 pybind11::dict report_dict(const Report& report, const RunStats& stats);
 
+// Every rank's verdict in one place, and the slowest rank. `report` is this rank's
+// report_dict(); `dist` is torch.distributed or a stand-in with is_initialized(),
+// get_world_size() and all_gather_object(list, obj); None imports torch.distributed when it can.
+// When it is absent or not initialised, the result holds this rank alone. A collective: with
+// torch.distributed initialised every rank must call it. Returns
+//   {"ranks": [{"rank", "world_size", "images_per_s", "bottleneck", "stall_fraction",
+//               "advice"}, ... by rank], "slowest": <the entry with the fewest images/s>,
+//    "summary": "rank 1 of 2 is the slowest: 812 images/s, bottleneck io: <its first advice>"}
+pybind11::dict gather_verdicts(const pybind11::dict& report, pybind11::object dist);
+
 // One line on stderr, redrawn at most twice a second while an epoch runs, ended at its end:
 //   feedrate epoch 0: 12/16 batches, 742 images/s, bottleneck cpu
 class ProgressLine {

@@ -48,6 +48,16 @@ TEST(Cli, MakeDatasetThenBenchTarShardsAsJson) {
   EXPECT_EQ(out["format"], "tar-shards");
   EXPECT_EQ(out["dataset_samples"], 30);
   EXPECT_EQ(out["epochs"].size(), 2u);
+  // Each epoch reads the dataset again (from the page cache or the disk) and says how much.
+  std::uint64_t epochs_bytes = 0;
+  for (const nlohmann::json& e : out["epochs"]) {
+    EXPECT_GT(e["bytes_read"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(e["mb_per_s"].get<double>(), 0);
+    epochs_bytes += e["bytes_read"].get<std::uint64_t>();
+  }
+  EXPECT_LE(epochs_bytes, out["bytes_read"].get<std::uint64_t>());
+  EXPECT_EQ(out["rank"], 0);
+  EXPECT_EQ(out["world_size"], 1);
   EXPECT_GT(out["images_per_s"].get<double>(), 0);
   EXPECT_GT(out["mb_per_s"].get<double>(), 0);
   EXPECT_GT(out["peak_rss_mb"].get<double>(), 0);

@@ -27,3 +27,52 @@ def test_progress_line_on_stderr(image_folder, capfd):
     assert "bottleneck" in err and err.endswith("\n")
     epoch(feedrate.Loader(image_folder, **small()))
     assert capfd.readouterr().err == ""
+
+
+def test_report_names_its_rank(image_folder):
+    loader = feedrate.Loader(image_folder, **small(rank=1, world_size=2))
+    epoch(loader)
+    report = loader.report()
+    assert (report["rank"], report["world_size"]) == (1, 2)
+
+
+class FakeDistributed:
+    """torch.distributed's calls that gather_verdicts makes, with a second rank made up."""
+
+    def __init__(self, initialized, other_images_per_s=0.0):
+        self.initialized = initialized
+        self.other = other_images_per_s
+
+    def is_initialized(self):
+        return self.initialized
+
+    def get_world_size(self):
+        return 2
+
+    def all_gather_object(self, out, obj):
+        other = dict(obj, rank=1 - obj["rank"], images_per_s=self.other, bottleneck="io",
+                     advice=["reads delivered 15 MB/s"])
+        out[obj["rank"]], out[other["rank"]] = obj, other
+
+
+def test_gather_verdicts_alone_when_not_initialised(image_folder):
+    loader = feedrate.Loader(image_folder, **small(rank=0, world_size=2))
+    epoch(loader)
+    for dist in (None, FakeDistributed(initialized=False)):
+        gathered = feedrate.gather_verdicts(loader, dist)
+        assert len(gathered["ranks"]) == 1
+        assert gathered["slowest"]["rank"] == 0
+        # The report's clock runs on after the epoch, so its verdict may move: check its shape.
+        assert gathered["slowest"]["bottleneck"] in {"io", "cpu", "ram", "h2d", "consumer"}
+        assert gathered["slowest"]["images_per_s"] > 0 and gathered["slowest"]["advice"]
+        assert gathered["summary"].startswith("rank 0 of 2 is the slowest")
+
+
+def test_gather_verdicts_names_the_slowest_rank(image_folder):
+    loader = feedrate.Loader(image_folder, **small(rank=0, world_size=2))
+    epoch(loader)
+    gathered = feedrate.gather_verdicts(loader, FakeDistributed(True, other_images_per_s=1.0))
+    assert [r["rank"] for r in gathered["ranks"]] == [0, 1]
+    assert gathered["slowest"]["rank"] == 1 and gathered["slowest"]["bottleneck"] == "io"
+    assert gathered["summary"] == (
+        "rank 1 of 2 is the slowest: 1 images/s, bottleneck io: reads delivered 15 MB/s")

@@ -278,11 +278,12 @@ DecodeStatus ImageDecoder::open_packed(std::span<const std::uint8_t> jpeg, Sourc
   if (!found) return {};
   info_.packed = true;
   info_.scan_bytes = info_.scan_bytes_read = restart_index_.scan_bytes;
-  // The pixels the decode reads at full size, with the column read_rows adds on each side.
+  // The pixels the filter reads, at full size. read_rows also decodes one column beside them on
+  // each side, clamped to the sub-image: those need not be exact.
   const int d = scale_denom;
   const McuRect mcus =
-      covering_rect(restart_index_, std::max(rect.x0 - 1, 0) * d, rect.y0 * d,
-                    std::min((rect.x1 + 1) * d, info_.width), std::min(rect.y1 * d, info_.height));
+      covering_rect(restart_index_, rect.x0 * d, rect.y0 * d, std::min(rect.x1 * d, info_.width),
+                    std::min(rect.y1 * d, info_.height));
   if (mcus.col0 == 0 && mcus.row0 == 0 && mcus.col1 == restart_index_.mcu_columns &&
       mcus.row1 == restart_index_.mcu_rows) {
     return {};
@@ -297,7 +298,9 @@ DecodeStatus ImageDecoder::open_packed(std::span<const std::uint8_t> jpeg, Sourc
     return {status.code, "sub-stream of a packed JPEG: " + status.message};
   }
   info_ = whole;
-  info_.scan_bytes_read = substream_.size() - restart_index_.scan_start;
+  // The sub-stream's headers are the image's without the index segment; EOI ends it.
+  info_.scan_bytes_read =
+      substream_.size() - (restart_index_.scan_start - restart_index_.index_length) - 2;
   sub = sub_image_of(restart_index_, mcus);
   stream = substream_;
   return {};

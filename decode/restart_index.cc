@@ -189,15 +189,18 @@ DecodeStatus read_restart_index(std::span<const std::uint8_t> jpeg, RestartIndex
 }
 
 McuRect covering_rect(const RestartIndex& index, int x0, int y0, int x1, int y1) {
-  const int mx = index.h_subsampled ? 1 : 0, my = index.v_subsampled ? 1 : 0;
+  // Fancy upsampling makes a pixel read the chroma samples beside its own; only the first and
+  // the last pixel of an MCU have one of those in the neighbouring MCU.
+  const int left = index.h_subsampled && x0 % index.mcu_width == 0 ? 1 : 0;
+  const int right = index.h_subsampled && x1 % index.mcu_width == 0 ? 1 : 0;
+  const int top = index.v_subsampled && y0 % index.mcu_height == 0 ? 1 : 0;
+  const int bottom = index.v_subsampled && y1 % index.mcu_height == 0 ? 1 : 0;
   const int k = index.mcus_per_interval;
   McuRect r;
-  r.col0 = std::max(x0 / index.mcu_width - mx, 0) / k * k;
-  r.col1 =
-      std::min(ceil_div(std::min(ceil_div(x1, index.mcu_width) + mx, index.mcu_columns), k) * k,
-               index.mcu_columns);
-  r.row0 = std::max(y0 / index.mcu_height - my, 0);
-  r.row1 = std::min(ceil_div(y1, index.mcu_height) + my, index.mcu_rows);
+  r.col0 = std::max(x0 / index.mcu_width - left, 0) / k * k;
+  r.col1 = std::min(ceil_div(ceil_div(x1, index.mcu_width) + right, k) * k, index.mcu_columns);
+  r.row0 = std::max(y0 / index.mcu_height - top, 0);
+  r.row1 = std::min(ceil_div(y1, index.mcu_height) + bottom, index.mcu_rows);
   return r;
 }
 

@@ -65,9 +65,10 @@ struct McuRect {
 };
 
 // The smallest rectangle of whole restart intervals whose sub-image decodes the pixels
-// [x0, x1) x [y0, y1) of the full image exactly: one MCU of margin on each side along an axis
-// where chroma is subsampled (fancy upsampling reads the neighbouring chroma samples), columns
-// rounded out to interval boundaries.
+// [x0, x1) x [y0, y1) of the full image exactly: along an axis where chroma is subsampled, one
+// more MCU beyond a side of the rectangle that falls on the MCU grid (fancy upsampling of the
+// MCU's first or last pixel reads a chroma sample of the neighbouring MCU); columns rounded out
+// to interval boundaries.
 McuRect covering_rect(const RestartIndex& index, int x0, int y0, int x1, int y1);
 
 // The sub-image's first pixel in the full image, and its size: where the rectangle reaches the

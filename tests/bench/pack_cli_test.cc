@@ -2,7 +2,7 @@
 // keeps every sample's index, label and pixels (JPEGs packed with a restart index, the other
 // formats unchanged); a second run restarts; a folder with other files is refused; a bad source
 // file stops the pack naming it, or is left out and listed under --on-bad skip; --max-side caps
-// the longer side.
+// the longer side; a shard that no longer matches index.json is refused when it is read.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/datagen/tar_writer.h"
 #include "decode/decoder.h"
 #include "decode/restart_index.h"
 #include "io/file.h"
 #include "loader/dataset.h"
+#include "loader/error.h"
 #include "tests/bench/cli_run.h"
 #include "tests/support/test_data.h"
 
@@ -78,6 +80,28 @@ TEST(PackCli, KeepsOrderLabelsAndPixelsAcrossShards) {
   EXPECT_EQ(with_index, index["counts"]["lossless"].get<int>());
   for (const fs::directory_entry& entry : fs::directory_iterator(out)) {
     EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  }
+}
+
+TEST(PackCli, ShardAlteredAfterThePackIsRefused) {
+  testing::TempDir dir;
+  const std::string source = (dir / "src").string(), out = (dir / "packed").string();
+  ASSERT_EQ(run_cli("make-dataset " + source + " --count 5 --classes 2").status, 0);
+  ASSERT_EQ(run_cli("pack " + source + " " + out).status, 0);
+  ASSERT_EQ(Dataset::open(out).size(), 5u);
+  {  // the same shard name, one valid sample instead of five
+    datagen::TarWriter tar(dir / "packed" / "shard-000000.tar");
+    const std::vector<unsigned char> jpeg = testing::small_jpeg(1);
+    tar.add("00000000.jpg", jpeg);
+    tar.add("00000000.cls", std::vector<unsigned char>{'0', '\n'});
+    tar.finish();
+  }
+  try {
+    Dataset::open(out);
+    FAIL() << "an altered shard was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("shard-000000.tar"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("index.json"), std::string::npos) << e.what();
   }
 }
 

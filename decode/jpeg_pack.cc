@@ -95,12 +95,16 @@ JpegPacker::~JpegPacker() {
   std::free(state_->buffer);
 }
 
-DecodeStatus JpegPacker::pack(std::span<const std::uint8_t> jpeg, std::vector<std::uint8_t>& out) {
+DecodeStatus JpegPacker::start(std::span<const std::uint8_t> jpeg) {
   resized_ = false;
   source_width_ = source_height_ = 0;
-  if (DecodeStatus status = check_jpeg(jpeg); !status.ok()) return status;
+  reset(*state_);
+  return check_jpeg(jpeg);
+}
+
+DecodeStatus JpegPacker::pack(std::span<const std::uint8_t> jpeg, std::vector<std::uint8_t>& out) {
+  if (DecodeStatus status = start(jpeg); !status.ok()) return status;
   State& s = *state_;
-  reset(s);
   if (setjmp(s.jump)) {
     jpeg_abort_compress(&s.dst);
     jpeg_abort_decompress(&s.src);
@@ -165,11 +169,8 @@ DecodeStatus JpegPacker::encode(const std::uint8_t* rgb, int width, int height, 
 
 DecodeStatus JpegPacker::pack_resized(std::span<const std::uint8_t> jpeg, int max_side, int quality,
                                       std::vector<std::uint8_t>& out) {
-  resized_ = false;
-  source_width_ = source_height_ = 0;
-  if (DecodeStatus status = check_jpeg(jpeg); !status.ok()) return status;
+  if (DecodeStatus status = start(jpeg); !status.ok()) return status;
   State& s = *state_;
-  reset(s);
   if (setjmp(s.jump)) {
     jpeg_abort_decompress(&s.src);
     return {s.saw_eof ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt, s.message};

@@ -54,6 +54,8 @@ class JpegPacker {
   struct State;  // libjpeg handles and error hooks (defined in the .cc)
 
  private:
+  // Forgets the last call's results and checks that `jpeg` starts like a JPEG.
+  DecodeStatus start(std::span<const std::uint8_t> jpeg);
   DecodeStatus encode(const std::uint8_t* rgb, int width, int height, int quality);
 
   std::unique_ptr<State> state_;

@@ -161,6 +161,7 @@ DecodeStatus read_restart_index(std::span<const std::uint8_t> jpeg, RestartIndex
     return corrupt(std::to_string(count) + " intervals where the image has " +
                    std::to_string(expected));
   }
+  if (count - 1 > size - 13) return corrupt("offsets end early");  // a byte per offset at least
   const std::uint64_t end = static_cast<std::uint64_t>(h.scan_start) + index.scan_bytes;
   if (end + 2 > jpeg.size()) {
     return {DecodeErrc::kTruncated, "data ends at " + std::to_string(jpeg.size()) +

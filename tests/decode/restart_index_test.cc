@@ -211,6 +211,31 @@ TEST(RestartIndex, IndexThatDisagreesWithTheImageIsRefused) {
   EXPECT_NE(status.message.find("intervals"), std::string::npos) << status.message;
 }
 
+// Random damage to the index segment, the headers and the scan of a packed JPEG: every decode
+// returns, with an error or with pixels, and some are refused.
+TEST(RestartIndex, RandomDamageIsAnErrorOrPixels) {
+  const Bytes packed = pack(make(kVariants[0], 333, 251, 4));
+  RestartIndex index;
+  bool found = false;
+  ASSERT_TRUE(read_restart_index(packed, index, found).ok());
+  ImageDecoder decoder;
+  Bytes out(224 * 224 * 3);
+  std::mt19937 rng(3);
+  int refused = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    Bytes damaged = packed;
+    // Mostly inside the index segment and the headers, where the parser reads.
+    const std::size_t span = trial % 3 == 0 ? damaged.size() : index.scan_start;
+    for (int flips = 1 + static_cast<int>(rng() % 3); flips > 0; --flips) {
+      damaged[rng() % span] = static_cast<std::uint8_t>(rng());
+    }
+    if (trial % 7 == 0) damaged.resize(rng() % damaged.size());
+    const DecodeStatus status = decoder.decode(damaged, TransformSpec{}, trial, out);
+    refused += status.ok() ? 0 : 1;
+  }
+  EXPECT_GT(refused, 0);
+}
+
 TEST(JpegPacker, ResizedKeepsTheLongerSideAndIsPacked) {
   const Bytes original = make(kVariants[0], 500, 375, 9);
   JpegPacker packer;

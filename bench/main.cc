@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   const feedrate::bench::Command doctor = feedrate::bench::add_doctor_command(app);
   const feedrate::bench::Command tune = feedrate::bench::add_tune_command(app);
   const feedrate::bench::Command plan = feedrate::bench::add_plan_command(app);
+  const feedrate::bench::Command pack = feedrate::bench::add_pack_command(app);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("bench")) return bench();
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("doctor")) return doctor();
     if (app.got_subcommand("tune")) return tune();
     if (app.got_subcommand("plan")) return plan();
+    if (app.got_subcommand("pack")) return pack();
   } catch (const std::exception& e) {
     fmt::print(stderr, "feedrate: error: {}\n", e.what());
     return 1;

@@ -38,6 +38,12 @@ void Progress::update(std::uint64_t epoch, std::uint64_t images, std::uint64_t t
              report.verdict.bottleneck);
 }
 
+void Progress::show(const std::string& text) {
+  if (!enabled_) return;
+  last_ = std::chrono::steady_clock::now();
+  fmt::print(stderr, "\r{:<80}", text);
+}
+
 void Progress::clear() {
   if (enabled_) fmt::print(stderr, "\r{:120}\r", "");
 }

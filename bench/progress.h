@@ -1,10 +1,12 @@
 // The live progress line of `feedrate bench` on stderr: images/s, MB/s, each stage's
-// utilisation as a small bar and the current bottleneck. Quiet when stderr is not a terminal.
+// utilisation as a small bar and the current bottleneck; or any one-line text (`feedrate pack`).
+// Quiet when stderr is not a terminal.
 // Thread-safety: one thread.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "loader/report.h"
 
@@ -15,7 +17,9 @@ class Progress {
   Progress();
   // Redraws at most twice a second.
   void update(std::uint64_t epoch, std::uint64_t images, std::uint64_t total, const Report& report);
-  // Whether update() would draw now (lets the caller skip building a Report).
+  // Draws `text` in place of the previous line.
+  void show(const std::string& text);
+  // Whether update() or show() would draw now (lets the caller skip building a Report).
   bool due() const;
   void clear();
 

@@ -188,10 +188,9 @@ DecodeStatus ImageDecoder::open(std::span<const std::uint8_t> jpeg) {
   return {};
 }
 
-DecodeStatus ImageDecoder::read_rows(const ResizePlan* plan, int scale_denom) {
+DecodeStatus ImageDecoder::read_rows(SourceRect rect, int scale_denom, const SubImage& sub) {
   State& s = *state_;
   j_decompress_ptr cinfo = &s.cinfo;
-  SourceRect rect;
   if (setjmp(s.jump)) {
     jpeg_abort_decompress(cinfo);
     return {s.fatal, s.message};
@@ -200,37 +199,35 @@ DecodeStatus ImageDecoder::read_rows(const ResizePlan* plan, int scale_denom) {
   cinfo->scale_denom = static_cast<unsigned>(scale_denom);
   info_.scale_denom = scale_denom;
   jpeg_start_decompress(cinfo);
+  // The stream's first pixel in the scaled image: exact, as a sub-image starts on the MCU grid
+  // (a multiple of 8 pixels) and scale_denom is at most 8.
+  const int sub_x = sub.x / scale_denom, sub_y = sub.y / scale_denom;
   const int out_w = static_cast<int>(cinfo->output_width);
-  const int out_h = static_cast<int>(cinfo->output_height);
-  if (plan != nullptr) {
-    // Scaled pixel i covers source pixels [i d, (i + 1) d), whatever the rounded-up size.
-    const double scale = 1.0 / scale_denom;
-    rect = resampler_.prepare(scale_plan(*plan, scale, scale, out_w, out_h));
-  } else {
-    rect = {0, 0, out_w, out_h};
-  }
+  const int full_w = (info_.width + scale_denom - 1) / scale_denom;
   // With jpeg_crop_scanline, libjpeg-turbo's fancy chroma upsampling treats the crop's first
   // and last columns as image edges, so they differ from a full decode: decode one more
   // column on each side than the filter reads.
-  const int cx0 = std::max(rect.x0 - 1, 0), cx1 = std::min(rect.x1 + 1, out_w);
+  const int cx0 = std::clamp(rect.x0 - 1 - sub_x, 0, out_w);
+  const int cx1 = std::clamp(std::min(rect.x1 + 1, full_w) - sub_x, cx0, out_w);
   JDIMENSION x0 = static_cast<JDIMENSION>(cx0);
   JDIMENSION width = static_cast<JDIMENSION>(cx1 - cx0);
   if (width < cinfo->output_width) jpeg_crop_scanline(cinfo, &x0, &width);
-  region_x0_ = static_cast<int>(x0);
+  region_x0_ = static_cast<int>(x0) + sub_x;
   region_y0_ = rect.y0;
   region_w_ = static_cast<int>(width);
   region_h_ = rect.y1 - rect.y0;
   region_stride_ = static_cast<std::size_t>(width) * cinfo->output_components;
   region_.resize(region_stride_ * static_cast<std::size_t>(region_h_));
-  if (rect.y0 > 0) jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(rect.y0));
+  const int y0 = rect.y0 - sub_y, y1 = rect.y1 - sub_y;
+  if (y0 > 0) jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(y0));
   // Several rows per call, as TurboJPEG asks for them: fewer calls through libjpeg's
   // controllers, and a row group of subsampled chroma is upsampled in one go.
   constexpr int kRowsPerCall = 16;
   JSAMPROW rows[kRowsPerCall];
-  while (cinfo->output_scanline < static_cast<JDIMENSION>(rect.y1)) {
+  while (cinfo->output_scanline < static_cast<JDIMENSION>(y1)) {
     const int first = static_cast<int>(cinfo->output_scanline);
-    const int count = std::min(kRowsPerCall, rect.y1 - first);
-    for (int i = 0; i < count; ++i) rows[i] = &region_[(first + i - rect.y0) * region_stride_];
+    const int count = std::min(kRowsPerCall, y1 - first);
+    for (int i = 0; i < count; ++i) rows[i] = &region_[(first + i - y0) * region_stride_];
     jpeg_read_scanlines(cinfo, rows, static_cast<JDIMENSION>(count));
   }
   if (cinfo->out_color_space == JCS_CMYK) {
@@ -270,6 +267,45 @@ DecodeStatus ImageDecoder::finish(std::span<const std::uint8_t> jpeg) {
   return {};
 }
 
+DecodeStatus ImageDecoder::open_packed(std::span<const std::uint8_t> jpeg, SourceRect rect,
+                                       int scale_denom, SubImage& sub,
+                                       std::span<const std::uint8_t>& stream) {
+  bool found = false;
+  if (DecodeStatus status = read_restart_index(jpeg, restart_index_, found); !status.ok()) {
+    jpeg_abort_decompress(&state_->cinfo);
+    return status;
+  }
+  if (!found) return {};
+  info_.packed = true;
+  info_.scan_bytes = info_.scan_bytes_read = restart_index_.scan_bytes;
+  // The pixels the filter reads, at full size. read_rows also decodes one column beside them on
+  // each side, clamped to the sub-image: those need not be exact.
+  const int d = scale_denom;
+  const McuRect mcus =
+      covering_rect(restart_index_, rect.x0 * d, rect.y0 * d, std::min(rect.x1 * d, info_.width),
+                    std::min(rect.y1 * d, info_.height));
+  if (mcus.col0 == 0 && mcus.row0 == 0 && mcus.col1 == restart_index_.mcu_columns &&
+      mcus.row1 == restart_index_.mcu_rows) {
+    return {};
+  }
+  if (DecodeStatus status = build_substream(jpeg, restart_index_, mcus, substream_); !status.ok()) {
+    jpeg_abort_decompress(&state_->cinfo);
+    return status;
+  }
+  jpeg_abort_decompress(&state_->cinfo);
+  const ImageInfo whole = info_;
+  if (DecodeStatus status = open(substream_); !status.ok()) {
+    return {status.code, "sub-stream of a packed JPEG: " + status.message};
+  }
+  info_ = whole;
+  // The sub-stream's headers are the image's without the index segment; EOI ends it.
+  info_.scan_bytes_read =
+      substream_.size() - (restart_index_.scan_start - restart_index_.index_length) - 2;
+  sub = sub_image_of(restart_index_, mcus);
+  stream = substream_;
+  return {};
+}
+
 DecodeStatus ImageDecoder::decode(std::span<const std::uint8_t> jpeg, const TransformSpec& spec,
                                   std::uint64_t sample_seed, std::span<std::uint8_t> out) {
   const std::size_t needed = static_cast<std::size_t>(spec.size) * spec.size * 3;
@@ -278,8 +314,18 @@ DecodeStatus ImageDecoder::decode(std::span<const std::uint8_t> jpeg, const Tran
   Rng rng(sample_seed);
   const ResizePlan plan = plan_transform(spec, info_.width, info_.height, rng);
   const int denom = pick_scale_denom(plan, info_.width, info_.height);
-  if (DecodeStatus status = read_rows(&plan, denom); !status.ok()) return status;
-  if (DecodeStatus status = finish(jpeg); !status.ok()) return status;
+  // libjpeg's scaled size: each side rounded up.
+  const int scaled_w = (info_.width + denom - 1) / denom;
+  const int scaled_h = (info_.height + denom - 1) / denom;
+  const double scale = 1.0 / denom;
+  const SourceRect rect = resampler_.prepare(scale_plan(plan, scale, scale, scaled_w, scaled_h));
+  SubImage sub{0, 0, info_.width, info_.height};
+  std::span<const std::uint8_t> stream = jpeg;
+  if (DecodeStatus status = open_packed(jpeg, rect, denom, sub, stream); !status.ok()) {
+    return status;
+  }
+  if (DecodeStatus status = read_rows(rect, denom, sub); !status.ok()) return status;
+  if (DecodeStatus status = finish(stream); !status.ok()) return status;
   resampler_.run(region_.data(), region_stride_, region_x0_, region_y0_, out.data());
   return {};
 }
@@ -287,7 +333,10 @@ DecodeStatus ImageDecoder::decode(std::span<const std::uint8_t> jpeg, const Tran
 DecodeStatus ImageDecoder::decode_full(std::span<const std::uint8_t> jpeg,
                                        std::vector<std::uint8_t>& rgb) {
   if (DecodeStatus status = open(jpeg); !status.ok()) return status;
-  if (DecodeStatus status = read_rows(nullptr, 1); !status.ok()) return status;
+  const SubImage whole{0, 0, info_.width, info_.height};
+  if (DecodeStatus status = read_rows({0, 0, info_.width, info_.height}, 1, whole); !status.ok()) {
+    return status;
+  }
   if (DecodeStatus status = finish(jpeg); !status.ok()) return status;
   const std::size_t row_bytes = static_cast<std::size_t>(info_.width) * 3;
   if (region_stride_ == row_bytes) {

@@ -4,8 +4,11 @@
 // pixel memory is allocated; then it picks a DCT scaling factor (kDctScaleDenominators),
 // and decodes only the rows and columns the transform's filter reads (jpeg_crop_scanline,
 // jpeg_skip_scanlines), stopping after the last needed row. Grayscale becomes RGB; CMYK/YCCK become
-// RGB as PIL does. libjpeg's warnings (corrupt but decodable data) are accepted or rejected as
-// DecodeLimits::on_warning says; fatal errors always fail the image.
+// RGB as PIL does. A packed JPEG (decode/restart_index.h) is recognised by its restart index:
+// only the restart intervals around the crop are decoded, from a smaller JPEG built of them,
+// with the same pixels as a decode of the whole image. libjpeg's warnings (corrupt but decodable
+// data) are accepted or rejected as DecodeLimits::on_warning says; fatal errors always fail the
+// image.
 //
 // Thread-safety: an ImageDecoder holds one libjpeg handle and scratch buffers; use one per
 // thread. It allocates only while its scratch buffers grow to the largest image seen.
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "decode/resize.h"
+#include "decode/restart_index.h"
 #include "decode/status.h"
 #include "decode/transform.h"
 
@@ -43,6 +47,9 @@ struct ImageInfo {
   int width = 0, height = 0;
   int components = 0;   // in the file: 1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK
   int scale_denom = 1;  // DCT scaling used by the last decode
+  bool packed = false;  // it had a restart index (decode/restart_index.h)
+  // Packed only: entropy-coded bytes of the image, and of the intervals the last decode read.
+  std::uint64_t scan_bytes = 0, scan_bytes_read = 0;
 };
 
 class ImageDecoder {
@@ -68,14 +75,22 @@ class ImageDecoder {
 
  private:
   DecodeStatus open(std::span<const std::uint8_t> jpeg);
-  DecodeStatus read_rows(const ResizePlan* plan, int scale_denom);
+  // Decodes the rows and columns of `rect` (in the coordinates of the whole image scaled by
+  // 1/scale_denom) from the open stream, which holds `sub` of the whole image.
+  DecodeStatus read_rows(SourceRect rect, int scale_denom, const SubImage& sub);
+  // When `jpeg` is packed and the crop needs less than all of it, builds the sub-stream of
+  // `rect` into substream_ and opens it instead; `sub` says which part of the image it holds.
+  DecodeStatus open_packed(std::span<const std::uint8_t> jpeg, SourceRect rect, int scale_denom,
+                           SubImage& sub, std::span<const std::uint8_t>& stream);
   DecodeStatus finish(std::span<const std::uint8_t> jpeg);
 
   std::unique_ptr<State> state_;
   DecodeLimits limits_;
   ImageInfo info_;
   Resampler resampler_;
-  std::vector<std::uint8_t> region_;  // decoded rows, RGB (or CMYK converted in place)
+  RestartIndex restart_index_;           // of the last packed JPEG
+  std::vector<std::uint8_t> substream_;  // the crop's intervals of the last packed JPEG
+  std::vector<std::uint8_t> region_;     // decoded rows, RGB (or CMYK converted in place)
   std::size_t region_stride_ = 0;
   int region_x0_ = 0, region_y0_ = 0;
   int region_w_ = 0, region_h_ = 0;

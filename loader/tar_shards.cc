@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
 
@@ -30,11 +32,35 @@ bool is_image_key(std::string_view extension) {
                                                        [](char c) { return c >= 'A' && c <= 'Z'; });
 }
 
+// The shard's entry in the index.json that `feedrate pack` writes beside its shards; null when
+// the shard has no such index. `cache` keeps each folder's index, read once.
+const nlohmann::json* pack_entry(const fs::path& shard, std::map<fs::path, nlohmann::json>& cache) {
+  const fs::path folder = shard.parent_path();
+  auto [it, inserted] = cache.try_emplace(folder);
+  if (inserted) {
+    std::ifstream file(folder / "index.json");
+    if (file) {
+      it->second = nlohmann::json::parse(file, nullptr, false);
+      if (it->second.is_discarded() || !it->second.is_object() ||
+          it->second.value("format", "") != "feedrate-pack") {
+        it->second = nullptr;
+      }
+    }
+  }
+  if (it->second.is_null() || !it->second["shards"].is_array()) return nullptr;
+  for (const nlohmann::json& entry : it->second["shards"]) {
+    if (entry.is_object() && entry.value("name", "") == shard.filename().string()) return &entry;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>& shards) {
   std::set<std::int32_t> labels;
+  std::map<fs::path, nlohmann::json> pack_indexes;
   for (const fs::path& shard : shards) {
+    const std::size_t first_sample = dataset.samples_.size();
     std::error_code error;
     io::File file = io::File::open(shard, error);
     if (error) throw Error(shard.string() + ": cannot open: " + error.message());
@@ -97,6 +123,26 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
       dataset.samples_.push_back({file_index, pending.image->offset, pending.image->size, label});
       dataset.members_.push_back(pending.image->name);
       labels.insert(label);
+    }
+    // A packed shard is checked against its pack's index: a shard cut short or altered after
+    // the pack finished holds other samples than the index records.
+    if (const nlohmann::json* entry = pack_entry(shard, pack_indexes)) {
+      const std::size_t samples = dataset.samples_.size() - first_sample;
+      const std::uint64_t recorded = entry->value("samples", std::uint64_t{0});
+      std::error_code size_error;
+      const std::uint64_t bytes = fs::file_size(shard, size_error);
+      const std::uint64_t recorded_bytes = entry->value("bytes", bytes);
+      if (!size_error && bytes != recorded_bytes) {
+        throw Error(shard.string() + ": " + std::to_string(bytes) + " bytes where " +
+                    (shard.parent_path() / "index.json").string() + " records " +
+                    std::to_string(recorded_bytes) +
+                    " (the shard was altered after feedrate pack)");
+      }
+      if (samples != recorded) {
+        throw Error(shard.string() + ": holds " + std::to_string(samples) + " samples where " +
+                    (shard.parent_path() / "index.json").string() + " records " +
+                    std::to_string(recorded) + " (the shard was altered after feedrate pack)");
+      }
     }
   }
   if (!labels.empty()) {

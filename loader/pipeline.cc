@@ -19,8 +19,36 @@ namespace {
 using detail::Slot;
 using Clock = std::chrono::steady_clock;
 
-SamplerOptions sampler_options(const LoaderOptions& options) {
-  return {options.shuffle, options.seed, options.rank, options.world_size, options.pad_shards};
+// shuffle=blocks: the dataset's storage blocks of about tar_chunk_bytes (loader/sampler.h).
+std::vector<std::uint32_t> blocks_of(const Dataset& dataset, const LoaderOptions& options) {
+  if (options.shuffle != ShuffleMode::kBlocks) return {};
+  std::vector<std::uint64_t> sizes(dataset.size()), offsets;
+  std::vector<std::uint32_t> shard_of;
+  for (std::size_t i = 0; i < dataset.size(); ++i) sizes[i] = dataset.sample(i).size;
+  if (dataset.files_are_shared()) {
+    offsets.resize(dataset.size());
+    shard_of.resize(dataset.size());
+    for (std::size_t i = 0; i < dataset.size(); ++i) {
+      offsets[i] = dataset.sample(i).offset;
+      shard_of[i] = dataset.sample(i).file;
+    }
+  }
+  return storage_blocks(sizes, offsets, shard_of, options.tar_chunk_bytes);
+}
+
+std::size_t window_blocks_of(const LoaderOptions& options) {
+  if (options.shuffle != ShuffleMode::kBlocks) return 0;
+  return window_blocks(static_cast<std::uint64_t>(options.shuffle_window_mb) * 1'000'000,
+                       options.tar_chunk_bytes);
+}
+
+// What block reads hold (tar shards only, see batch_reader.h): the window, plus the blocks of
+// the next window a batch reaches into.
+double window_bytes(const LoaderOptions& options, const Dataset& dataset) {
+  if (options.shuffle != ShuffleMode::kBlocks || !dataset.files_are_shared()) return 0;
+  const double block = static_cast<double>(options.tar_chunk_bytes);
+  const double window = static_cast<double>(window_blocks_of(options)) * block;
+  return window + std::min(window, static_cast<double>(options.batch_size) * block);
 }
 
 io::ReaderOptions reader_options(const LoaderOptions& options) {
@@ -78,10 +106,12 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
     : options_(resolve(options)),
       dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root,
                              options_.allow_empty_classes)),
-      samples_per_epoch_(epoch_order(dataset_.size(), sampler_options(options_), 0).size()),
+      block_starts_(blocks_of(dataset_, options_)),
       trace_(options_.trace) {
-  reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
-                                          options_.tar_chunk_bytes, make_reader);
+  samples_per_epoch_ = samples_per_rank(dataset_.size(), sampler_options());
+  reader_ = std::make_unique<BatchReader>(
+      dataset_, reader_options(options_), options_.tar_chunk_bytes, make_reader,
+      dataset_.files_are_shared() ? block_starts_ : std::vector<std::uint32_t>{});
 
   if (options_.num_workers > 0) {
     // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
@@ -108,7 +138,8 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   needs.encoded_bytes_per_sample =
       static_cast<double>(dataset_.total_bytes()) / static_cast<double>(dataset_.size());
   needs.tar_members = dataset_.files_are_shared();
-  needs.shared_bytes = shared_buffer_bytes(options_, dataset_, decode_to_u8);
+  needs.shared_bytes =
+      shared_buffer_bytes(options_, dataset_, decode_to_u8) + window_bytes(options_, dataset_);
   const std::uint64_t memory_limit = memory_limit_bytes();
   options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,
                                                   options_.memory_budget_mb, memory_limit);
@@ -141,12 +172,32 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   context.io_backend = io::backend_name(reader_->backend());
   context.io_fallback_reason = reader_->fallback_reason();
   context.device = transfer.device.name();
+  if (!options_.throttle.empty()) {
+    const io::ThrottleSpec disk = io::parse_throttle(options_.throttle);
+    context.disk_mb_per_s = disk.mb_per_s;
+    context.disk_iops = disk.iops;
+  }
+  context.tar_shards = dataset_.files_are_shared();
+  context.shuffle_blocks = options_.shuffle == ShuffleMode::kBlocks;
+  context.block_bytes = options_.tar_chunk_bytes;
   telemetry_ = std::make_unique<Telemetry>(std::move(context));
 
   decoder_ = std::make_unique<SampleDecoder>(dataset_, options_, decode_to_u8, *telemetry_, trace_);
   assembler_ = std::make_unique<BatchAssembler>(dataset_, options_.on_bad, sample_bytes);
   copier_ = std::make_unique<Copier>(ring_->transfer(), *assembler_, *telemetry_, trace_);
   delivery_ = std::make_unique<Delivery>(*ring_, *telemetry_, trace_);
+}
+
+SamplerOptions Pipeline::sampler_options() const {
+  SamplerOptions sampler;
+  sampler.shuffle = options_.shuffle;
+  sampler.seed = options_.seed;
+  sampler.rank = options_.rank;
+  sampler.world_size = options_.world_size;
+  sampler.pad_shards = options_.pad_shards;
+  sampler.block_starts = block_starts_;
+  sampler.window_blocks = window_blocks_of(options_);
+  return sampler;
 }
 
 Pipeline::~Pipeline() {
@@ -172,7 +223,8 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   deal_ = resume_ && resume_->epoch == epoch ? *resume_ : DealStart{epoch, 0, 0};
   resume_.reset();
   restored_.reset();
-  order_ = epoch_order(dataset_.size(), sampler_options(options_), epoch, deal_.sample);
+  order_ = epoch_order(dataset_.size(), sampler_options(), epoch, deal_.sample);
+  reader_->start_epoch(order_);
   epoch_batches_ = batch_count(order_.size(), options_.batch_size, options_.drop_last);
   next_number_ = 0;
   epoch_over_ = false;
@@ -190,7 +242,9 @@ LoaderState Pipeline::state() const {
   s.samples = dataset_.size();
   s.index_hash = index_hash();
   s.seed = options_.seed;
-  s.shuffle = options_.shuffle;
+  s.shuffle = shuffle_name(options_.shuffle);
+  if (options_.shuffle == ShuffleMode::kBlocks) s.block_bytes = options_.tar_chunk_bytes;
+  s.window_blocks = window_blocks_of(options_);
   s.rank = options_.rank;
   s.world_size = options_.world_size;
   s.batch_size = options_.batch_size;
@@ -227,7 +281,12 @@ void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
   }
   compare("batch_size", state.batch_size, std::uint64_t{options_.batch_size});
   compare("seed", state.seed, options_.seed);
-  compare("shuffle", state.shuffle, options_.shuffle);
+  const bool blocks = options_.shuffle == ShuffleMode::kBlocks;
+  compare("shuffle", state.shuffle, std::string(shuffle_name(options_.shuffle)));
+  compare("shuffle block bytes (tar_chunk_bytes)", state.block_bytes,
+          blocks ? options_.tar_chunk_bytes : std::uint64_t{0});
+  compare("shuffle window blocks (shuffle_window_mb)", state.window_blocks,
+          std::uint64_t{window_blocks_of(options_)});
   compare("drop_last", state.drop_last, options_.drop_last);
   compare("pad_shards", state.pad_shards, options_.pad_shards);
   if (!differs.empty()) {
@@ -236,8 +295,9 @@ void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
   }
   // The saved rank's deal, and how far every rank of it got (they step in lock-step).
   const std::size_t samples = dataset_.size();
-  const SamplerOptions saved{state.shuffle, state.seed, state.rank, state.world_size,
-                             state.pad_shards};
+  SamplerOptions saved = sampler_options();
+  saved.rank = state.rank;
+  saved.world_size = state.world_size;
   const std::size_t per_rank = samples_per_rank(samples, saved, state.dealt_from_sample);
   const std::size_t batches = batch_count(per_rank, options_.batch_size, options_.drop_last);
   const std::uint64_t received = state.batches_received - state.dealt_from_batch;

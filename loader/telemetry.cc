@@ -161,6 +161,12 @@ Report Telemetry::report() const {
   in.slot_bytes = context_.slot_bytes;
   in.copy_busy_s = seconds(copy_ns_);
   in.copy_bytes = copy_bytes_;
+  in.read_operations = read_operations_;
+  in.disk_mb_per_s = context_.disk_mb_per_s;
+  in.disk_iops = context_.disk_iops;
+  in.tar_shards = context_.tar_shards;
+  in.shuffle_blocks = context_.shuffle_blocks;
+  in.block_bytes = context_.block_bytes;
   r.verdict = judge(in);
   return r;
 }

@@ -38,6 +38,12 @@ struct RunContext {
   std::string io_backend;          // io::backend_name
   std::string io_fallback_reason;
   std::string device;
+  // For the seek-bound advice (loader/verdict.h).
+  double disk_mb_per_s = 0;  // an emulated disk's limits; 0: unknown
+  double disk_iops = 0;
+  bool tar_shards = false;
+  bool shuffle_blocks = false;
+  std::uint64_t block_bytes = 0;
 };
 
 class Telemetry {

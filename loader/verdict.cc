@@ -33,6 +33,33 @@ const char* disk_class(double mb_per_s) {
 
 }  // namespace
 
+std::string seek_bound_advice(const VerdictInputs& in) {
+  if (!in.tar_shards || in.shuffle_blocks || in.block_bytes == 0 || in.disk_iops <= 0 ||
+      in.read_operations == 0 || in.images == 0 || in.wall_s <= 0) {
+    return {};
+  }
+  // Near the limit, and each read far from the bytes a read costs in seek time at full speed.
+  constexpr double kNearLimit = 0.7;
+  constexpr double kSmallRead = 512e3;
+  const double reads_per_s = static_cast<double>(in.read_operations) / in.wall_s;
+  const double bytes_per_read =
+      static_cast<double>(in.bytes_read) / static_cast<double>(in.read_operations);
+  if (reads_per_s < kNearLimit * in.disk_iops || bytes_per_read > kSmallRead) return {};
+  const double bytes_per_image =
+      static_cast<double>(in.bytes_read) / static_cast<double>(in.images);
+  const double block_bytes = static_cast<double>(in.block_bytes);
+  const double block_s =
+      1 / in.disk_iops + (in.disk_mb_per_s > 0 ? block_bytes / (in.disk_mb_per_s * 1e6) : 0);
+  double projected = block_bytes / bytes_per_image / block_s;
+  const double decode_s = in.decode_busy_s / static_cast<double>(in.images);
+  if (decode_s > 0) projected = std::min(projected, std::max(1, in.num_workers) / decode_s);
+  return format(
+      "the disk is seek-bound: %s reads/s of %.0f KB against its ~%s IOPS; shuffle=blocks "
+      "(--shuffle blocks) reads whole blocks of %.0f MB in sequence: about %s images/s",
+      thousands(reads_per_s).c_str(), bytes_per_read / 1e3, thousands(in.disk_iops).c_str(),
+      block_bytes / 1e6, thousands(projected).c_str());
+}
+
 Verdict judge(const VerdictInputs& in) {
   Verdict v;
   v.stall_io_s = in.stall_io_s;
@@ -109,6 +136,7 @@ Verdict judge(const VerdictInputs& in) {
       v.advice.push_back(
           format("feeding %s needs %.0f MB/s: %s", target.c_str(), needed, disk_class(needed)));
     }
+    if (std::string seek = seek_bound_advice(in); !seek.empty()) v.advice.push_back(seek);
     const double dataset_gb = static_cast<double>(in.dataset_bytes) / 1e9;
     v.advice.push_back(format(
         "or keep the dataset in page cache: %.1f GB of RAM for it (this process may use %.1f "

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "loader/report.h"
 
@@ -28,6 +29,14 @@ struct VerdictInputs {
   std::size_t slot_bytes = 0;
   double copy_busy_s = 0;
   std::uint64_t copy_bytes = 0;
+  // For seek_bound_advice: the reads issued, the disk's limits where known (an emulated disk;
+  // 0: unknown), and how the order and reads were planned.
+  std::uint64_t read_operations = 0;
+  double disk_mb_per_s = 0;
+  double disk_iops = 0;
+  bool tar_shards = false;
+  bool shuffle_blocks = false;    // shuffle=blocks already
+  std::uint64_t block_bytes = 0;  // tar_chunk_bytes
 };
 
 // Waits below this share of the wall time mean the loader keeps up.
@@ -36,5 +45,11 @@ inline constexpr double kStallThreshold = 0.05;
 inline constexpr double kMeasurableStepShare = 0.05;
 
 Verdict judge(const VerdictInputs& in);
+
+// When reads are seek-bound (reads/s near the disk's IOPS limit, each read small) on tar shards
+// read in a full shuffle: the advice to shuffle in blocks (sequential reads of block_bytes) with
+// the images/s that projects (the disk's time per block, capped by the decode threads); else
+// empty. The disk's limits must be known (disk_iops > 0).
+std::string seek_bound_advice(const VerdictInputs& in);
 
 }  // namespace feedrate

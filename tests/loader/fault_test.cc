@@ -183,7 +183,7 @@ TEST(TarFault, AShardTruncatedAfterIndexingLosesOnlyTheMembersPastTheEnd) {
   LoaderOptions o;
   o.source = (dir / "shards").string();
   o.batch_size = 12;
-  o.shuffle = false;
+  o.shuffle = ShuffleMode::kNone;
   o.transform.size = 24;
   o.on_bad = BadInputPolicy::kSkip;
   o.rank = 0;

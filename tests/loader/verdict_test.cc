@@ -85,6 +85,36 @@ TEST(Judge, IoStallsGiveDiskAndPageCacheAdvice) {
   EXPECT_TRUE(any_contains(v.advice, "41.0 GB of RAM"));
 }
 
+TEST(Judge, SeekBoundShuffledShardsAreAdvisedBlocksWithAProjection) {
+  VerdictInputs in = measured();
+  in.wall_s = 66.7;  // 150 images/s, one read per image: 150 reads/s of 110 KB on a 150-IOPS disk
+  in.images = 10'000;
+  in.stall_io_s = 50;
+  in.read_operations = 10'000;
+  in.disk_iops = 150;
+  in.disk_mb_per_s = 200;
+  in.tar_shards = true;
+  in.block_bytes = 4 << 20;
+  const Verdict v = judge(in);
+  EXPECT_EQ(v.bottleneck, "io");
+  // A 4.19 MB block: 1/150 s + 4.19 MB / 200 MB/s = 27.6 ms for 38 images: about 1,380 images/s,
+  // capped by 2 threads at 1.9 ms per image: 1,053.
+  EXPECT_TRUE(any_contains(v.advice, "seek-bound")) << v.advice[1];
+  EXPECT_TRUE(any_contains(v.advice, "--shuffle blocks"));
+  EXPECT_TRUE(any_contains(v.advice, "about 1,053 images/s"));
+
+  // Not when already in blocks, on an unknown disk, or when reads are large or few.
+  for (int change = 0; change < 4; ++change) {
+    VerdictInputs other = in;
+    if (change == 0) other.shuffle_blocks = true;
+    if (change == 1) other.disk_iops = 0;
+    if (change == 2) other.read_operations = 100;  // 11 MB per read
+    if (change == 3) other.tar_shards = false;
+    EXPECT_EQ(seek_bound_advice(other), "") << "change " << change;
+    EXPECT_FALSE(any_contains(judge(other).advice, "seek-bound")) << "change " << change;
+  }
+}
+
 TEST(Judge, RamAndH2dStalls) {
   VerdictInputs in = measured();
   in.stall_ram_s = 4;

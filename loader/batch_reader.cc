@@ -15,9 +15,8 @@ using detail::Slot;
 
 BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
                          std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
-                         std::vector<std::uint32_t> block_starts)
-    : dataset_(dataset), tar_chunk_bytes_(tar_chunk_bytes), block_starts_(std::move(block_starts)) {
-  held_.resize(block_starts_.size());
+                         std::unique_ptr<BlockStore> blocks)
+    : dataset_(dataset), tar_chunk_bytes_(tar_chunk_bytes), blocks_(std::move(blocks)) {
   reader_ = make_reader ? make_reader(options, &fallback_reason_)
                         : io::Reader::create(options, &fallback_reason_);
   if (!dataset_.files_are_shared()) return;
@@ -41,7 +40,7 @@ void BatchReader::read(Slot& slot) {
   read_sizes_.clear();
   for (std::size_t i = 0; i < n; ++i) slot.labels[i] = dataset_.sample(slot.indices[i]).label;
 
-  if (!block_starts_.empty()) {
+  if (blocks_) {
     read_blocks(slot);
     return;
   }
@@ -159,83 +158,33 @@ std::string BatchReader::read_failure(std::uint32_t index, const io::ReadRequest
 }
 
 void BatchReader::start_epoch(const std::vector<std::uint32_t>& order) {
-  if (block_starts_.empty()) return;
-  for (std::size_t b = 0; b < held_.size(); ++b) release(b);
-  uses_left_.assign(block_starts_.size(), 0);
-  for (const std::uint32_t index : order) ++uses_left_[block_of(index)];
-}
-
-std::size_t BatchReader::block_of(std::uint32_t index) const {
-  return static_cast<std::size_t>(
-      std::upper_bound(block_starts_.begin(), block_starts_.end(), index) - block_starts_.begin() -
-      1);
-}
-
-void BatchReader::release(std::size_t block) {
-  if (held_[block].empty()) return;
-  spare_.push_back(std::exchange(held_[block], {}));
+  if (blocks_) blocks_->start_epoch(order);
 }
 
 void BatchReader::read_blocks(Slot& slot) {
   block_reads_.clear();
-  block_of_read_.clear();
-  for (std::size_t i = 0; i < slot.count; ++i) {
-    const std::size_t block = block_of(slot.indices[i]);
-    const std::uint32_t first = block_starts_[block];
-    const std::uint32_t last = block + 1 < block_starts_.size()
-                                   ? block_starts_[block + 1] - 1
-                                   : static_cast<std::uint32_t>(dataset_.size() - 1);
-    const SampleRef& begin = dataset_.sample(first);
-    std::uint64_t end = begin.offset;
-    for (std::uint32_t k = first; k <= last; ++k) {
-      end = std::max(end, dataset_.sample(k).offset + dataset_.sample(k).size);
-    }
-    const std::uint64_t span = end - begin.offset;
-    // Held, or read by this batch already (a block of empty members needs no read).
-    if (!held_[block].empty() || span == 0) continue;
-    std::vector<std::byte> buffer;
-    if (!spare_.empty()) {
-      buffer = std::move(spare_.back());
-      spare_.pop_back();
-    }
-    buffer.resize(static_cast<std::size_t>(span));
-    held_[block] = std::move(buffer);
-    io::ReadRequest request;
-    request.fd = shared_files_[begin.file].fd();
-    request.offset = begin.offset;
-    request.dest = held_[block];
-    block_reads_.push_back(request);
-    block_of_read_.push_back(block);
-  }
+  const std::span<const std::uint32_t> indices(slot.indices.data(), slot.count);
+  blocks_->plan(indices, shared_files_, block_reads_);
   reader_->read(block_reads_);
 
   std::size_t total = 0;
-  for (std::size_t i = 0; i < slot.count; ++i) total += dataset_.sample(slot.indices[i]).size;
+  for (const std::uint32_t index : indices) total += dataset_.sample(index).size;
   if (slot.encoded.size() < total) slot.encoded = gpu::HostBuffer(total + total / 4);
   std::size_t at = 0;
   for (std::size_t i = 0; i < slot.count; ++i) {
     const std::uint32_t index = slot.indices[i];
-    const SampleRef& ref = dataset_.sample(index);
-    const std::size_t block = block_of(index);
-    const std::uint64_t start = ref.offset - dataset_.sample(block_starts_[block]).offset;
-    const auto read = std::find(block_of_read_.begin(), block_of_read_.end(), block);
-    if (read != block_of_read_.end()) {
-      const io::ReadRequest& request = block_reads_[read - block_of_read_.begin()];
-      if (request.error && start + ref.size > request.bytes_read) {
-        slot.errors[i] = read_failure(index, request);
-      }
-    }
-    if (slot.errors[i].empty() && ref.size > 0) {
-      std::memcpy(slot.encoded.data() + at, held_[block].data() + start, ref.size);
+    const std::uint64_t size = dataset_.sample(index).size;
+    const BlockStore::Found found = blocks_->find(index, block_reads_);
+    if (found.failed != nullptr) {
+      slot.errors[i] = read_failure(index, *found.failed);
+    } else if (size > 0) {
+      std::memcpy(slot.encoded.data() + at, found.bytes, size);
       slot.encoded_offset[i] = at;
-      at += ref.size;
+      at += size;
     }
-    if (uses_left_[block] > 0 && --uses_left_[block] == 0) release(block);
+    blocks_->used(index);
   }
-  // A block that failed is read again when a later batch needs it.
-  for (std::size_t r = 0; r < block_reads_.size(); ++r) {
-    if (block_reads_[r].error) release(block_of_read_[r]);
-  }
+  blocks_->finish_batch(block_reads_);
 }
 
 }  // namespace feedrate

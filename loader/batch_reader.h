@@ -7,15 +7,8 @@
 // back to back in the slot's `encoded` buffer, and each sample's bytes are addressed where they
 // lie, inside a chunk or not: decoders read members in place, nothing is copied again.
 //
-// Blocks (shuffle=blocks on tar shards): a batch's samples come from a window of storage
-// blocks (loader/sampler.h), so the reader reads each block whole, in one sequential read when
-// a batch first needs it, holds it, and copies members from it into the slot until the last
-// sample of this rank's epoch order that needs the block; then the block's buffer is reused.
-// Held at most: the blocks of the windows the current batch overlaps.
-//
-// Errors are per sample (Slot::errors): "FILE: cannot open: REASON", or "FILE: read failed at
-// byte N: REASON" (an unexpected end of file says how many bytes of how many arrived). A chunk
-// that failed part-way still delivers every member that ends before the failure.
+// Blocks (shuffle=blocks on tar shards): whole storage blocks are read and held by a
+// BlockStore (block_store.h), and each sample's bytes are copied from its block into the slot.
 //
 // Thread-safety: one thread (the I/O thread) calls read(); backend() and fallback_reason() are
 // fixed after construction.
@@ -29,6 +22,7 @@
 
 #include "io/file.h"
 #include "io/reader.h"
+#include "loader/block_store.h"
 #include "loader/dataset.h"
 #include "loader/slot.h"
 
@@ -42,13 +36,13 @@ class BatchReader {
 
   // Opens the tar shards of `dataset` for its lifetime (throws feedrate::Error naming the
   // shard when one cannot be opened). tar_chunk_bytes 0 reads one member at a time.
-  // `block_starts` (storage_blocks' result; tar shards only, else empty) turns on block reads.
+  // `blocks` (tar shards and shuffle=blocks only) turns on block reads.
   BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
               std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
-              std::vector<std::uint32_t> block_starts = {});
+              std::unique_ptr<BlockStore> blocks = nullptr);
 
-  // Block reads: counts the uses of each block in this rank's `order` for the epoch and lets
-  // go of every block held. Call before the epoch's first read().
+  // Block reads: this rank's `order` for the epoch (BlockStore::start_epoch). Call before the
+  // epoch's first read().
   void start_epoch(const std::vector<std::uint32_t>& order);
 
   // Reads the samples slot.indices[0, slot.count): fills labels, errors, encoded and
@@ -71,10 +65,8 @@ class BatchReader {
   void check_results(detail::Slot& slot);
   // "WHERE: read failed at byte N: REASON" for sample `index`, which `request` held.
   std::string read_failure(std::uint32_t index, const io::ReadRequest& request) const;
-  // Block reads: reads the blocks the batch needs that are not held, copies the members.
+  // Block reads: reads the blocks the batch needs (and look-ahead ones), copies the members.
   void read_blocks(detail::Slot& slot);
-  std::size_t block_of(std::uint32_t index) const;
-  void release(std::size_t block);
 
   const Dataset& dataset_;
   const std::uint64_t tar_chunk_bytes_;
@@ -84,12 +76,8 @@ class BatchReader {
   std::vector<std::uint64_t> read_sizes_;  // per planned read, until lay_out()
   std::vector<std::size_t> by_position_;   // plan_chunks: samples in shard order
 
-  std::vector<std::uint32_t> block_starts_;    // empty: no block reads
-  std::vector<std::uint32_t> uses_left_;       // per block, in this epoch's order
-  std::vector<std::vector<std::byte>> held_;   // per block; empty when not held
-  std::vector<std::vector<std::byte>> spare_;  // buffers of released blocks, for reuse
-  std::vector<io::ReadRequest> block_reads_;   // of one batch
-  std::vector<std::size_t> block_of_read_;     // the block each of block_reads_ fills
+  std::unique_ptr<BlockStore> blocks_;        // null: no block reads
+  std::vector<io::ReadRequest> block_reads_;  // of one batch
 };
 
 }  // namespace feedrate

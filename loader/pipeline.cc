@@ -42,13 +42,12 @@ std::size_t window_blocks_of(const LoaderOptions& options) {
                        options.tar_chunk_bytes);
 }
 
-// What block reads hold (tar shards only, see batch_reader.h): the window, plus the blocks of
-// the next window a batch reaches into.
-double window_bytes(const LoaderOptions& options, const Dataset& dataset) {
+// The blocks BlockStore may hold (tar shards only): a window, plus the next window's (up to a
+// batch of them), which look-ahead reads while the window decodes.
+std::size_t held_blocks_of(const LoaderOptions& options, const Dataset& dataset) {
   if (options.shuffle != ShuffleMode::kBlocks || !dataset.files_are_shared()) return 0;
-  const double block = static_cast<double>(options.tar_chunk_bytes);
-  const double window = static_cast<double>(window_blocks_of(options)) * block;
-  return window + std::min(window, static_cast<double>(options.batch_size) * block);
+  const std::size_t window = window_blocks_of(options);
+  return window + std::min(window, options.batch_size);
 }
 
 io::ReaderOptions reader_options(const LoaderOptions& options) {
@@ -109,9 +108,12 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
       block_starts_(blocks_of(dataset_, options_)),
       trace_(options_.trace) {
   samples_per_epoch_ = samples_per_rank(dataset_.size(), sampler_options());
-  reader_ = std::make_unique<BatchReader>(
-      dataset_, reader_options(options_), options_.tar_chunk_bytes, make_reader,
-      dataset_.files_are_shared() ? block_starts_ : std::vector<std::uint32_t>{});
+  std::unique_ptr<BlockStore> blocks;
+  if (const std::size_t held = held_blocks_of(options_, dataset_); held > 0) {
+    blocks = std::make_unique<BlockStore>(dataset_, block_starts_, held);
+  }
+  reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
+                                          options_.tar_chunk_bytes, make_reader, std::move(blocks));
 
   if (options_.num_workers > 0) {
     // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
@@ -138,8 +140,9 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   needs.encoded_bytes_per_sample =
       static_cast<double>(dataset_.total_bytes()) / static_cast<double>(dataset_.size());
   needs.tar_members = dataset_.files_are_shared();
-  needs.shared_bytes =
-      shared_buffer_bytes(options_, dataset_, decode_to_u8) + window_bytes(options_, dataset_);
+  needs.shared_bytes = shared_buffer_bytes(options_, dataset_, decode_to_u8) +
+                       static_cast<double>(held_blocks_of(options_, dataset_)) *
+                           static_cast<double>(options_.tar_chunk_bytes);
   const std::uint64_t memory_limit = memory_limit_bytes();
   options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,
                                                   options_.memory_budget_mb, memory_limit);

@@ -64,8 +64,8 @@ ShuffleQuality shuffle_quality(std::span<const std::uint32_t> order,
   ShuffleQuality quality;
   if (order.empty() || batch_size == 0) return quality;
   std::vector<std::size_t> counts;
-  for (const std::uint32_t index : order) {
-    const auto label = static_cast<std::size_t>(labels[index]);
+  for (const std::int32_t label_value : labels) {
+    const auto label = static_cast<std::size_t>(label_value);
     if (label >= counts.size()) counts.resize(label + 1, 0);
     ++counts[label];
   }

@@ -22,7 +22,8 @@ struct ShuffleQuality {
 
 // `order` holds dataset indices (storage positions) in delivery order; labels[i] is the label
 // of dataset index i (non-negative). Batches are consecutive runs of batch_size, the last one
-// possibly shorter. The expectation uses the label counts of the samples in `order`.
+// possibly shorter. The expectation draws from the whole dataset's labels, as a full shuffle
+// does (also when `order` is a part of an epoch, or one rank's share).
 ShuffleQuality shuffle_quality(std::span<const std::uint32_t> order,
                                std::span<const std::int32_t> labels, std::size_t batch_size);
 

@@ -161,6 +161,16 @@ void BatchReader::start_epoch(const std::vector<std::uint32_t>& order) {
   if (blocks_) blocks_->start_epoch(order);
 }
 
+bool BatchReader::read_ahead() {
+  if (!blocks_) return false;
+  block_reads_.clear();
+  blocks_->plan_ahead(shared_files_, block_reads_);
+  if (block_reads_.empty()) return false;
+  reader_->read(block_reads_);
+  blocks_->finish_batch(block_reads_);
+  return true;
+}
+
 void BatchReader::read_blocks(Slot& slot) {
   block_reads_.clear();
   const std::span<const std::uint32_t> indices(slot.indices.data(), slot.count);

@@ -21,6 +21,7 @@ void BlockStore::start_epoch(const std::vector<std::uint32_t>& order) {
   }
   order_ = order;
   consumed_ = 0;
+  last_batch_ = 0;
   ahead_ = 0;
   blocks_per_sample_ =
       order.empty() ? 0 : static_cast<double>(blocks) / static_cast<double>(order.size());
@@ -64,9 +65,14 @@ void BlockStore::plan(std::span<const std::uint32_t> indices, std::span<const io
   read_block_.clear();
   for (const std::uint32_t index : indices) add_read(block_of(index), shards, reads);
   consumed_ += indices.size();
+  last_batch_ = indices.size();
+}
+
+void BlockStore::plan_ahead(std::span<const io::File> shards, std::vector<io::ReadRequest>& reads) {
+  read_block_.clear();
   ahead_ = std::max(ahead_, consumed_);
   auto share = static_cast<std::size_t>(
-      std::ceil(2 * blocks_per_sample_ * static_cast<double>(indices.size())));
+      std::ceil(2 * blocks_per_sample_ * static_cast<double>(last_batch_)));
   while (share > 0 && ahead_ < order_.size() && held_count_ < max_held_) {
     const std::size_t block = block_of(order_[ahead_++]);
     const std::size_t before = reads.size();

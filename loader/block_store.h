@@ -3,12 +3,13 @@
 // read whole, in one sequential read, and held until the last sample of this rank's epoch order
 // that lies in it has been copied out; then its buffer is reused for another block.
 //
-// What is read when: the blocks a batch needs that are not held, plus a share of look-ahead:
-// the next blocks of the epoch order not held yet, about twice the epoch's blocks per sample
-// times the batch's samples, while fewer than `max_held` blocks are held. Without it the first
-// batch of each window would need nearly all the window's blocks at once, and the decoders
-// would wait on that burst; with it a window's blocks arrive while the previous one decodes.
-// A needed block is read even beyond max_held (the look-ahead stops there).
+// What is read when: the blocks a batch needs that are not held (plan), and, once the batch is
+// with the decoders, a share of look-ahead (plan_ahead): the next blocks of the epoch order not
+// held yet, about twice the epoch's blocks per sample times the batch's samples, while fewer
+// than `max_held` blocks are held. Without it the first batch of each window would need nearly
+// all the window's blocks at once, and the decoders would wait on that burst; with it a
+// window's blocks arrive while the previous one decodes. A needed block is read even beyond
+// max_held (the look-ahead stops there).
 //
 // Thread-safety: the I/O thread only (BatchReader).
 #pragma once
@@ -34,10 +35,13 @@ class BlockStore {
   void start_epoch(const std::vector<std::uint32_t>& order);
 
   // Appends to `reads` (into held buffers; fds of `shards`, by file index) the reads of the
-  // blocks that the batch's `indices` need, then the look-ahead ones. The batch's samples are
-  // the next ones of the epoch order.
+  // blocks that the batch's `indices` need. The batch's samples are the next ones of the epoch
+  // order.
   void plan(std::span<const std::uint32_t> indices, std::span<const io::File> shards,
             std::vector<io::ReadRequest>& reads);
+  // Appends the look-ahead reads due after the last planned batch. After they ran, call
+  // finish_batch() with them.
+  void plan_ahead(std::span<const io::File> shards, std::vector<io::ReadRequest>& reads);
 
   // After the planned reads ran: where sample `index`'s bytes are, or the failed read that
   // should have held them (then bytes is null).
@@ -49,7 +53,8 @@ class BlockStore {
 
   // Sample `index` was copied out: its block goes after its last use.
   void used(std::uint32_t index);
-  // The batch is done: blocks whose read failed are let go, to be read again when needed.
+  // The reads planned last (plan or plan_ahead) ran: blocks whose read failed are let go, to
+  // be read again when needed.
   void finish_batch(std::span<const io::ReadRequest> reads);
 
  private:
@@ -69,6 +74,7 @@ class BlockStore {
   std::vector<std::uint32_t> order_;     // this epoch's, for look-ahead
   std::size_t consumed_ = 0;             // samples of order_ planned so far
   std::size_t ahead_ = 0;                // look-ahead scan position in order_
+  std::size_t last_batch_ = 0;           // samples of the last planned batch
   double blocks_per_sample_ = 0;
 };
 

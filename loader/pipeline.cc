@@ -354,13 +354,16 @@ void Pipeline::io_main(std::uint64_t epoch) {
 
       if (options_.num_workers == 0 || cancel_) {
         ring_->advance(*slot, Slot::State::kRead);
-        continue;
+      } else {
+        slot->pending = slot->count;
+        ring_->advance(*slot, Slot::State::kDecoding);
+        for (std::size_t i = 0; i < slot->count; ++i) {
+          arena_->enqueue([this, slot, i] { decode_task(slot, i); });
+        }
       }
-      slot->pending = slot->count;
-      ring_->advance(*slot, Slot::State::kDecoding);
-      for (std::size_t i = 0; i < slot->count; ++i) {
-        arena_->enqueue([this, slot, i] { decode_task(slot, i); });
-      }
+      // shuffle=blocks: the next blocks, while the decoders have this batch.
+      const auto ahead_start = Clock::now();
+      if (reader_->read_ahead()) telemetry_->read(ahead_start, Clock::now(), reader_->stats());
     }
   } catch (...) {
     ring_->fail(std::current_exception());

@@ -10,6 +10,10 @@
 // Blocks (shuffle=blocks on tar shards): whole storage blocks are read and held by a
 // BlockStore (block_store.h), and each sample's bytes are copied from its block into the slot.
 //
+// Errors are per sample (Slot::errors): "FILE: cannot open: REASON", or "FILE: read failed at
+// byte N: REASON" (an unexpected end of file says how many bytes of how many arrived). A chunk
+// or block that failed part-way still delivers every member that ends before the failure.
+//
 // Thread-safety: one thread (the I/O thread) calls read(); backend() and fallback_reason() are
 // fixed after construction.
 #pragma once

@@ -4,7 +4,37 @@
 #include <cmath>
 #include <utility>
 
+#include "loader/sampler.h"
+
 namespace feedrate {
+
+std::vector<std::uint32_t> blocks_of(const Dataset& dataset, const LoaderOptions& options) {
+  if (options.shuffle != ShuffleMode::kBlocks) return {};
+  std::vector<std::uint64_t> sizes(dataset.size()), offsets;
+  std::vector<std::uint32_t> shard_of;
+  for (std::size_t i = 0; i < dataset.size(); ++i) sizes[i] = dataset.sample(i).size;
+  if (dataset.files_are_shared()) {
+    offsets.resize(dataset.size());
+    shard_of.resize(dataset.size());
+    for (std::size_t i = 0; i < dataset.size(); ++i) {
+      offsets[i] = dataset.sample(i).offset;
+      shard_of[i] = dataset.sample(i).file;
+    }
+  }
+  return storage_blocks(sizes, offsets, shard_of, options.tar_chunk_bytes);
+}
+
+std::size_t window_blocks_of(const LoaderOptions& options) {
+  if (options.shuffle != ShuffleMode::kBlocks) return 0;
+  return window_blocks(static_cast<std::uint64_t>(options.shuffle_window_mb) * 1'000'000,
+                       options.tar_chunk_bytes);
+}
+
+std::size_t held_blocks_of(const LoaderOptions& options, const Dataset& dataset) {
+  if (options.shuffle != ShuffleMode::kBlocks || !dataset.files_are_shared()) return 0;
+  const std::size_t window = window_blocks_of(options);
+  return window + std::min(window, options.batch_size);
+}
 
 BlockStore::BlockStore(const Dataset& dataset, std::vector<std::uint32_t> block_starts,
                        std::size_t max_held)

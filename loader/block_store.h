@@ -22,8 +22,18 @@
 #include "io/file.h"
 #include "io/reader.h"
 #include "loader/dataset.h"
+#include "loader/options.h"
 
 namespace feedrate {
+
+// shuffle=blocks: the dataset's storage blocks of about tar_chunk_bytes (storage_blocks in
+// loader/sampler.h); empty for the other modes.
+std::vector<std::uint32_t> blocks_of(const Dataset& dataset, const LoaderOptions& options);
+// shuffle=blocks: the blocks of a window (shuffle_window_mb over tar_chunk_bytes); else 0.
+std::size_t window_blocks_of(const LoaderOptions& options);
+// The blocks a BlockStore may hold through look-ahead (its max_held; tar shards and
+// shuffle=blocks only, else 0): a window, plus the next window's, up to a batch of them.
+std::size_t held_blocks_of(const LoaderOptions& options, const Dataset& dataset);
 
 class BlockStore {
  public:

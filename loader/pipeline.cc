@@ -19,37 +19,6 @@ namespace {
 using detail::Slot;
 using Clock = std::chrono::steady_clock;
 
-// shuffle=blocks: the dataset's storage blocks of about tar_chunk_bytes (loader/sampler.h).
-std::vector<std::uint32_t> blocks_of(const Dataset& dataset, const LoaderOptions& options) {
-  if (options.shuffle != ShuffleMode::kBlocks) return {};
-  std::vector<std::uint64_t> sizes(dataset.size()), offsets;
-  std::vector<std::uint32_t> shard_of;
-  for (std::size_t i = 0; i < dataset.size(); ++i) sizes[i] = dataset.sample(i).size;
-  if (dataset.files_are_shared()) {
-    offsets.resize(dataset.size());
-    shard_of.resize(dataset.size());
-    for (std::size_t i = 0; i < dataset.size(); ++i) {
-      offsets[i] = dataset.sample(i).offset;
-      shard_of[i] = dataset.sample(i).file;
-    }
-  }
-  return storage_blocks(sizes, offsets, shard_of, options.tar_chunk_bytes);
-}
-
-std::size_t window_blocks_of(const LoaderOptions& options) {
-  if (options.shuffle != ShuffleMode::kBlocks) return 0;
-  return window_blocks(static_cast<std::uint64_t>(options.shuffle_window_mb) * 1'000'000,
-                       options.tar_chunk_bytes);
-}
-
-// The blocks BlockStore may hold (tar shards only): a window, plus the next window's (up to a
-// batch of them), which look-ahead reads while the window decodes.
-std::size_t held_blocks_of(const LoaderOptions& options, const Dataset& dataset) {
-  if (options.shuffle != ShuffleMode::kBlocks || !dataset.files_are_shared()) return 0;
-  const std::size_t window = window_blocks_of(options);
-  return window + std::min(window, options.batch_size);
-}
-
 io::ReaderOptions reader_options(const LoaderOptions& options) {
   io::ReaderOptions reader;
   reader.queue_depth = options.io_queue_depth;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "bench/datagen/datagen.h"
+#include "loader/block_store.h"
 #include "loader/error.h"
 #include "loader/loader.h"
 #include "loader/loader_state.h"
@@ -77,17 +78,6 @@ class ShuffleBlocksTest : public ::testing::Test {
 };
 testing::TempDir* ShuffleBlocksTest::dir_ = nullptr;
 
-std::size_t block_count(const Dataset& dataset, std::uint64_t block_bytes) {
-  std::vector<std::uint64_t> sizes, offsets;
-  std::vector<std::uint32_t> files;
-  for (std::size_t i = 0; i < dataset.size(); ++i) {
-    sizes.push_back(dataset.sample(i).size);
-    offsets.push_back(dataset.sample(i).offset);
-    files.push_back(dataset.sample(i).file);
-  }
-  return storage_blocks(sizes, offsets, files, block_bytes).size();
-}
-
 TEST_F(ShuffleBlocksTest, EverySampleOnceWithStorageOrdersPixelsAndEachBlockReadOnce) {
   Loader in_order(options(ShuffleMode::kNone));
   Delivered reference;
@@ -95,7 +85,7 @@ TEST_F(ShuffleBlocksTest, EverySampleOnceWithStorageOrdersPixelsAndEachBlockRead
   take(in_order, reference);
 
   Loader blocks(options(ShuffleMode::kBlocks));
-  const std::size_t block_total = block_count(blocks.dataset(), 256 << 10);
+  const std::size_t block_total = blocks_of(blocks.dataset(), blocks.options()).size();
   ASSERT_GT(block_total, 6u) << "the test needs several windows";
   Delivered first, second;
   blocks.start_epoch(1);

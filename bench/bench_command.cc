@@ -16,6 +16,7 @@
 #include "bench/trace_output.h"
 #include "loader/loader.h"
 #include "loader/options.h"
+#include "loader/shuffle_quality.h"
 #include "loader/system_info.h"
 
 namespace feedrate::bench {
@@ -35,7 +36,9 @@ struct BenchArgs {
   std::string layout = "uint8";
   std::string device = "cpu";
   std::uint64_t seed = 0;
-  bool no_shuffle = false;
+  std::string shuffle = "full";
+  bool no_shuffle = false;  // --shuffle none
+  std::size_t shuffle_window_mb = LoaderOptions{}.shuffle_window_mb;
   std::size_t prefetch = LoaderOptions{}.prefetch_batches;
   std::size_t memory_budget_mb = 0;
   unsigned queue_depth = 64;
@@ -70,6 +73,14 @@ struct EpochFigures {
   double seconds = 0;
 };
 
+// The shuffle quality of the first epoch's delivered order (loader/shuffle_quality.h).
+ShuffleQuality order_quality(const Dataset& dataset, const std::vector<std::uint32_t>& delivered,
+                             std::size_t batch_size) {
+  std::vector<std::int32_t> labels(dataset.size());
+  for (std::size_t i = 0; i < dataset.size(); ++i) labels[i] = dataset.sample(i).label;
+  return shuffle_quality(delivered, labels, batch_size);
+}
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -95,7 +106,8 @@ LoaderOptions loader_options(const BenchArgs& args) {
   options.source = args.dataset;  // empty: run() uses the default dataset
   options.num_workers = args.workers;
   options.batch_size = args.batch;
-  options.shuffle = !args.no_shuffle;
+  options.shuffle = args.no_shuffle ? ShuffleMode::kNone : parse_shuffle(args.shuffle);
+  options.shuffle_window_mb = args.shuffle_window_mb;
   options.seed = args.seed;
   options.transform.kind = parse_transform_kind(args.transform);
   options.transform.size = args.size;
@@ -134,6 +146,7 @@ int run(const BenchArgs& args) {
   TrainingStep step(training_rate(args));
   std::vector<EpochFigures> epochs;
   std::uint64_t delivered_batches = 0;
+  std::vector<std::uint32_t> first_epoch_order;
   const auto run_start = Clock::now();
   const std::uint64_t epoch_count =
       args.batches > 0 ? UINT64_MAX : args.epochs;  // --batches: as many epochs as it takes
@@ -146,6 +159,10 @@ int run(const BenchArgs& args) {
       batch->wait(nullptr);  // a CUDA device: the default stream waits for the copy
       step.run(batch->size());
       figures.images += batch->size();
+      if (epoch == 0) {
+        first_epoch_order.insert(first_epoch_order.end(), batch->indices().begin(),
+                                 batch->indices().end());
+      }
       ++delivered_batches;
       if (progress.due()) {
         progress.update(epoch, figures.images, loader.samples_per_epoch(), loader.report());
@@ -167,6 +184,7 @@ int run(const BenchArgs& args) {
   const double mb_per_s = stats.bytes_read / 1e6 / seconds;
   const double peak_rss_mb = peak_rss_bytes() / 1e6;
   const LoaderOptions& options = loader.options();
+  const ShuffleQuality quality = order_quality(dataset, first_epoch_order, options.batch_size);
   if (args.json) {
     nlohmann::json out;
     out["dataset"] = options.source;
@@ -203,6 +221,12 @@ int run(const BenchArgs& args) {
     out["size"] = options.transform.size;
     out["layout"] = layout_name(options.layout);
     out["bytes_read"] = stats.bytes_read;
+    out["shuffle"] = {{"mode", shuffle_name(options.shuffle)},
+                      {"window_mb", options.shuffle_window_mb},
+                      {"labels_per_batch", quality.labels_per_batch},
+                      {"full_shuffle_labels_per_batch", quality.full_labels_per_batch},
+                      {"label_mix", quality.label_mix},
+                      {"spearman", quality.spearman}};
     out["decode_ms_per_image"] = report.decode_cpu_ms_per_image;
     nlohmann::json per_epoch = nlohmann::json::array();
     for (const EpochFigures& e : epochs) {
@@ -235,6 +259,15 @@ int run(const BenchArgs& args) {
   }
   fmt::print("speed     {:.1f} images/s, {:.1f} MB/s\n", images_per_s, mb_per_s);
   fmt::print("decode    {:.2f} ms of CPU per image\n", report.decode_cpu_ms_per_image);
+  fmt::print(
+      "shuffle   {}{}: {:.2f} distinct labels per batch, {:.0f}% of a full shuffle's {:.2f}; "
+      "storage-to-delivery rank correlation {:.3f}\n",
+      shuffle_name(options.shuffle),
+      options.shuffle == ShuffleMode::kBlocks
+          ? fmt::format(" (window {} MB)", options.shuffle_window_mb)
+          : std::string(),
+      quality.labels_per_batch, 100 * quality.label_mix, quality.full_labels_per_batch,
+      quality.spearman);
   fmt::print("memory    peak RSS {:.1f} MB\n", peak_rss_mb);
   fmt::print(
       "io        {}{}, throttle {}, read latency p50 {:.0f} us p99 {:.0f} us, {:.1f} reads "
@@ -284,7 +317,18 @@ void add_bench_options(CLI::App* sub, BenchArgs* args) {
       ->capture_default_str();
   sub->add_option("--device", args->device, "cpu, cuda or cuda:N")->capture_default_str();
   sub->add_option("--seed", args->seed, "Shuffle and augmentation seed")->capture_default_str();
-  sub->add_flag("--no-shuffle", args->no_shuffle, "Sequential order");
+  CLI::Option* no_shuffle =
+      sub->add_flag("--no-shuffle", args->no_shuffle, "Storage order (as --shuffle none)");
+  sub->add_option("--shuffle", args->shuffle,
+                  "full (a permutation), blocks (storage blocks in windows: sequential reads) "
+                  "or none (storage order)")
+      ->check(CLI::IsMember(shuffle_names()))
+      ->excludes(no_shuffle)
+      ->capture_default_str();
+  sub->add_option("--shuffle-window-mb", args->shuffle_window_mb,
+                  "--shuffle blocks: shuffle together the samples of this many MB of blocks")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   sub->add_option("--prefetch", args->prefetch, "Batches in flight")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();

@@ -32,6 +32,9 @@ Command add_make_dataset_command(CLI::App& app) {
   sub->add_option("--images-per-shard", spec->images_per_shard, "Images per tar shard")
       ->check(CLI::Range(1, 10'000'000))
       ->capture_default_str();
+  sub->add_flag("--class-order", spec->class_order,
+                "Consecutive images share a class (image i in class i * classes / count): "
+                "shards sorted by class, the hard case for a shuffle");
   sub->add_flag(
       "--mixed-formats", spec->mixed_formats,
       "Cycle through PNG (palette, 16-bit, alpha, interlaced), WebP, BMP, PPM/PGM, TIFF and "

@@ -1,7 +1,9 @@
 #include "loader/batch_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <utility>
 
 #include "io/chunk_plan.h"
 #include "loader/error.h"
@@ -12,8 +14,9 @@ using detail::kNoRead;
 using detail::Slot;
 
 BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
-                         std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader)
-    : dataset_(dataset), tar_chunk_bytes_(tar_chunk_bytes) {
+                         std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
+                         std::unique_ptr<BlockStore> blocks)
+    : dataset_(dataset), tar_chunk_bytes_(tar_chunk_bytes), blocks_(std::move(blocks)) {
   reader_ = make_reader ? make_reader(options, &fallback_reason_)
                         : io::Reader::create(options, &fallback_reason_);
   if (!dataset_.files_are_shared()) return;
@@ -37,6 +40,10 @@ void BatchReader::read(Slot& slot) {
   read_sizes_.clear();
   for (std::size_t i = 0; i < n; ++i) slot.labels[i] = dataset_.sample(slot.indices[i]).label;
 
+  if (blocks_) {
+    read_blocks(slot);
+    return;
+  }
   if (dataset_.files_are_shared() && tar_chunk_bytes_ > 0) {
     plan_chunks(slot);
   } else {
@@ -136,15 +143,58 @@ void BatchReader::check_results(Slot& slot) {
     const std::uint64_t end_in_read =
         slot.encoded_offset[i] - read_start + dataset_.sample(slot.indices[i]).size;
     if (!request.error || end_in_read <= request.bytes_read) continue;
-    const bool short_file = request.error == io::ReadErrc::kUnexpectedEof;
-    slot.errors[i] =
-        dataset_.describe(slot.indices[i]) + ": read failed at byte " +
-        std::to_string(request.offset + request.bytes_read) + ": " +
-        (short_file
-             ? "unexpected end of file after " + std::to_string(request.bytes_read) + " of " +
-                   std::to_string(request.dest.size()) + " bytes (file changed since indexing?)"
-             : request.error.message());
+    slot.errors[i] = read_failure(slot.indices[i], request);
   }
+}
+
+std::string BatchReader::read_failure(std::uint32_t index, const io::ReadRequest& request) const {
+  const bool short_file = request.error == io::ReadErrc::kUnexpectedEof;
+  return dataset_.describe(index) + ": read failed at byte " +
+         std::to_string(request.offset + request.bytes_read) + ": " +
+         (short_file
+              ? "unexpected end of file after " + std::to_string(request.bytes_read) + " of " +
+                    std::to_string(request.dest.size()) + " bytes (file changed since indexing?)"
+              : request.error.message());
+}
+
+void BatchReader::start_epoch(const std::vector<std::uint32_t>& order) {
+  if (blocks_) blocks_->start_epoch(order);
+}
+
+bool BatchReader::read_ahead() {
+  if (!blocks_) return false;
+  block_reads_.clear();
+  blocks_->plan_ahead(shared_files_, block_reads_);
+  if (block_reads_.empty()) return false;
+  reader_->read(block_reads_);
+  blocks_->finish_batch(block_reads_);
+  return true;
+}
+
+void BatchReader::read_blocks(Slot& slot) {
+  block_reads_.clear();
+  const std::span<const std::uint32_t> indices(slot.indices.data(), slot.count);
+  blocks_->plan(indices, shared_files_, block_reads_);
+  reader_->read(block_reads_);
+
+  std::size_t total = 0;
+  for (const std::uint32_t index : indices) total += dataset_.sample(index).size;
+  if (slot.encoded.size() < total) slot.encoded = gpu::HostBuffer(total + total / 4);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    const std::uint32_t index = slot.indices[i];
+    const std::uint64_t size = dataset_.sample(index).size;
+    const BlockStore::Found found = blocks_->find(index, block_reads_);
+    if (found.failed != nullptr) {
+      slot.errors[i] = read_failure(index, *found.failed);
+    } else if (size > 0) {
+      std::memcpy(slot.encoded.data() + at, found.bytes, size);
+      slot.encoded_offset[i] = at;
+      at += size;
+    }
+    blocks_->used(index);
+  }
+  blocks_->finish_batch(block_reads_);
 }
 
 }  // namespace feedrate

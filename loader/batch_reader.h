@@ -7,9 +7,12 @@
 // back to back in the slot's `encoded` buffer, and each sample's bytes are addressed where they
 // lie, inside a chunk or not: decoders read members in place, nothing is copied again.
 //
+// Blocks (shuffle=blocks on tar shards): whole storage blocks are read and held by a
+// BlockStore (block_store.h), and each sample's bytes are copied from its block into the slot.
+//
 // Errors are per sample (Slot::errors): "FILE: cannot open: REASON", or "FILE: read failed at
 // byte N: REASON" (an unexpected end of file says how many bytes of how many arrived). A chunk
-// that failed part-way still delivers every member that ends before the failure.
+// or block that failed part-way still delivers every member that ends before the failure.
 //
 // Thread-safety: one thread (the I/O thread) calls read(); backend() and fallback_reason() are
 // fixed after construction.
@@ -23,6 +26,7 @@
 
 #include "io/file.h"
 #include "io/reader.h"
+#include "loader/block_store.h"
 #include "loader/dataset.h"
 #include "loader/slot.h"
 
@@ -36,12 +40,22 @@ class BatchReader {
 
   // Opens the tar shards of `dataset` for its lifetime (throws feedrate::Error naming the
   // shard when one cannot be opened). tar_chunk_bytes 0 reads one member at a time.
+  // `blocks` (tar shards and shuffle=blocks only) turns on block reads.
   BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
-              std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader);
+              std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
+              std::unique_ptr<BlockStore> blocks = nullptr);
+
+  // Block reads: this rank's `order` for the epoch (BlockStore::start_epoch). Call before the
+  // epoch's first read().
+  void start_epoch(const std::vector<std::uint32_t>& order);
 
   // Reads the samples slot.indices[0, slot.count): fills labels, errors, encoded and
   // encoded_offset. Returns when every read has finished or failed.
   void read(detail::Slot& slot);
+  // Block reads: reads the look-ahead blocks due after the last read() (BlockStore), once that
+  // batch is with the decoders; nothing otherwise. Read failures wait for a batch that needs
+  // the block. Returns whether it read anything.
+  bool read_ahead();
 
   const io::ReadStats& stats() const { return reader_->stats(); }
   io::Backend backend() const { return reader_->backend(); }
@@ -57,6 +71,10 @@ class BatchReader {
   // Places the planned reads back to back in slot.encoded (grown when short).
   void lay_out(detail::Slot& slot);
   void check_results(detail::Slot& slot);
+  // "WHERE: read failed at byte N: REASON" for sample `index`, which `request` held.
+  std::string read_failure(std::uint32_t index, const io::ReadRequest& request) const;
+  // Block reads: reads the blocks the batch needs (and look-ahead ones), copies the members.
+  void read_blocks(detail::Slot& slot);
 
   const Dataset& dataset_;
   const std::uint64_t tar_chunk_bytes_;
@@ -65,6 +83,9 @@ class BatchReader {
   std::vector<io::File> shared_files_;     // tar shards, open for the reader's lifetime
   std::vector<std::uint64_t> read_sizes_;  // per planned read, until lay_out()
   std::vector<std::size_t> by_position_;   // plan_chunks: samples in shard order
+
+  std::unique_ptr<BlockStore> blocks_;        // null: no block reads
+  std::vector<io::ReadRequest> block_reads_;  // of one batch
 };
 
 }  // namespace feedrate

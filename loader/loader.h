@@ -96,7 +96,8 @@ class Loader {
   // uninterrupted run delivers; at another, the samples no old rank consumed are dealt among
   // the ranks of this run. Other epochs are unaffected; start_epoch() of another epoch drops
   // the restored point. Throws feedrate::Error naming what differs when the dataset (unless
-  // allow_dataset_change), batch_size, seed, shuffle, drop_last or pad_shards do not match,
+  // allow_dataset_change), batch_size, seed, shuffle (with blocks: tar_chunk_bytes and the
+  // window's blocks), drop_last or pad_shards do not match,
   // or when the state lies beyond its epoch. Cancels the epoch in flight.
   void load_state(const LoaderState& state, bool allow_dataset_change = false);
 

@@ -23,19 +23,21 @@ std::string checksum_of(const std::string& text) {
 }
 
 json body(const LoaderState& s) {
-  return {{"format", kFormat},
-          {"version", s.version},
-          {"dataset", {{"samples", s.samples}, {"index_hash", s.index_hash}}},
-          {"seed", s.seed},
-          {"epoch", s.epoch},
-          {"shuffle", s.shuffle},
-          {"rank", s.rank},
-          {"world_size", s.world_size},
-          {"batch_size", s.batch_size},
-          {"drop_last", s.drop_last},
-          {"pad_shards", s.pad_shards},
-          {"batches_received", s.batches_received},
-          {"dealt_from", {{"sample", s.dealt_from_sample}, {"batch", s.dealt_from_batch}}}};
+  return {
+      {"format", kFormat},
+      {"version", s.version},
+      {"dataset", {{"samples", s.samples}, {"index_hash", s.index_hash}}},
+      {"seed", s.seed},
+      {"epoch", s.epoch},
+      {"shuffle",
+       {{"mode", s.shuffle}, {"block_bytes", s.block_bytes}, {"window_blocks", s.window_blocks}}},
+      {"rank", s.rank},
+      {"world_size", s.world_size},
+      {"batch_size", s.batch_size},
+      {"drop_last", s.drop_last},
+      {"pad_shards", s.pad_shards},
+      {"batches_received", s.batches_received},
+      {"dealt_from", {{"sample", s.dealt_from_sample}, {"batch", s.dealt_from_batch}}}};
 }
 
 const json& field(const json& object, const char* name, const char* where) {
@@ -109,7 +111,13 @@ LoaderState LoaderState::from_json(std::string_view text) {
   s.index_hash = hash.get<std::string>();
   s.seed = unsigned_field(in, "seed");
   s.epoch = unsigned_field(in, "epoch");
-  s.shuffle = bool_field(in, "shuffle");
+  const json& shuffle = field(in, "shuffle", "");
+  if (!shuffle.is_object()) throw Error("loader state: field 'shuffle' must be an object");
+  const json& mode = field(shuffle, "mode", "shuffle.");
+  if (!mode.is_string()) throw Error("loader state: field 'shuffle.mode' must be a string");
+  s.shuffle = mode.get<std::string>();
+  s.block_bytes = unsigned_field(shuffle, "block_bytes", "shuffle.");
+  s.window_blocks = unsigned_field(shuffle, "window_blocks", "shuffle.");
   constexpr std::uint64_t kMaxWorld = 1 << 20;
   s.world_size = int_field(in, "world_size", kMaxWorld);
   s.rank = int_field(in, "rank", kMaxWorld);

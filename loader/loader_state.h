@@ -21,7 +21,8 @@
 namespace feedrate {
 
 struct LoaderState {
-  static constexpr int kFormatVersion = 1;
+  // 2: shuffle is a mode ("full", "blocks", "none"), with the blocks' size and window.
+  static constexpr int kFormatVersion = 2;
   int version = kFormatVersion;
 
   // The dataset fingerprint: its sample count and a hash of its index (file names relative to
@@ -31,7 +32,11 @@ struct LoaderState {
 
   std::uint64_t seed = 0;
   std::uint64_t epoch = 0;
-  bool shuffle = true;
+  std::string shuffle = "full";  // the mode's name (options.h shuffle_name)
+  // shuffle "blocks": the storage blocks' bytes (tar_chunk_bytes) and the blocks of a window,
+  // which the order depends on; both 0 for the other modes.
+  std::uint64_t block_bytes = 0;
+  std::uint64_t window_blocks = 0;
   int rank = 0;  // when saved
   int world_size = 1;
   std::uint64_t batch_size = 0;
@@ -41,7 +46,7 @@ struct LoaderState {
   // Batches of the epoch handed to this rank's consumer (or skipped whole under on_bad=skip);
   // batches still prefetching do not count. Under DDP every rank has the same count.
   std::uint64_t batches_received = 0;
-  // Where this run's deal of the epoch began: samples of the epoch's permutation consumed
+  // Where this run's deal of the epoch began: samples of the epoch's sequence consumed
   // before it (by a run at another world size) and the batches received by then. Both 0 when
   // the epoch was dealt from its start.
   std::uint64_t dealt_from_sample = 0;

@@ -4,9 +4,11 @@
 //
 // Counted: per slot, the staging images and the encoded bytes (single files, tar members and
 // multi-member tar chunks share one buffer that grows by a quarter over its need; a tar member
-// also brings its 512-byte header and padding); once, the reader's O_DIRECT bounce buffers and
-// the decode workers' float scratch. Not counted: what the decoders and libraries hold inside
-// (libjpeg state, a few rows), allocator slack and thread stacks.
+// also brings its 512-byte header and padding); once, the reader's O_DIRECT bounce buffers,
+// the decode workers' float scratch and, for shuffle=blocks on tar shards, the whole blocks the
+// reader holds (a window, plus the blocks of the next window a batch reaches into). Not counted:
+// what the decoders and libraries hold inside (libjpeg state, a few rows), allocator slack and
+// thread stacks.
 //
 // Thread-safety: reentrant.
 #pragma once
@@ -21,7 +23,7 @@ struct MemoryNeeds {
   double staging_bytes_per_sample = 0;  // what the decoders write per sample
   double encoded_bytes_per_sample = 0;  // the dataset's mean
   bool tar_members = false;             // encoded bytes are read from tar shards
-  double shared_bytes = 0;              // bounce buffers and worker scratch, held once
+  double shared_bytes = 0;              // bounce buffers, worker scratch, blocks: held once
 };
 
 // Bytes of one slot under `needs`.

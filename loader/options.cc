@@ -24,6 +24,8 @@ constexpr std::array<Word<OutputLayout>, 3> kLayouts{{{"uint8", OutputLayout::kU
                                                       {"float16", OutputLayout::kFloat16NCHW}}};
 constexpr std::array<Word<BadInputPolicy>, 2> kPolicies{
     {{"error", BadInputPolicy::kError}, {"skip", BadInputPolicy::kSkip}}};
+constexpr std::array<Word<ShuffleMode>, 3> kShuffleModes{
+    {{"full", ShuffleMode::kFull}, {"blocks", ShuffleMode::kBlocks}, {"none", ShuffleMode::kNone}}};
 constexpr std::array<Word<decode::TransformKind>, 2> kTransformKinds{
     {{"train", decode::TransformKind::kTrain}, {"eval", decode::TransformKind::kEval}}};
 
@@ -51,6 +53,10 @@ LoaderOptions resolve(LoaderOptions options) {
   check_range("rank", options.rank, 0, options.world_size - 1);
   check_range<std::size_t>("prefetch_batches", options.prefetch_batches, 1, 1024);
   check_range<unsigned>("io_queue_depth", options.io_queue_depth, 1, 4096);
+  check_range<std::size_t>("shuffle_window_mb", options.shuffle_window_mb, 1, 1 << 20);
+  if (options.shuffle == ShuffleMode::kBlocks && options.tar_chunk_bytes == 0) {
+    throw Error("option shuffle blocks cuts storage blocks of tar_chunk_bytes: it must be > 0");
+  }
   check_range<std::uint64_t>("max_pixels", options.max_pixels, 1, std::uint64_t{1} << 40);
   if (options.on_warning != decode::WarningPolicy::kAccept &&
       options.on_warning != decode::WarningPolicy::kReject) {
@@ -110,10 +116,19 @@ BadInputPolicy parse_policy(std::string_view text) {
 }
 
 const char* policy_name(BadInputPolicy policy) {
-  for (const Word<BadInputPolicy>& word : kPolicies) {
-    if (word.value == policy) return word.text;
-  }
-  return "unknown";
+  return name_of(policy, kPolicies);
+}
+
+std::vector<std::string> shuffle_names() {
+  return texts_of(kShuffleModes);
+}
+
+ShuffleMode parse_shuffle(std::string_view text) {
+  return parse_word("shuffle", text, kShuffleModes);
+}
+
+const char* shuffle_name(ShuffleMode mode) {
+  return name_of(mode, kShuffleModes);
 }
 
 std::vector<std::string> transform_kind_names() {

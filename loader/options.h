@@ -1,7 +1,7 @@
 // Options of a Loader, validated in one place. A wrong value makes resolve() throw
 // feedrate::Error naming the option and its allowed range. The options that take a word (layout,
-// on_bad, transform) have one table each here, read by their parse_*() and *_names() for the
-// command line and the Python module alike. Thread-safety: a plain value; the tables are const.
+// on_bad, transform, shuffle) have one table each here, read by their parse_*() and *_names() for
+// the command line and the Python module alike. Thread-safety: a plain value; the tables are const.
 #pragma once
 
 #include <array>
@@ -28,6 +28,13 @@ enum class OutputLayout {
   kFloat16NCHW,  // the same in half precision; CUDA devices only (converted on the GPU)
 };
 
+// The order of an epoch's samples (loader/sampler.h).
+enum class ShuffleMode {
+  kFull,    // a seeded permutation of every sample
+  kBlocks,  // storage blocks of about tar_chunk_bytes in a seeded order, shuffled in windows
+  kNone,    // storage order (the dataset index's order)
+};
+
 struct LoaderOptions {
   // Dataset: an ImageFolder root, a file list (text file of "relative/path label" lines), a tar
   // shard, a directory of tar shards, or a glob of tar shards ("shards/train-*.tar").
@@ -37,7 +44,12 @@ struct LoaderOptions {
 
   std::size_t batch_size = 64;
   int num_workers = 1;  // decode threads; 0 decodes on the consumer's thread
-  bool shuffle = true;
+  ShuffleMode shuffle = ShuffleMode::kFull;
+  // kBlocks: the samples of as many storage blocks as fit in this many MB (1 MB = 10^6 bytes)
+  // are shuffled together. On tar shards the reader holds blocks whole: up to this window plus
+  // the next one, taken out of memory_budget_mb. 128: the smallest window measured to keep
+  // batches above 90% of a full shuffle's distinct labels on class-sorted shards (README).
+  std::size_t shuffle_window_mb = 128;
   std::uint64_t seed = 0;
   bool drop_last = false;  // drop the last incomplete batch of each epoch
 
@@ -113,6 +125,15 @@ T parse_word(std::string_view option, std::string_view text, const std::array<Wo
   throw_not_one_of(option, text, texts_of(words));
 }
 
+// The text of `value` in `words`, or "unknown".
+template <typename T, std::size_t N>
+const char* name_of(T value, const std::array<Word<T>, N>& words) {
+  for (const Word<T>& word : words) {
+    if (word.value == value) return word.text;
+  }
+  return "unknown";
+}
+
 // Option layout: "uint8" (NHWC), "float32" or "float16" (NCHW), named by the element type as
 // the command line's --layout and Python's dtype take it. `option` names the option in the
 // error (Python calls it dtype).
@@ -125,6 +146,11 @@ const char* layout_name(OutputLayout layout);
 std::vector<std::string> policy_names();
 BadInputPolicy parse_policy(std::string_view text);
 const char* policy_name(BadInputPolicy policy);
+
+// Option shuffle: "full", "blocks" or "none".
+std::vector<std::string> shuffle_names();
+ShuffleMode parse_shuffle(std::string_view text);
+const char* shuffle_name(ShuffleMode mode);
 
 // Option transform: "train" or "eval".
 std::vector<std::string> transform_kind_names();

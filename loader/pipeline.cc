@@ -19,10 +19,6 @@ namespace {
 using detail::Slot;
 using Clock = std::chrono::steady_clock;
 
-SamplerOptions sampler_options(const LoaderOptions& options) {
-  return {options.shuffle, options.seed, options.rank, options.world_size, options.pad_shards};
-}
-
 io::ReaderOptions reader_options(const LoaderOptions& options) {
   io::ReaderOptions reader;
   reader.queue_depth = options.io_queue_depth;
@@ -78,10 +74,15 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
     : options_(resolve(options)),
       dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root,
                              options_.allow_empty_classes)),
-      samples_per_epoch_(epoch_order(dataset_.size(), sampler_options(options_), 0).size()),
+      block_starts_(blocks_of(dataset_, options_)),
       trace_(options_.trace) {
+  samples_per_epoch_ = samples_per_rank(dataset_.size(), sampler_options());
+  std::unique_ptr<BlockStore> blocks;
+  if (const std::size_t held = held_blocks_of(options_, dataset_); held > 0) {
+    blocks = std::make_unique<BlockStore>(dataset_, block_starts_, held);
+  }
   reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
-                                          options_.tar_chunk_bytes, make_reader);
+                                          options_.tar_chunk_bytes, make_reader, std::move(blocks));
 
   if (options_.num_workers > 0) {
     // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
@@ -108,7 +109,9 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   needs.encoded_bytes_per_sample =
       static_cast<double>(dataset_.total_bytes()) / static_cast<double>(dataset_.size());
   needs.tar_members = dataset_.files_are_shared();
-  needs.shared_bytes = shared_buffer_bytes(options_, dataset_, decode_to_u8);
+  needs.shared_bytes = shared_buffer_bytes(options_, dataset_, decode_to_u8) +
+                       static_cast<double>(held_blocks_of(options_, dataset_)) *
+                           static_cast<double>(options_.tar_chunk_bytes);
   const MemoryInfo memory = memory_info();
   const std::uint64_t memory_limit = memory.limit_bytes;
   options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,
@@ -151,12 +154,25 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   context.io_backend = io::backend_name(reader_->backend());
   context.io_fallback_reason = reader_->fallback_reason();
   context.device = transfer.device.name();
+  context.shuffle_blocks = options_.shuffle == ShuffleMode::kBlocks;
   telemetry_ = std::make_unique<Telemetry>(std::move(context));
 
   decoder_ = std::make_unique<SampleDecoder>(dataset_, options_, decode_to_u8, *telemetry_, trace_);
   assembler_ = std::make_unique<BatchAssembler>(dataset_, options_.on_bad, sample_bytes);
   copier_ = std::make_unique<Copier>(ring_->transfer(), *assembler_, *telemetry_, trace_);
   delivery_ = std::make_unique<Delivery>(*ring_, *telemetry_, trace_);
+}
+
+SamplerOptions Pipeline::sampler_options() const {
+  SamplerOptions sampler;
+  sampler.shuffle = options_.shuffle;
+  sampler.seed = options_.seed;
+  sampler.rank = options_.rank;
+  sampler.world_size = options_.world_size;
+  sampler.pad_shards = options_.pad_shards;
+  sampler.block_starts = block_starts_;
+  sampler.window_blocks = window_blocks_of(options_);
+  return sampler;
 }
 
 Pipeline::~Pipeline() {
@@ -182,7 +198,8 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   deal_ = resume_ && resume_->epoch == epoch ? *resume_ : DealStart{epoch, 0, 0};
   resume_.reset();
   restored_.reset();
-  order_ = epoch_order(dataset_.size(), sampler_options(options_), epoch, deal_.sample);
+  order_ = epoch_order(dataset_.size(), sampler_options(), epoch, deal_.sample);
+  reader_->start_epoch(order_);
   epoch_batches_ = batch_count(order_.size(), options_.batch_size, options_.drop_last);
   next_number_ = 0;
   epoch_over_ = false;
@@ -200,7 +217,9 @@ LoaderState Pipeline::state() const {
   s.samples = dataset_.size();
   s.index_hash = index_hash();
   s.seed = options_.seed;
-  s.shuffle = options_.shuffle;
+  s.shuffle = shuffle_name(options_.shuffle);
+  if (options_.shuffle == ShuffleMode::kBlocks) s.block_bytes = options_.tar_chunk_bytes;
+  s.window_blocks = window_blocks_of(options_);
   s.rank = options_.rank;
   s.world_size = options_.world_size;
   s.batch_size = options_.batch_size;
@@ -237,7 +256,12 @@ void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
   }
   compare("batch_size", state.batch_size, std::uint64_t{options_.batch_size});
   compare("seed", state.seed, options_.seed);
-  compare("shuffle", state.shuffle, options_.shuffle);
+  const bool blocks = options_.shuffle == ShuffleMode::kBlocks;
+  compare("shuffle", state.shuffle, std::string(shuffle_name(options_.shuffle)));
+  compare("shuffle block bytes (tar_chunk_bytes)", state.block_bytes,
+          blocks ? options_.tar_chunk_bytes : std::uint64_t{0});
+  compare("shuffle window blocks (shuffle_window_mb)", state.window_blocks,
+          std::uint64_t{window_blocks_of(options_)});
   compare("drop_last", state.drop_last, options_.drop_last);
   compare("pad_shards", state.pad_shards, options_.pad_shards);
   if (!differs.empty()) {
@@ -246,8 +270,9 @@ void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
   }
   // The saved rank's deal, and how far every rank of it got (they step in lock-step).
   const std::size_t samples = dataset_.size();
-  const SamplerOptions saved{state.shuffle, state.seed, state.rank, state.world_size,
-                             state.pad_shards};
+  SamplerOptions saved = sampler_options();
+  saved.rank = state.rank;
+  saved.world_size = state.world_size;
   const std::size_t per_rank = samples_per_rank(samples, saved, state.dealt_from_sample);
   const std::size_t batches = batch_count(per_rank, options_.batch_size, options_.drop_last);
   const std::uint64_t received = state.batches_received - state.dealt_from_batch;
@@ -301,13 +326,16 @@ void Pipeline::io_main(std::uint64_t epoch) {
 
       if (options_.num_workers == 0 || cancel_) {
         ring_->advance(*slot, Slot::State::kRead);
-        continue;
+      } else {
+        slot->pending = slot->count;
+        ring_->advance(*slot, Slot::State::kDecoding);
+        for (std::size_t i = 0; i < slot->count; ++i) {
+          arena_->enqueue([this, slot, i] { decode_task(slot, i); });
+        }
       }
-      slot->pending = slot->count;
-      ring_->advance(*slot, Slot::State::kDecoding);
-      for (std::size_t i = 0; i < slot->count; ++i) {
-        arena_->enqueue([this, slot, i] { decode_task(slot, i); });
-      }
+      // shuffle=blocks: the next blocks, while the decoders have this batch.
+      const auto ahead_start = Clock::now();
+      if (reader_->read_ahead()) telemetry_->read(ahead_start, Clock::now(), reader_->stats());
     }
   } catch (...) {
     ring_->fail(std::current_exception());

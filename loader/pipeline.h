@@ -34,6 +34,7 @@
 #include "loader/loader_state.h"
 #include "loader/report.h"
 #include "loader/sample_decoder.h"
+#include "loader/sampler.h"
 #include "loader/slot_ring.h"
 #include "loader/telemetry.h"
 #include "loader/trace.h"
@@ -62,7 +63,7 @@ class Pipeline {
   const TraceRecorder& trace() const { return trace_; }
 
  private:
-  // Where an epoch's deal begins: samples of its permutation consumed before, and the number
+  // Where an epoch's deal begins: samples of its sequence consumed before, and the number
   // of its first batch (both 0 unless a restored state says otherwise).
   struct DealStart {
     std::uint64_t epoch = 0;
@@ -71,6 +72,7 @@ class Pipeline {
   };
 
   void stop();
+  SamplerOptions sampler_options() const;
   const std::string& index_hash() const;  // the dataset's, computed once
   std::optional<Batch> next_batch(const std::function<void()>& while_waiting);
   void io_main(std::uint64_t epoch);
@@ -78,6 +80,7 @@ class Pipeline {
 
   LoaderOptions options_;
   Dataset dataset_;
+  std::vector<std::uint32_t> block_starts_;  // shuffle=blocks: storage_blocks(); else empty
   std::size_t samples_per_epoch_ = 0;
   TraceRecorder trace_;
 

@@ -1,30 +1,63 @@
 // Which samples an epoch visits, in which order, on this rank. Thread-safety: pure functions.
 //
-// Semantics follow torch.utils.data.DistributedSampler: the whole dataset is permuted (seeded
-// by seed and epoch) or kept in order; with pad_shards (the default) it is padded by repeating
-// its start so that every rank gets ceil(n / world) samples, without it the tail is dropped so
-// every rank gets floor(n / world); rank r then takes positions r, r + world, r + 2 world, ...
+// Each epoch has one global sequence of every dataset index (epoch_sequence), the same at every
+// world size and num_workers:
+//   full    a seeded permutation (seed, epoch) of all samples;
+//   blocks  the storage blocks (consecutive samples of about one chunk read, storage_blocks) in
+//           a seeded order, then the samples of each window of `window_blocks` consecutive
+//           blocks of that order shuffled together: a rank's reads stay inside a window's blocks;
+//   none    storage order.
+// Semantics follow torch.utils.data.DistributedSampler: with pad_shards (the default) the
+// sequence is padded by repeating its start so that every rank gets ceil(n / world) samples,
+// without it the tail is dropped so every rank gets floor(n / world); rank r then takes
+// positions r, r + world, r + 2 world, ...
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include "loader/options.h"
 
 namespace feedrate {
 
 struct SamplerOptions {
-  bool shuffle = true;
+  ShuffleMode shuffle = ShuffleMode::kFull;
   std::uint64_t seed = 0;
   int rank = 0;
   int world_size = 1;
   bool pad_shards = true;
+  // kBlocks: the first sample of each storage block, ascending from 0 (storage_blocks; empty
+  // means one block per sample), and the blocks of a window (at least 1). The span points into
+  // storage the caller keeps alive during each call.
+  std::span<const std::uint32_t> block_starts;
+  std::size_t window_blocks = 1;
 };
+
+// Cuts storage order [0, sizes.size()) into blocks of consecutive samples: a block ends before
+// a sample that would take its span (first byte to last byte, gaps included) beyond
+// `block_bytes`, or, with `files` given (tar shards), before a sample of another file. A sample
+// longer than block_bytes is a block of its own. `offsets` and `files` are per sample, or empty
+// (then sizes are summed: files read one by one). Returns each block's first sample.
+std::vector<std::uint32_t> storage_blocks(std::span<const std::uint64_t> sizes,
+                                          std::span<const std::uint64_t> offsets,
+                                          std::span<const std::uint32_t> files,
+                                          std::uint64_t block_bytes);
+
+// Blocks of a window: how many blocks of `block_bytes` fit in `window_bytes`, at least 1.
+std::size_t window_blocks(std::uint64_t window_bytes, std::uint64_t block_bytes);
+
+// The epoch's global sequence of all `dataset_size` samples, as above (rank, world_size and
+// pad_shards play no part).
+std::vector<std::uint32_t> epoch_sequence(std::size_t dataset_size, const SamplerOptions& options,
+                                          std::uint64_t epoch);
 
 // The dataset indices this rank visits in `epoch`, in delivery order.
 //
-// `dealt_from` > 0 deals only the rest of the epoch: the permutation's first `dealt_from`
+// `dealt_from` > 0 deals only the rest of the epoch: the global sequence's first `dealt_from`
 // samples were consumed (by a run that may have had another world size, see loader_state.h);
-// the others are padded (with the permutation's start, as without it) or cut to a multiple of
+// the others are padded (with the sequence's start, as without it) or cut to a multiple of
 // world_size and dealt round-robin. With dealt_from = world_size x k, rank r gets exactly what
 // it would have got from position k on: resuming at the same world size changes nothing.
 std::vector<std::uint32_t> epoch_order(std::size_t dataset_size, const SamplerOptions& options,

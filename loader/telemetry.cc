@@ -175,6 +175,7 @@ Report Telemetry::report() const {
   in.slot_bytes = context_.slot_bytes;
   in.copy_busy_s = seconds(copy_ns_);
   in.copy_bytes = copy_bytes_;
+  in.shuffle_blocks = context_.shuffle_blocks;
   r.verdict = judge(in);
   return r;
 }

@@ -45,6 +45,8 @@ struct RunContext {
   std::string io_backend;  // io::backend_name
   std::string io_fallback_reason;
   std::string device;
+  // For the seek-bound advice (loader/verdict.h).
+  bool shuffle_blocks = false;  // shuffle=blocks
 };
 
 class Telemetry {

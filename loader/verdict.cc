@@ -108,7 +108,7 @@ void io_advice(const VerdictInputs& in, const Measured& m, Verdict& v) {
                "reads/s (an HDD's seek rate)",
                m.read_mb_s, thousands(m.reads_per_s).c_str(), m.bytes_per_read / 1e3, which.c_str(),
                thousands(in.disk.limited() ? disk.iops : m.reads_per_s).c_str()));
-    if (in.chunk_bytes > 0) {
+    if (in.chunk_bytes > 0 && !in.shuffle_blocks) {
       ImageCosts sequential = m.costs;
       sequential.reads_per_image = std::min(
           m.costs.reads_per_image, m.bytes_per_image / static_cast<double>(in.chunk_bytes));
@@ -117,9 +117,9 @@ void io_advice(const VerdictInputs& in, const Measured& m, Verdict& v) {
           "%s: reads of %.1f MB chunks (%.2f reads per image instead of %.2f) let this disk "
           "deliver %s images/s, %s; costs: %s",
           in.shards
-              ? "read in storage order (--no-shuffle) or in blocks"
-              : "store the images in tar shards and read them in storage order (--no-shuffle) "
-                "or in blocks",
+              ? "shuffle in blocks (--shuffle blocks) or read in storage order (--no-shuffle)"
+              : "store the images in tar shards, then shuffle in blocks (--shuffle blocks) or "
+                "read them in storage order (--no-shuffle)",
           static_cast<double>(in.chunk_bytes) / 1e6, sequential.reads_per_image,
           m.costs.reads_per_image, thousands(rate).c_str(), m.outcome(rate).c_str(),
           in.shards ? "no hardware, a less random order"

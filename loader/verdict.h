@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "io/throttle.h"
 #include "loader/report.h"
@@ -41,6 +42,7 @@ struct VerdictInputs {
   std::size_t slot_bytes = 0;
   double copy_busy_s = 0;
   std::uint64_t copy_bytes = 0;
+  bool shuffle_blocks = false;  // the order is already shuffle=blocks: sequential block reads
 };
 
 // Waits below this share of the wall time mean the loader keeps up.

@@ -195,7 +195,10 @@ DatasetSummary make_dataset(const DatasetSpec& spec) {
     const auto jpegs = encode_batch(spec, first, n, threads);
     for (int i = 0; i < n; ++i) {
       const int index = first + i;
-      const int label = index % spec.classes;
+      const int label =
+          spec.class_order
+              ? static_cast<int>(static_cast<std::int64_t>(index) * spec.classes / spec.count)
+              : index % spec.classes;
       const std::string key = padded("img_", index, image_width);
       const std::vector<unsigned char>& jpeg = jpegs[i];
       summary.jpeg_bytes += jpeg.size();

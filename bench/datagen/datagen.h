@@ -56,6 +56,9 @@ struct DatasetSpec {
   // Cycle through every image format and variant of mixed_kind() instead of JPEG only, and (as
   // a folder) add a stray class_000/notes.txt that a loader must leave out.
   bool mixed_formats = false;
+  // Image i in class i * classes / count (consecutive images share a class, as shards written
+  // class by class are) instead of i % classes.
+  bool class_order = false;
 };
 
 struct DatasetSummary {
@@ -74,7 +77,8 @@ struct ImageSize {
 // 10% other sizes with sides in [200, 800], like ImageNet's mix.
 ImageSize dataset_image_size(std::uint64_t seed, int index);
 
-// Writes a dataset of spec.count images, image i in class i % spec.classes, 4:2:0 at
+// Writes a dataset of spec.count images, image i in class i % spec.classes (or, with
+// spec.class_order, i * classes / count), 4:2:0 at
 // spec.quality, with names zero-padded so that sorted order is numeric order (at least 3 digits
 // for classes, 6 for images):
 //   kFolder: out/class_000/img_000000.jpg, out/class_001/img_000001.jpg, ...

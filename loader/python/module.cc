@@ -177,7 +177,9 @@ Loader(source, **options): iterate batches of (images, labels) from a JPEG datas
 source: an ImageFolder root (root/<class>/<image>.jpg; labels as torchvision's ImageFolder
 gives them), a file list of "relative/path label" lines, a tar shard, a folder or glob of shards.
 
-Options (defaults as the C++ LoaderOptions): batch_size=64, num_workers=1, shuffle=True, seed=0,
+Options (defaults as the C++ LoaderOptions): batch_size=64, num_workers=1,
+shuffle=True|False|"full"|"blocks"|"none" (True is "full", False "none"), shuffle_window_mb=128
+(blocks: the samples of that many MB of storage blocks are shuffled together), seed=0,
 drop_last=False, rank/world_size (None or -1: RANK / WORLD_SIZE, as DistributedSampler),
 pad_shards=True, transform="train"|"eval", size=224, resize=size*256/224, scale=(0.08, 1),
 ratio=(3/4, 4/3), flip_probability=0.5, dtype="uint8" (NHWC) | "float32" | "float16" (NCHW,

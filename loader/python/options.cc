@@ -58,7 +58,17 @@ const std::map<std::string, Setter>& setters() {
   static const std::map<std::string, Setter> table = {
       {"batch_size", field(&LoaderOptions::batch_size)},
       {"num_workers", field(&LoaderOptions::num_workers)},
-      {"shuffle", field(&LoaderOptions::shuffle)},
+      {"shuffle",
+       [](PythonOptions& o, const py::handle& v) {
+         if (py::isinstance<py::bool_>(v)) {
+           o.loader.shuffle = v.cast<bool>() ? ShuffleMode::kFull : ShuffleMode::kNone;
+         } else if (py::isinstance<py::str>(v)) {
+           o.loader.shuffle = parse_shuffle(v.cast<std::string>());
+         } else {
+           throw py::cast_error();
+         }
+       }},
+      {"shuffle_window_mb", field(&LoaderOptions::shuffle_window_mb)},
       {"seed", field(&LoaderOptions::seed)},
       {"drop_last", field(&LoaderOptions::drop_last)},
       {"rank", field(&LoaderOptions::rank)},

@@ -205,7 +205,7 @@ TEST(BadTarMember, ErrorNamesShardAndMember) {
   LoaderOptions o;
   o.source = (dir / "shard.tar").string();
   o.transform.size = 24;
-  o.shuffle = false;
+  o.shuffle = ShuffleMode::kNone;
   o.rank = 0;
   o.world_size = 1;
   Loader loader(o);

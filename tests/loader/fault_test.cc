@@ -173,33 +173,38 @@ TEST_F(FaultTest, AFileTruncatedAfterIndexingIsAShortRead) {
 }
 
 TEST(TarFault, AShardTruncatedAfterIndexingLosesOnlyTheMembersPastTheEnd) {
-  testing::TempDir dir;
-  datagen::DatasetSpec spec;
-  spec.out = dir / "shards";
-  spec.count = 12;
-  spec.classes = 2;
-  spec.format = datagen::Format::kTar;
-  datagen::make_dataset(spec);
-  LoaderOptions o;
-  o.source = (dir / "shards").string();
-  o.batch_size = 12;
-  o.shuffle = false;
-  o.transform.size = 24;
-  o.on_bad = BadInputPolicy::kSkip;
-  o.rank = 0;
-  o.world_size = 1;
-  Loader loader(o);  // indexed before the damage
-  const fs::path shard = loader.dataset().files().front();
-  // Cut inside the 9th member: members 0..7 are whole, 8..11 are not.
-  const SampleRef& ninth = loader.dataset().sample(8);
-  fs::resize_file(shard, ninth.offset + ninth.size / 2);
-  std::optional<Batch> batch = loader.next();
-  ASSERT_TRUE(batch.has_value());
-  EXPECT_EQ(batch->size(), 8u);
-  ASSERT_EQ(batch->skipped().size(), 4u);
-  for (const SkippedSample& s : batch->skipped()) {
-    EXPECT_NE(s.reason.find(".tar:img_"), std::string::npos) << s.reason;
-    EXPECT_NE(s.reason.find("unexpected end of file"), std::string::npos) << s.reason;
+  // In storage order (one chunk read) and in blocks (the shard is one block, read whole).
+  for (const ShuffleMode mode : {ShuffleMode::kNone, ShuffleMode::kBlocks}) {
+    SCOPED_TRACE(shuffle_name(mode));
+    testing::TempDir dir;
+    datagen::DatasetSpec spec;
+    spec.out = dir / "shards";
+    spec.count = 12;
+    spec.classes = 2;
+    spec.format = datagen::Format::kTar;
+    datagen::make_dataset(spec);
+    LoaderOptions o;
+    o.source = (dir / "shards").string();
+    o.batch_size = 12;
+    o.shuffle = mode;
+    o.transform.size = 24;
+    o.on_bad = BadInputPolicy::kSkip;
+    o.rank = 0;
+    o.world_size = 1;
+    Loader loader(o);  // indexed before the damage
+    const fs::path shard = loader.dataset().files().front();
+    // Cut inside the 9th member: members 0..7 are whole, 8..11 are not.
+    const SampleRef& ninth = loader.dataset().sample(8);
+    fs::resize_file(shard, ninth.offset + ninth.size / 2);
+    std::optional<Batch> batch = loader.next();
+    ASSERT_TRUE(batch.has_value());
+    EXPECT_EQ(batch->size(), 8u);
+    for (const std::uint32_t index : batch->indices()) EXPECT_LT(index, 8u);
+    ASSERT_EQ(batch->skipped().size(), 4u);
+    for (const SkippedSample& s : batch->skipped()) {
+      EXPECT_NE(s.reason.find(".tar:img_"), std::string::npos) << s.reason;
+      EXPECT_NE(s.reason.find("unexpected end of file"), std::string::npos) << s.reason;
+    }
   }
 }
 

@@ -73,7 +73,7 @@ std::vector<fs::path> LoaderTest::paths_;
 
 TEST_F(LoaderTest, EveryEpochDeliversEverySampleExactlyOnce) {
   for (int workers : {0, 1, 2, 4}) {
-    for (bool shuffle : {false, true}) {
+    for (ShuffleMode shuffle : {ShuffleMode::kNone, ShuffleMode::kFull, ShuffleMode::kBlocks}) {
       LoaderOptions o = options();
       o.num_workers = workers;
       o.shuffle = shuffle;
@@ -91,7 +91,7 @@ TEST_F(LoaderTest, EveryEpochDeliversEverySampleExactlyOnce) {
           EXPECT_EQ(paths_[e.indices[i]].parent_path().filename().string(),
                     loader.dataset().classes()[e.labels[i]]);
         }
-        if (!shuffle) {
+        if (shuffle == ShuffleMode::kNone) {
           EXPECT_TRUE(std::is_sorted(e.indices.begin(), e.indices.end()));
         }
       }
@@ -115,7 +115,7 @@ TEST_F(LoaderTest, ShardsArePaddedOrTrimmedToEqualSizes) {
         o.world_size = 4;
         o.rank = rank;
         o.pad_shards = pad;
-        o.shuffle = shuffle;
+        o.shuffle = shuffle ? ShuffleMode::kFull : ShuffleMode::kNone;
         o.num_workers = 2;
         Loader loader(o);
         const Epoch e = run_epoch(loader, 1);
@@ -197,7 +197,7 @@ TEST_F(LoaderTest, SamplesAreTheDecoderOutputForTheirSeed) {
 TEST_F(LoaderTest, EvalTransformIsTheSameEveryEpoch) {
   LoaderOptions o = options();
   o.transform.kind = decode::TransformKind::kEval;
-  o.shuffle = false;
+  o.shuffle = ShuffleMode::kNone;
   Loader loader(o);
   EXPECT_TRUE(run_epoch(loader, 0).pixels == run_epoch(loader, 1).pixels);
   o.transform.kind = decode::TransformKind::kTrain;
@@ -280,7 +280,7 @@ TEST(TarChunks, NearbyMembersAreReadAsOneChunkWithTheSameResult) {
     o.source = (dir / "shards").string();
     o.batch_size = 8;
     o.transform.size = 24;
-    o.shuffle = shuffle;
+    o.shuffle = shuffle ? ShuffleMode::kFull : ShuffleMode::kNone;
     o.rank = 0;
     o.world_size = 1;
     o.tar_chunk_bytes = 0;  // one read per member
@@ -348,7 +348,7 @@ TEST_F(LoaderTest, DestroyingMidEpochWithBatchesHeldIsClean) {
 
 TEST_F(LoaderTest, WaitHookRunsWhileWaitingAndItsExceptionLeavesTheEpochIntact) {
   LoaderOptions o = options();
-  o.shuffle = false;
+  o.shuffle = ShuffleMode::kNone;
   o.throttle = "1000,100000,20000";  // 20 ms per read: every batch keeps the consumer waiting
   Loader loader(o);
   loader.start_epoch(0);

@@ -58,6 +58,23 @@ TEST(Options, PolicyWordsRoundTrip) {
             "option on_bad: 'ignore' is not one of error, skip");
 }
 
+TEST(Options, ShuffleWordsRoundTripAndBlocksNeedChunks) {
+  EXPECT_EQ(shuffle_names(), (std::vector<std::string>{"full", "blocks", "none"}));
+  for (const ShuffleMode mode : {ShuffleMode::kFull, ShuffleMode::kBlocks, ShuffleMode::kNone}) {
+    EXPECT_EQ(parse_shuffle(shuffle_name(mode)), mode);
+  }
+  EXPECT_EQ(error_of([] { parse_shuffle("random"); }),
+            "option shuffle: 'random' is not one of full, blocks, none");
+  LoaderOptions o;
+  o.source = "anything";
+  o.shuffle = ShuffleMode::kBlocks;
+  o.tar_chunk_bytes = 0;
+  EXPECT_NE(error_of([&] { resolve(o); }).find("tar_chunk_bytes"), std::string::npos);
+  o.tar_chunk_bytes = 1 << 20;
+  o.shuffle_window_mb = 0;
+  EXPECT_NE(error_of([&] { resolve(o); }).find("shuffle_window_mb"), std::string::npos);
+}
+
 TEST(Options, TransformWordsParseToTheirKinds) {
   EXPECT_EQ(transform_kind_names(), (std::vector<std::string>{"train", "eval"}));
   EXPECT_EQ(parse_transform_kind("train"), decode::TransformKind::kTrain);

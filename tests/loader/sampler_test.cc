@@ -18,7 +18,7 @@ std::vector<std::uint32_t> iota(std::size_t n) {
 
 TEST(Sampler, SequentialOrderWithoutShuffle) {
   SamplerOptions options;
-  options.shuffle = false;
+  options.shuffle = ShuffleMode::kNone;
   EXPECT_EQ(epoch_order(10, options, 0), iota(10));
   EXPECT_EQ(epoch_order(10, options, 7), iota(10));
 }
@@ -41,7 +41,7 @@ TEST(Sampler, PaddedShardsMatchDistributedSampler) {
   // torch: total_size = ceil(10 / 4) * 4 = 12, indices padded with indices[:2], rank r takes
   // indices[r:12:4].
   SamplerOptions options;
-  options.shuffle = false;
+  options.shuffle = ShuffleMode::kNone;
   options.world_size = 4;
   const std::vector<std::vector<std::uint32_t>> expected = {
       {0, 4, 8}, {1, 5, 9}, {2, 6, 0}, {3, 7, 1}};
@@ -68,7 +68,7 @@ TEST(Sampler, DroppedShardsAreDisjointAndEqual) {
 
 TEST(Sampler, PaddingWrapsWhenWorldIsLargerThanDataset) {
   SamplerOptions options;
-  options.shuffle = false;
+  options.shuffle = ShuffleMode::kNone;
   options.world_size = 5;
   for (int rank = 0; rank < 5; ++rank) {
     options.rank = rank;
@@ -89,6 +89,58 @@ TEST(Sampler, ShardsOfOneShuffleCoverTheDataset) {
   }
   std::set<std::uint32_t> unique(all.begin(), all.end());
   EXPECT_EQ(unique.size(), 100u);  // 102 slots: 100 samples and 2 padding repeats
+}
+
+TEST(Sampler, StorageBlocksCutAtTheByteLimitAndAtFiles) {
+  // Tar members: offsets and files. Blocks end before a member that would span past 100 bytes
+  // from the block's first byte, and at a new shard.
+  const std::vector<std::uint64_t> sizes{30, 30, 30, 30, 150, 10, 10};
+  const std::vector<std::uint64_t> offsets{0, 40, 80, 120, 200, 0, 20};
+  const std::vector<std::uint32_t> files{0, 0, 0, 0, 0, 1, 1};
+  EXPECT_EQ(storage_blocks(sizes, offsets, files, 100), (std::vector<std::uint32_t>{0, 2, 4, 5}));
+  // Files read one by one: their sizes are summed.
+  EXPECT_EQ(storage_blocks(sizes, {}, {}, 100), (std::vector<std::uint32_t>{0, 3, 4, 5}));
+  EXPECT_EQ(storage_blocks(sizes, {}, {}, 1000), (std::vector<std::uint32_t>{0}));
+  EXPECT_EQ(window_blocks(10'000'000, 4 << 20), 2u);
+  EXPECT_EQ(window_blocks(1, 4 << 20), 1u);
+}
+
+TEST(Sampler, BlocksShuffleWithinWindowsOfShuffledBlocks) {
+  // 100 samples in 20 blocks of 5; windows of 4 blocks.
+  std::vector<std::uint32_t> starts;
+  for (std::uint32_t b = 0; b < 20; ++b) starts.push_back(5 * b);
+  SamplerOptions options;
+  options.shuffle = ShuffleMode::kBlocks;
+  options.seed = 4;
+  options.block_starts = starts;
+  options.window_blocks = 4;
+  const auto sequence = epoch_sequence(100, options, 0);
+  auto sorted = sequence;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, iota(100));
+  EXPECT_EQ(sequence, epoch_sequence(100, options, 0));
+  EXPECT_NE(sequence, epoch_sequence(100, options, 1));
+  std::set<std::uint32_t> all_blocks;
+  for (std::size_t w = 0; w < 5; ++w) {
+    // Each window of 20 positions holds exactly 4 whole blocks, and is not in storage order.
+    std::set<std::uint32_t> blocks;
+    for (std::size_t k = 20 * w; k < 20 * (w + 1); ++k) blocks.insert(sequence[k] / 5);
+    EXPECT_EQ(blocks.size(), 4u) << "window " << w;
+    all_blocks.insert(blocks.begin(), blocks.end());
+    EXPECT_FALSE(std::is_sorted(sequence.begin() + static_cast<std::ptrdiff_t>(20 * w),
+                                sequence.begin() + static_cast<std::ptrdiff_t>(20 * (w + 1))));
+  }
+  EXPECT_EQ(all_blocks.size(), 20u);
+  // The blocks' order is shuffled too: the first window is not blocks 0-3.
+  std::set<std::uint32_t> first_window;
+  for (std::size_t k = 0; k < 20; ++k) first_window.insert(sequence[k] / 5);
+  EXPECT_NE(first_window, (std::set<std::uint32_t>{0, 1, 2, 3}));
+  // Ranks deal the same sequence round-robin.
+  options.world_size = 3;
+  options.rank = 1;
+  const auto mine = epoch_order(100, options, 0);
+  ASSERT_EQ(mine.size(), 34u);
+  for (std::size_t k = 0; k < 33; ++k) EXPECT_EQ(mine[k], sequence[3 * k + 1]);
 }
 
 TEST(Sampler, BatchCount) {

@@ -149,7 +149,8 @@ TEST(Judge, IoIopsBoundOnASeekingDisk) {
   // images/s of reads, and decoding on 2 cores 1,053.
   EXPECT_TRUE(any_contains(
       v.advice,
-      "read in storage order (--no-shuffle) or in blocks: reads of 4.2 MB chunks (0.02 reads "
+      "shuffle in blocks (--shuffle blocks) or read in storage order (--no-shuffle): reads of "
+      "4.2 MB chunks (0.02 reads "
       "per image instead of 1.00) let this disk deliver 2,000 images/s, about 1,053 images/s "
       "with decoding on 2 core(s) (7.0x now); costs: no hardware, a less random order"));
   EXPECT_TRUE(any_contains(v.advice,
@@ -165,8 +166,8 @@ TEST(Judge, IopsBoundImageFolderIsToldToPackShards) {
   in.shards = false;
   const Verdict v = judge(in);
   EXPECT_TRUE(any_contains(v.advice,
-                           "store the images in tar shards and read them in storage "
-                           "order (--no-shuffle) or in blocks"));
+                           "store the images in tar shards, then shuffle in blocks (--shuffle "
+                           "blocks) or read them in storage order (--no-shuffle)"));
   EXPECT_TRUE(any_contains(v.advice, "costs: a 0.5 GB copy of the dataset"));
 }
 
@@ -213,6 +214,15 @@ TEST(Judge, AKeptUpLoaderSaysHowManyWorkersWouldDo) {
   EXPECT_TRUE(any_contains(v.advice,
                            "num_workers=3 would still keep up (about 1,579 images/s): "
                            "it frees 5 core(s) and the RAM of 5 worker(s)"));
+}
+
+TEST(Judge, ShardsAlreadyInBlocksAreNotToldToShuffleInBlocks) {
+  VerdictInputs in = seeking_hdd();
+  in.shuffle_blocks = true;
+  const Verdict v = judge(in);
+  EXPECT_EQ(v.bottleneck, "io");
+  EXPECT_TRUE(any_contains(v.advice, "IOPS-bound"));
+  EXPECT_FALSE(any_contains(v.advice, "--shuffle blocks"));
 }
 
 TEST(Judge, RamAndH2dStalls) {

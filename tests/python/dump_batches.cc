@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   // float16 is refused by the Loader: it needs a CUDA device.
   app.add_option("--layout", layout)->check(CLI::IsMember(feedrate::layout_names()));
   CLI11_PARSE(app, argc, argv);
-  options.shuffle = !no_shuffle;
+  options.shuffle = no_shuffle ? feedrate::ShuffleMode::kNone : feedrate::ShuffleMode::kFull;
   options.transform.kind = feedrate::parse_transform_kind(transform);
   options.layout = feedrate::parse_layout(layout);
   try {

@@ -41,18 +41,21 @@ def test_state_dict_is_plain_data(image_folder):
     assert torch.load(buffer) == sd
 
 
+@pytest.mark.parametrize("shuffle", [True, "blocks"])
 @pytest.mark.parametrize("stop_after", [1, 2])
-def test_resumed_epoch_is_the_uninterrupted_rest(image_folder, stop_after):
-    whole = loader(image_folder, num_workers=2)
+def test_resumed_epoch_is_the_uninterrupted_rest(image_folder, stop_after, shuffle):
+    order = dict(shuffle=shuffle, tar_chunk_bytes=4096)  # blocks of a few files
+    whole = loader(image_folder, num_workers=2, **order)
     epoch0 = batches(iter(whole))
     epoch1 = batches(iter(whole))
 
-    first = loader(image_folder, num_workers=1)
+    first = loader(image_folder, num_workers=1, **order)
     head = batches(iter(first), stop_after)
     saved = json.loads(json.dumps(first.state_dict()))  # as a checkpoint file holds it
     assert saved["in_epoch"] and saved["loader"]["batches_received"] == stop_after
+    assert saved["loader"]["shuffle"]["mode"] == ("blocks" if shuffle == "blocks" else "full")
 
-    resumed = loader(image_folder, num_workers=3)
+    resumed = loader(image_folder, num_workers=3, **order)
     resumed.load_state_dict(saved)
     rest = batches(iter(resumed))
     assert len(head) + len(rest) == len(epoch0)
@@ -62,6 +65,18 @@ def test_resumed_epoch_is_the_uninterrupted_rest(image_folder, stop_after):
     for got, want in zip(batches(iter(resumed)), epoch1):  # the next epoch is unaffected
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+def test_shuffle_takes_a_bool_or_a_mode(image_folder):
+    def order(**options):
+        return [i for _, _, idx in batches(iter(loader(image_folder, **options))) for i in idx]
+    assert order(shuffle=False) == order(shuffle="none") == list(range(COUNT))
+    assert order(shuffle=True) == order(shuffle="full")
+    assert sorted(order(shuffle="blocks", tar_chunk_bytes=4096)) == list(range(COUNT))
+    with pytest.raises(ValueError, match="blocks"):
+        loader(image_folder, shuffle="sometimes")
+    with pytest.raises(TypeError):
+        loader(image_folder, shuffle=2)
 
 
 def test_a_finished_epoch_resumes_at_the_next(image_folder):

@@ -230,6 +230,7 @@ its arrays are gone, so hold at most prefetch_batches - 1 batches while iteratin
       .def_property_readonly("world_size",
                              [](const PyLoader& l) { return l.loader().options().world_size; });
   m.attr("option_names") = option_names();
+  m.attr("__version__") = FEEDRATE_VERSION;
 }
 
 }  // namespace feedrate::python

@@ -32,16 +32,18 @@ while(_feedrate_header_packages)
     list(APPEND _feedrate_missing ${_package})
   endif()
 endwhile()
+set(_feedrate_python_note)
 find_package(Python COMPONENTS Interpreter Development.Module QUIET)
 if(NOT Python_Development.Module_FOUND)
-  list(APPEND _feedrate_missing
-       "python3-dev (the development headers of ${Python_EXECUTABLE})")
+  list(APPEND _feedrate_missing python3-dev)
+  string(CONCAT _feedrate_python_note "(python3-dev has the headers of Debian's python3, not of "
+                "${Python_EXECUTABLE} if that is another interpreter.)\n")
 endif()
 if(_feedrate_missing)
   list(JOIN _feedrate_missing " " _feedrate_missing_line)
   message(FATAL_ERROR "feedrate: missing system packages; on Debian/Ubuntu run\n"
                       "  sudo apt-get install -y ${_feedrate_missing_line}\n"
-                      "then run pip again.")
+                      "${_feedrate_python_note}" "then run pip again.")
 endif()
 
 set(CMAKE_INSTALL_LIBDIR feedrate.libs)

@@ -2,8 +2,9 @@
 #
 # First, every system dependency is probed before anything else is configured, so that a
 # user's machine missing several gets one message naming all the Debian packages at once
-# instead of one failure per configure run. Keep this table in step with the build-time
-# entries of the Makefile's DEB_PACKAGES. pybind11 comes from pip (build-system.requires).
+# instead of one failure per configure run. Every package named here must be in the Makefile's
+# DEB_PACKAGES (ctest: package.pip_packages_in_deb_packages). pybind11 comes from pip
+# (build-system.requires).
 #
 # Then the wheel's layout: the module at the platlib root, libfeedrate.so in feedrate.libs/
 # beside it (module RPATH $ORIGIN/feedrate.libs, see loader/python), the `feedrate` command in

@@ -8,10 +8,12 @@ DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
                 libfmt-dev libdlpack-dev python3-dev python3-pybind11 python3-numpy \
                 python3-pytest python3-torch python3-torchvision python3-pil \
                 libjpeg-turbo-progs libspng-dev libwebp-dev libtiff-dev
+# cmake/pip.cmake checks the build-time ones of these for `pip install .` (ctest: package.pip_*).
+
 # Only `make fuzz` needs these: clang brings libFuzzer.
 FUZZ_DEB_PACKAGES := clang
 
-.PHONY: all deps configure build bench test test-asan test-tsan fuzz soak install clean
+.PHONY: all deps configure build bench test test-pip test-asan test-tsan fuzz soak install clean
 
 all: build
 
@@ -49,6 +51,28 @@ bench: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# `pip install .` as the README tells a PyTorch user: into a fresh virtual environment over
+# Debian's python3 (whose torch and numpy it sees), then the Python tests run from outside the
+# tree against the installed module and the installed `feedrate` command. pip fetches the build
+# backend (scikit-build-core, pybind11) from PyPI; `make test` stays offline. The tests that
+# compare with the C++ Loader use feedrate-dump-batches from $(BUILD_DIR) when `make test` has
+# built it, and skip otherwise.
+PIP_VENV ?= $(BUILD_DIR)/pip-venv
+PIP_DUMP_BATCHES := $(abspath $(BUILD_DIR)/tests/python/feedrate-dump-batches)
+PIP_TESTS_ENV := FEEDRATE_CLI=$(abspath $(PIP_VENV))/bin/feedrate \
+                 $(if $(wildcard $(PIP_DUMP_BATCHES)),FEEDRATE_DUMP_BATCHES=$(PIP_DUMP_BATCHES))
+
+test-pip: deps
+	rm -rf $(PIP_VENV)
+	/usr/bin/python3 -m venv --system-site-packages $(PIP_VENV)
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PIP_VENV)/bin/pip install $(CURDIR)
+	cd / && $(abspath $(PIP_VENV))/bin/python -c 'import sys, feedrate; \
+	  assert feedrate.__file__.startswith(sys.prefix), feedrate.__file__; \
+	  print("feedrate", feedrate.__version__, "from", feedrate.__file__)'
+	cd / && $(abspath $(PIP_VENV))/bin/feedrate --version
+	cd / && env -u PYTHONPATH $(PIP_TESTS_ENV) $(abspath $(PIP_VENV))/bin/python -m pytest -q \
+	  -p no:cacheprovider $(CURDIR)/tests/python
 
 # These judge runs by their timing (the verdict), which a sanitizer's slowdown changes (under TSan
 # decode takes ~40 ms an image): those assertions are about the verdict, not about memory or

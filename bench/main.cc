@@ -7,6 +7,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"feedrate: a JPEG data loader for deep-learning training, and its bench"};
+  app.set_version_flag("--version", "feedrate " FEEDRATE_VERSION);
   app.require_subcommand(1);
   const feedrate::bench::Command bench = feedrate::bench::add_bench_command(app);
   const feedrate::bench::Command make_dataset = feedrate::bench::add_make_dataset_command(app);

@@ -245,6 +245,7 @@ Returns {"ranks": [{"rank", "world_size", "images_per_s", "bottleneck", "stall_f
 slowest: 812 images/s, bottleneck io: ..."}.
 )doc");
   m.attr("option_names") = option_names();
+  m.attr("__version__") = FEEDRATE_VERSION;
 }
 
 }  // namespace feedrate::python

@@ -1,0 +1,65 @@
+# Included when scikit-build-core drives the build (`pip install .`, see pyproject.toml).
+#
+# First, every system dependency is probed before anything else is configured, so that a
+# user's machine missing several gets one message naming all the Debian packages at once
+# instead of one failure per configure run. Every package named here must be in the Makefile's
+# DEB_PACKAGES (ctest: package.pip_packages_in_deb_packages). pybind11 comes from pip
+# (build-system.requires).
+#
+# Then the wheel's layout: the module at the platlib root, libfeedrate.so in feedrate.libs/
+# beside it (module RPATH $ORIGIN/feedrate.libs, see loader/python), the `feedrate` command in
+# the environment's bin (SKBUILD_SCRIPTS_DIR) with an RPATH from there to feedrate.libs.
+set(_feedrate_header_packages
+    liburing.h liburing-dev
+    turbojpeg.h libturbojpeg0-dev
+    jpeglib.h libjpeg62-turbo-dev
+    spng.h libspng-dev
+    webp/decode.h libwebp-dev
+    tiffio.h libtiff-dev
+    oneapi/tbb.h libtbb-dev
+    CLI/CLI.hpp libcli11-dev
+    nlohmann/json.hpp nlohmann-json3-dev
+    fmt/format.h libfmt-dev
+    dlpack/dlpack.h libdlpack-dev)
+set(_feedrate_missing)
+find_program(_feedrate_pkg_config pkg-config NO_CACHE)
+if(NOT _feedrate_pkg_config)
+  list(APPEND _feedrate_missing pkg-config)
+endif()
+while(_feedrate_header_packages)
+  list(POP_FRONT _feedrate_header_packages _header _package)
+  find_path(_feedrate_header_dir ${_header} NO_CACHE)
+  if(NOT _feedrate_header_dir)
+    list(APPEND _feedrate_missing ${_package})
+  endif()
+endwhile()
+set(_feedrate_python_note)
+find_package(Python COMPONENTS Interpreter Development.Module QUIET)
+if(NOT Python_Development.Module_FOUND)
+  list(APPEND _feedrate_missing python3-dev)
+  string(CONCAT _feedrate_python_note "(python3-dev has the headers of Debian's python3, not of "
+                "${Python_EXECUTABLE} if that is another interpreter.)\n")
+endif()
+if(_feedrate_missing)
+  list(JOIN _feedrate_missing " " _feedrate_missing_line)
+  message(FATAL_ERROR "feedrate: missing system packages; on Debian/Ubuntu run\n"
+                      "  sudo apt-get install -y ${_feedrate_missing_line}\n"
+                      "${_feedrate_python_note}" "then run pip again.")
+endif()
+
+set(CMAKE_INSTALL_LIBDIR feedrate.libs)
+set(CMAKE_INSTALL_BINDIR "${SKBUILD_SCRIPTS_DIR}")
+# bin/ to the platlib directory of the interpreter's default scheme (a virtual environment,
+# conda, /usr/local) and of its user scheme (pip install --user).
+execute_process(
+  COMMAND "${Python_EXECUTABLE}" -c
+          "import os, sysconfig
+schemes = [sysconfig.get_paths(), sysconfig.get_paths(scheme=os.name + '_user')]
+print(';'.join(dict.fromkeys(os.path.relpath(s['platlib'], s['scripts']) for s in schemes)))"
+  OUTPUT_VARIABLE _feedrate_scripts_to_platlib OUTPUT_STRIP_TRAILING_WHITESPACE
+  COMMAND_ERROR_IS_FATAL ANY)
+set(CMAKE_INSTALL_RPATH)
+foreach(_relative IN LISTS _feedrate_scripts_to_platlib)
+  list(APPEND CMAKE_INSTALL_RPATH "$ORIGIN/${_relative}/${CMAKE_INSTALL_LIBDIR}")
+endforeach()
+message(STATUS "feedrate: pip build for ${Python_EXECUTABLE}; `feedrate` RPATH ${CMAKE_INSTALL_RPATH}")

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
-#include <type_traits>
 
 #include "gpu/trace.h"
 #include "io/direct_io.h"
@@ -74,12 +73,11 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
     : options_(resolve(options)),
       dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root,
                              options_.allow_empty_classes)),
-      block_starts_(blocks_of(dataset_, options_)),
+      plan_(dataset_, options_),
       trace_(options_.trace) {
-  samples_per_epoch_ = samples_per_rank(dataset_.size(), sampler_options());
   std::unique_ptr<BlockStore> blocks;
   if (const std::size_t held = held_blocks_of(options_, dataset_); held > 0) {
-    blocks = std::make_unique<BlockStore>(dataset_, block_starts_, held);
+    blocks = std::make_unique<BlockStore>(dataset_, plan_.block_starts(), held);
   }
   reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
                                           options_.tar_chunk_bytes, make_reader, std::move(blocks));
@@ -163,24 +161,12 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   delivery_ = std::make_unique<Delivery>(*ring_, *telemetry_, trace_);
 }
 
-SamplerOptions Pipeline::sampler_options() const {
-  SamplerOptions sampler;
-  sampler.shuffle = options_.shuffle;
-  sampler.seed = options_.seed;
-  sampler.rank = options_.rank;
-  sampler.world_size = options_.world_size;
-  sampler.pad_shards = options_.pad_shards;
-  sampler.block_starts = block_starts_;
-  sampler.window_blocks = window_blocks_of(options_);
-  return sampler;
-}
-
 Pipeline::~Pipeline() {
   stop();
 }
 
 std::size_t Pipeline::batches_per_epoch() const {
-  return batch_count(samples_per_epoch_, options_.batch_size, options_.drop_last);
+  return batch_count(plan_.samples_per_epoch(), options_.batch_size, options_.drop_last);
 }
 
 void Pipeline::stop() {
@@ -195,106 +181,27 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   stop();
   telemetry_->start();
   started_ = true;
-  deal_ = resume_ && resume_->epoch == epoch ? *resume_ : DealStart{epoch, 0, 0};
-  resume_.reset();
-  restored_.reset();
-  order_ = epoch_order(dataset_.size(), sampler_options(), epoch, deal_.sample);
-  reader_->start_epoch(order_);
-  epoch_batches_ = batch_count(order_.size(), options_.batch_size, options_.drop_last);
+  plan_.begin(epoch);
+  reader_->start_epoch(plan_.order());
   next_number_ = 0;
   epoch_over_ = false;
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });
 }
 
-const std::string& Pipeline::index_hash() const {
-  std::call_once(index_hash_once_, [&] { index_hash_ = dataset_.index_hash(); });
-  return index_hash_;
-}
-
 LoaderState Pipeline::state() const {
-  if (restored_) return *restored_;  // nothing has moved since
-  LoaderState s;
-  s.samples = dataset_.size();
-  s.index_hash = index_hash();
-  s.seed = options_.seed;
-  s.shuffle = shuffle_name(options_.shuffle);
-  if (options_.shuffle == ShuffleMode::kBlocks) s.block_bytes = options_.tar_chunk_bytes;
-  s.window_blocks = window_blocks_of(options_);
-  s.rank = options_.rank;
-  s.world_size = options_.world_size;
-  s.batch_size = options_.batch_size;
-  s.drop_last = options_.drop_last;
-  s.pad_shards = options_.pad_shards;
-  const DealStart deal = started_ ? deal_ : DealStart{};
-  s.epoch = deal.epoch;
-  s.dealt_from_sample = deal.sample;
-  s.dealt_from_batch = deal.batch;
-  s.batches_received = deal.batch + next_number_;
-  return s;
+  return plan_.state(next_number_);
 }
 
 void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
-  std::string differs;
-  const auto text = [](const auto& value) {
-    using T = std::decay_t<decltype(value)>;
-    if constexpr (std::is_same_v<T, bool>) {
-      return std::string(value ? "true" : "false");
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      return value;
-    } else {
-      return std::to_string(value);
-    }
-  };
-  const auto compare = [&](const char* name, const auto& saved, const auto& mine) {
-    if (saved == mine) return;
-    differs += std::string(differs.empty() ? "" : ", ") + name + " " + text(saved) +
-               " in the state, " + text(mine) + " here";
-  };
-  if (!allow_dataset_change) {
-    compare("dataset samples", state.samples, std::uint64_t{dataset_.size()});
-    compare("dataset index hash", state.index_hash, index_hash());
-  }
-  compare("batch_size", state.batch_size, std::uint64_t{options_.batch_size});
-  compare("seed", state.seed, options_.seed);
-  const bool blocks = options_.shuffle == ShuffleMode::kBlocks;
-  compare("shuffle", state.shuffle, std::string(shuffle_name(options_.shuffle)));
-  compare("shuffle block bytes (tar_chunk_bytes)", state.block_bytes,
-          blocks ? options_.tar_chunk_bytes : std::uint64_t{0});
-  compare("shuffle window blocks (shuffle_window_mb)", state.window_blocks,
-          std::uint64_t{window_blocks_of(options_)});
-  compare("drop_last", state.drop_last, options_.drop_last);
-  compare("pad_shards", state.pad_shards, options_.pad_shards);
-  if (!differs.empty()) {
-    throw Error("cannot restore the loader state: " + differs +
-                (allow_dataset_change ? "" : " (a changed dataset is accepted only when asked)"));
-  }
-  // The saved rank's deal, and how far every rank of it got (they step in lock-step).
-  const std::size_t samples = dataset_.size();
-  SamplerOptions saved = sampler_options();
-  saved.rank = state.rank;
-  saved.world_size = state.world_size;
-  const std::size_t per_rank = samples_per_rank(samples, saved, state.dealt_from_sample);
-  const std::size_t batches = batch_count(per_rank, options_.batch_size, options_.drop_last);
-  const std::uint64_t received = state.batches_received - state.dealt_from_batch;
-  if (received > batches) {
-    throw Error("cannot restore the loader state: it says " +
-                std::to_string(state.batches_received) + " batches were received in epoch " +
-                std::to_string(state.epoch) + ", which has " +
-                std::to_string(state.dealt_from_batch + batches) + " at world size " +
-                std::to_string(state.world_size));
-  }
+  plan_.restore(state, allow_dataset_change);
   stop();
   started_ = false;
-  resume_ = DealStart{state.epoch,
-                      consumed_through(samples, saved, state.dealt_from_sample,
-                                       static_cast<std::size_t>(received) * options_.batch_size),
-                      static_cast<std::size_t>(state.batches_received)};
-  restored_ = state;
 }
 
 void Pipeline::io_main(std::uint64_t epoch) {
   try {
-    for (std::size_t number = 0; number < epoch_batches_; ++number) {
+    const std::vector<std::uint32_t>& order = plan_.order();
+    for (std::size_t number = 0; number < plan_.batches(); ++number) {
       const auto wait_start = Clock::now();
       Slot* slot = ring_->acquire(cancel_);
       if (slot == nullptr) return;
@@ -306,10 +213,10 @@ void Pipeline::io_main(std::uint64_t epoch) {
 
       const std::size_t first = number * options_.batch_size;
       slot->epoch = epoch;
-      slot->number = deal_.batch + number;
-      slot->count = std::min(options_.batch_size, order_.size() - first);
-      slot->indices.assign(order_.begin() + static_cast<std::ptrdiff_t>(first),
-                           order_.begin() + static_cast<std::ptrdiff_t>(first + slot->count));
+      slot->number = plan_.first_batch() + number;
+      slot->count = std::min(options_.batch_size, order.size() - first);
+      slot->indices.assign(order.begin() + static_cast<std::ptrdiff_t>(first),
+                           order.begin() + static_cast<std::ptrdiff_t>(first + slot->count));
       {
         gpu::TraceRange range("read");
         const auto start = Clock::now();
@@ -367,8 +274,8 @@ std::optional<Batch> Pipeline::next(const std::function<void()>& while_waiting) 
 }
 
 std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_waiting) {
-  if (!started_) start_epoch(resume_ ? resume_->epoch : 0);
-  while (!epoch_over_ && next_number_ < epoch_batches_) {
+  if (!started_) start_epoch(plan_.restored_epoch().value_or(0));
+  while (!epoch_over_ && next_number_ < plan_.batches()) {
     Slot* slot = nullptr;
     try {
       slot = delivery_->take(while_waiting);

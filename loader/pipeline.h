@@ -8,7 +8,8 @@
 //                                              (BatchAssembler), then the submit to the device
 //   deliver   Delivery (delivery.h)            the consumer: in order, waits charged by cause
 // The slots they pass between them (SlotRing, slot_ring.h) bound the work in flight; the memory
-// budget (memory_budget.h) sizes the ring; Telemetry (telemetry.h) counts for the report.
+// budget (memory_budget.h) sizes the ring; Telemetry (telemetry.h) counts for the report;
+// EpochPlan (epoch_plan.h) says which samples an epoch deals and keeps the resumable state.
 //
 // The pipeline owns the epoch lifecycle: start_epoch() cancels what is in flight and starts an
 // I/O thread for the new epoch's order; stop() cancels, joins it and waits for the decode tasks.
@@ -21,7 +22,6 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -30,11 +30,11 @@
 #include "loader/batch_reader.h"
 #include "loader/copier.h"
 #include "loader/delivery.h"
+#include "loader/epoch_plan.h"
 #include "loader/loader.h"
 #include "loader/loader_state.h"
 #include "loader/report.h"
 #include "loader/sample_decoder.h"
-#include "loader/sampler.h"
 #include "loader/slot_ring.h"
 #include "loader/telemetry.h"
 #include "loader/trace.h"
@@ -50,7 +50,7 @@ class Pipeline {
 
   const LoaderOptions& options() const { return options_; }
   const Dataset& dataset() const { return dataset_; }
-  std::size_t samples_per_epoch() const { return samples_per_epoch_; }
+  std::size_t samples_per_epoch() const { return plan_.samples_per_epoch(); }
   std::size_t batches_per_epoch() const;
 
   void start_epoch(std::uint64_t epoch);
@@ -63,25 +63,14 @@ class Pipeline {
   const TraceRecorder& trace() const { return trace_; }
 
  private:
-  // Where an epoch's deal begins: samples of its sequence consumed before, and the number
-  // of its first batch (both 0 unless a restored state says otherwise).
-  struct DealStart {
-    std::uint64_t epoch = 0;
-    std::size_t sample = 0;
-    std::size_t batch = 0;
-  };
-
   void stop();
-  SamplerOptions sampler_options() const;
-  const std::string& index_hash() const;  // the dataset's, computed once
   std::optional<Batch> next_batch(const std::function<void()>& while_waiting);
   void io_main(std::uint64_t epoch);
   void decode_task(detail::Slot* slot, std::size_t i);
 
   LoaderOptions options_;
   Dataset dataset_;
-  std::vector<std::uint32_t> block_starts_;  // shuffle=blocks: storage_blocks(); else empty
-  std::size_t samples_per_epoch_ = 0;
+  EpochPlan plan_;
   TraceRecorder trace_;
 
   std::unique_ptr<BatchReader> reader_;  // used by the I/O thread only
@@ -94,20 +83,12 @@ class Pipeline {
   std::unique_ptr<tbb::global_control> thread_limit_;
   std::unique_ptr<tbb::task_arena> arena_;
 
-  mutable std::once_flag index_hash_once_;
-  mutable std::string index_hash_;
-
   std::atomic<bool> cancel_{false};
   std::thread io_thread_;
 
   // Consumer-side epoch state.
   bool started_ = false;
-  DealStart deal_;                       // of the current epoch
-  std::optional<DealStart> resume_;      // set by load_state(), used by the next start_epoch()
-  std::optional<LoaderState> restored_;  // what load_state() was given, until then
-  std::vector<std::uint32_t> order_;     // this rank's samples of the deal
-  std::size_t epoch_batches_ = 0;        // batches of the deal
-  std::size_t next_number_ = 0;          // batches of the deal taken by the consumer
+  std::size_t next_number_ = 0;  // batches of the deal taken by the consumer
   bool epoch_over_ = false;
 };
 

@@ -30,8 +30,9 @@ void Delivery::returned() {
 
 detail::Slot* Delivery::take(const std::function<void()>& while_waiting) {
   const auto wait_start = Clock::now();
-  telemetry_.in_flight(ring_.in_flight());
-  trace_.counter("batches in flight", static_cast<std::int64_t>(ring_.in_flight()));
+  const std::size_t in_flight = ring_.in_flight();
+  telemetry_.in_flight(in_flight);
+  trace_.counter("batches in flight", static_cast<std::int64_t>(in_flight));
   auto charged_until = wait_start;
   for (;;) {
     std::optional<detail::Stall> stall;

@@ -75,9 +75,10 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
                              options_.allow_empty_classes)),
       plan_(dataset_, options_),
       trace_(options_.trace) {
+  const std::size_t held_blocks = held_blocks_of(options_, dataset_);
   std::unique_ptr<BlockStore> blocks;
-  if (const std::size_t held = held_blocks_of(options_, dataset_); held > 0) {
-    blocks = std::make_unique<BlockStore>(dataset_, plan_.block_starts(), held);
+  if (held_blocks > 0) {
+    blocks = std::make_unique<BlockStore>(dataset_, plan_.block_starts(), held_blocks);
   }
   reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
                                           options_.tar_chunk_bytes, make_reader, std::move(blocks));
@@ -98,18 +99,17 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   // Decoders write uint8 when the device converts (CUDA) or uint8 is wanted, else the floats.
   const bool decode_to_u8 =
       transfer.device.is_cuda() || options_.layout == OutputLayout::kUint8NHWC;
-  const std::size_t pixels =
-      static_cast<std::size_t>(options_.transform.size) * options_.transform.size;
-  const std::size_t sample_bytes = decode_to_u8 ? pixels * 3 : pixels * 3 * sizeof(float);
+  const std::size_t sample_bytes =
+      SampleDecoder::bytes_per_sample(options_.transform.size, decode_to_u8);
   MemoryNeeds needs;
   needs.batch_size = options_.batch_size;
   needs.staging_bytes_per_sample = static_cast<double>(sample_bytes);
   needs.encoded_bytes_per_sample =
       static_cast<double>(dataset_.total_bytes()) / static_cast<double>(dataset_.size());
   needs.tar_members = dataset_.files_are_shared();
-  needs.shared_bytes = shared_buffer_bytes(options_, dataset_, decode_to_u8) +
-                       static_cast<double>(held_blocks_of(options_, dataset_)) *
-                           static_cast<double>(options_.tar_chunk_bytes);
+  needs.shared_bytes =
+      shared_buffer_bytes(options_, dataset_, decode_to_u8) +
+      static_cast<double>(held_blocks) * static_cast<double>(options_.tar_chunk_bytes);
   const MemoryInfo memory = memory_info();
   const std::uint64_t memory_limit = memory.limit_bytes;
   options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,

@@ -14,13 +14,18 @@ SampleDecoder::SampleDecoder(const Dataset& dataset, const LoaderOptions& option
       options_(options),
       decode_to_u8_(decode_to_u8),
       pixels_(static_cast<std::size_t>(options.transform.size) * options.transform.size),
-      sample_bytes_(decode_to_u8 ? pixels_ * 3 : pixels_ * 3 * sizeof(float)),
+      sample_bytes_(bytes_per_sample(options.transform.size, decode_to_u8)),
       telemetry_(telemetry),
       trace_(trace),
       workers_([limits = decode::DecodeLimits{.max_pixels = options.max_pixels,
                                               .on_warning = options.on_warning}] {
         return std::make_unique<Worker>(limits);
       }) {}
+
+std::size_t SampleDecoder::bytes_per_sample(int size, bool decode_to_u8) {
+  const std::size_t values = static_cast<std::size_t>(size) * static_cast<std::size_t>(size) * 3;
+  return decode_to_u8 ? values : values * sizeof(float);
+}
 
 void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   if (!slot.errors[i].empty()) return;

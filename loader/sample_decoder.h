@@ -29,15 +29,15 @@ class SampleDecoder {
   SampleDecoder(const Dataset& dataset, const LoaderOptions& options, bool decode_to_u8,
                 Telemetry& telemetry, TraceRecorder& trace);
 
-  // Bytes one decoded sample takes in the staging buffer.
-  std::size_t sample_bytes() const { return sample_bytes_; }
+  // Bytes one decoded sample takes in the staging buffer: size x size x 3, as uint8 or float.
+  static std::size_t bytes_per_sample(int size, bool decode_to_u8);
   // Decodes sample `i` of `slot` unless its read already failed.
   void decode(detail::Slot& slot, std::size_t i);
 
  private:
   struct Worker {
     explicit Worker(const decode::DecodeLimits& limits) : decoder(limits) {}
-    decode::Decoder decoder;  // any format, chosen by content
+    decode::Decoder decoder;            // any format, chosen by content
     std::vector<std::uint8_t> scratch;  // HWC pixels before conversion to float NCHW
   };
 

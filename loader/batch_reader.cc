@@ -161,10 +161,10 @@ void BatchReader::start_epoch(const std::vector<std::uint32_t>& order) {
   if (blocks_) blocks_->start_epoch(order);
 }
 
-bool BatchReader::read_ahead() {
+bool BatchReader::read_ahead(std::size_t blocks) {
   if (!blocks_) return false;
   block_reads_.clear();
-  blocks_->plan_ahead(shared_files_, block_reads_);
+  blocks_->plan_ahead(shared_files_, block_reads_, blocks);
   if (block_reads_.empty()) return false;
   reader_->read(block_reads_);
   blocks_->finish_batch(block_reads_);

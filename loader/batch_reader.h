@@ -52,10 +52,10 @@ class BatchReader {
   // Reads the samples slot.indices[0, slot.count): fills labels, errors, encoded and
   // encoded_offset. Returns when every read has finished or failed.
   void read(detail::Slot& slot);
-  // Block reads: reads the look-ahead blocks due after the last read() (BlockStore), once that
-  // batch is with the decoders; nothing otherwise. Read failures wait for a batch that needs
-  // the block. Returns whether it read anything.
-  bool read_ahead();
+  // Block reads: reads the next `blocks` look-ahead blocks (BlockStore::plan_ahead); nothing
+  // otherwise. Read failures wait for a batch that needs the block. Returns whether it read
+  // anything.
+  bool read_ahead(std::size_t blocks);
 
   const io::ReadStats& stats() const { return reader_->stats(); }
   io::Backend backend() const { return reader_->backend(); }

@@ -1,7 +1,6 @@
 #include "loader/block_store.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
 #include "loader/sampler.h"
@@ -45,16 +44,10 @@ BlockStore::BlockStore(const Dataset& dataset, std::vector<std::uint32_t> block_
 void BlockStore::start_epoch(const std::vector<std::uint32_t>& order) {
   for (std::size_t b = 0; b < held_.size(); ++b) release(b);
   uses_left_.assign(starts_.size(), 0);
-  std::size_t blocks = 0;
-  for (const std::uint32_t index : order) {
-    blocks += uses_left_[block_of(index)]++ == 0 ? 1 : 0;
-  }
+  for (const std::uint32_t index : order) ++uses_left_[block_of(index)];
   order_ = order;
   consumed_ = 0;
-  last_batch_ = 0;
   ahead_ = 0;
-  blocks_per_sample_ =
-      order.empty() ? 0 : static_cast<double>(blocks) / static_cast<double>(order.size());
 }
 
 std::size_t BlockStore::block_of(std::uint32_t index) const {
@@ -95,19 +88,16 @@ void BlockStore::plan(std::span<const std::uint32_t> indices, std::span<const io
   read_block_.clear();
   for (const std::uint32_t index : indices) add_read(block_of(index), shards, reads);
   consumed_ += indices.size();
-  last_batch_ = indices.size();
 }
 
-void BlockStore::plan_ahead(std::span<const io::File> shards, std::vector<io::ReadRequest>& reads) {
+void BlockStore::plan_ahead(std::span<const io::File> shards, std::vector<io::ReadRequest>& reads,
+                            std::size_t blocks) {
   read_block_.clear();
   ahead_ = std::max(ahead_, consumed_);
-  auto share = static_cast<std::size_t>(
-      std::ceil(2 * blocks_per_sample_ * static_cast<double>(last_batch_)));
-  while (share > 0 && ahead_ < order_.size() && held_count_ < max_held_) {
-    const std::size_t block = block_of(order_[ahead_++]);
+  while (blocks > 0 && ahead_ < order_.size() && held_count_ < max_held_) {
     const std::size_t before = reads.size();
-    add_read(block, shards, reads);
-    share -= reads.size() > before ? 1 : 0;
+    add_read(block_of(order_[ahead_++]), shards, reads);
+    blocks -= reads.size() > before ? 1 : 0;
   }
 }
 

@@ -3,13 +3,13 @@
 // read whole, in one sequential read, and held until the last sample of this rank's epoch order
 // that lies in it has been copied out; then its buffer is reused for another block.
 //
-// What is read when: the blocks a batch needs that are not held (plan), and, once the batch is
-// with the decoders, a share of look-ahead (plan_ahead): the next blocks of the epoch order not
-// held yet, about twice the epoch's blocks per sample times the batch's samples, while fewer
-// than `max_held` blocks are held. Without it the first batch of each window would need nearly
-// all the window's blocks at once, and the decoders would wait on that burst; with it a
-// window's blocks arrive while the previous one decodes. A needed block is read even beyond
-// max_held (the look-ahead stops there).
+// What is read when: the blocks a batch needs that are not held (plan), and look-ahead
+// (plan_ahead): the next blocks of the epoch order not held yet, in the order of their first
+// use, while fewer than `max_held` blocks are held. The I/O thread reads ahead whenever it
+// would otherwise wait for a free batch slot (SlotRing::acquire's `meanwhile`), so the disk
+// keeps reading while the decoders are busy: a window's first batch needs nearly all of the
+// window's blocks, and without look-ahead the decoders would wait on that burst. A needed
+// block is read even beyond max_held (the look-ahead stops there).
 //
 // Thread-safety: the I/O thread only (BatchReader).
 #pragma once
@@ -49,9 +49,10 @@ class BlockStore {
   // order.
   void plan(std::span<const std::uint32_t> indices, std::span<const io::File> shards,
             std::vector<io::ReadRequest>& reads);
-  // Appends the look-ahead reads due after the last planned batch. After they ran, call
-  // finish_batch() with them.
-  void plan_ahead(std::span<const io::File> shards, std::vector<io::ReadRequest>& reads);
+  // Appends the reads of up to `blocks` look-ahead blocks (none once max_held are held or the
+  // epoch's blocks are all planned). After they ran, call finish_batch() with them.
+  void plan_ahead(std::span<const io::File> shards, std::vector<io::ReadRequest>& reads,
+                  std::size_t blocks);
 
   // After the planned reads ran: where sample `index`'s bytes are, or the failed read that
   // should have held them (then bytes is null).
@@ -84,8 +85,6 @@ class BlockStore {
   std::vector<std::uint32_t> order_;     // this epoch's, for look-ahead
   std::size_t consumed_ = 0;             // samples of order_ planned so far
   std::size_t ahead_ = 0;                // look-ahead scan position in order_
-  std::size_t last_batch_ = 0;           // samples of the last planned batch
-  double blocks_per_sample_ = 0;
 };
 
 }  // namespace feedrate

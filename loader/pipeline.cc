@@ -203,12 +203,23 @@ void Pipeline::io_main(std::uint64_t epoch) {
     const std::vector<std::uint32_t>& order = plan_.order();
     for (std::size_t number = 0; number < plan_.batches(); ++number) {
       const auto wait_start = Clock::now();
-      Slot* slot = ring_->acquire(cancel_);
+      Clock::duration reading_ahead{};
+      // shuffle=blocks: while every slot is taken, the next blocks (one read at a time, so
+      // that a slot freed meanwhile is taken soon after).
+      const auto read_ahead = [&] {
+        const auto start = Clock::now();
+        if (!reader_->read_ahead(1)) return false;
+        const auto end = Clock::now();
+        telemetry_->read(start, end, reader_->stats());
+        reading_ahead += end - start;
+        return true;
+      };
+      Slot* slot = ring_->acquire(cancel_, read_ahead);
       if (slot == nullptr) return;
       telemetry_->waited_for_slot(
-          static_cast<std::uint64_t>(
-              std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - wait_start)
-                  .count()),
+          static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         Clock::now() - wait_start - reading_ahead)
+                                         .count()),
           slot->delayed_by);
 
       const std::size_t first = number * options_.batch_size;
@@ -240,9 +251,6 @@ void Pipeline::io_main(std::uint64_t epoch) {
           arena_->enqueue([this, slot, i] { decode_task(slot, i); });
         }
       }
-      // shuffle=blocks: the next blocks, while the decoders have this batch.
-      const auto ahead_start = Clock::now();
-      if (reader_->read_ahead()) telemetry_->read(ahead_start, Clock::now(), reader_->stats());
     }
   } catch (...) {
     ring_->fail(std::current_exception());

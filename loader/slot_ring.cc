@@ -45,9 +45,11 @@ void SlotRing::reclaim() {
   });
 }
 
-detail::Slot* SlotRing::acquire(const std::atomic<bool>& cancel) {
+detail::Slot* SlotRing::acquire(const std::atomic<bool>& cancel,
+                                const std::function<bool()>& meanwhile) {
   std::unique_lock lock(mutex_);
   Stall delayed_by = Stall::kIo;
+  bool busy = static_cast<bool>(meanwhile);
   for (;;) {
     if (cancel) {
       acquire_waiting_ = Stall::kIo;
@@ -56,11 +58,14 @@ detail::Slot* SlotRing::acquire(const std::atomic<bool>& cancel) {
     if (free_.empty()) reclaim();
     if (!free_.empty()) break;
     // Every slot is in flight, held or still being copied out of.
-    if (returning_.empty()) {
-      acquire_waiting_ = Stall::kRam;
+    acquire_waiting_ = returning_.empty() ? Stall::kRam : Stall::kH2d;
+    if (busy) {
+      lock.unlock();
+      busy = meanwhile();
+      lock.lock();
+    } else if (returning_.empty()) {
       changed_.wait(lock);
     } else {
-      acquire_waiting_ = Stall::kH2d;
       changed_.wait_for(lock, kReclaimPoll);
     }
     delayed_by = acquire_waiting_;

@@ -2,7 +2,8 @@
 // loader/). Shared with every Batch, so a Batch may outlive its Loader.
 //
 // Who calls what:
-//   I/O thread   acquire(): the next free slot, appended to the in-flight queue (batch order);
+//   I/O thread   acquire(): the next free slot, appended to the in-flight queue (batch order),
+//                doing the caller's other work (block look-ahead) while every slot is taken;
 //   any stage    advance(): a slot's next state (loader/slot.h); fail(): a pipeline error;
 //   consumer     take_front(): the oldest batch in flight once it is deliverable;
 //   any thread   release() (through the last Batch or DLPack holder): never blocks.
@@ -19,6 +20,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,8 +43,11 @@ class SlotRing final : public detail::SlotOwner {
   std::size_t capacity() const { return slots_.size(); }
 
   // I/O thread: the next slot to fill, now kReading and last in flight, with delayed_by saying
-  // what its start waited for (kIo: nothing). nullptr once `cancel` is set.
-  Slot* acquire(const std::atomic<bool>& cancel);
+  // what its start waited for (kIo: nothing). nullptr once `cancel` is set. While every slot
+  // is in flight or held, `meanwhile` (when given) runs without the lock instead of a wait, as
+  // long as it returns true (it did some work: a look-ahead read); once it returns false the
+  // call waits as without it.
+  Slot* acquire(const std::atomic<bool>& cancel, const std::function<bool()>& meanwhile = {});
   // What acquire() waits for right now: kRam (every slot in flight or held), kH2d (a released
   // slot's staging is still being copied) or kIo (it is not waiting).
   detail::Stall acquire_waiting() const { return acquire_waiting_.load(); }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <set>
 #include <thread>
@@ -110,6 +111,38 @@ TEST(SlotRing, SlotsHeldByTheConsumerAreARamWaitAndCancelEndsIt) {
   r.ring->fail(nullptr);  // any state change wakes the waiter
   ASSERT_EQ(acquired.wait_for(5s), std::future_status::ready);
   EXPECT_EQ(acquired.get(), nullptr);
+}
+
+TEST(SlotRing, WhileEverySlotIsTakenAcquireDoesTheOtherWorkThenWaits) {
+  Ring r;
+  Slot* first = r.deliver();
+  r.deliver();
+  // Three pieces of work, then none: acquire() runs them only while no slot is free, stops
+  // asking once there is none, and still takes the slot released afterwards.
+  std::atomic<int> calls{0};
+  const std::function<bool()> meanwhile = [&] { return ++calls <= 3; };
+  auto acquired =
+      std::async(std::launch::async, [&] { return r.ring->acquire(r.cancel, meanwhile); });
+  for (int i = 0; i < 5000 && calls < 4; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(acquired.wait_for(50ms), std::future_status::timeout);
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(r.ring->acquire_waiting(), Stall::kRam);
+  r.copies->copies_done = true;
+  r.ring->release(first);
+  ASSERT_EQ(acquired.wait_for(5s), std::future_status::ready);
+  Slot* slot = acquired.get();
+  ASSERT_EQ(slot, first);
+  EXPECT_EQ(slot->delayed_by, Stall::kRam);
+  EXPECT_EQ(calls, 4);
+
+  // With a slot free, nothing else runs.
+  r.ring->advance(*slot, Slot::State::kReady);
+  std::optional<Stall> waited;
+  r.ring->release(r.ring->take_front(1ms, &waited));
+  calls = 0;
+  Slot* next = r.ring->acquire(r.cancel, meanwhile);
+  EXPECT_NE(next, nullptr);
+  EXPECT_EQ(calls, 0);
 }
 
 TEST(SlotRing, TheConsumerWaitsOnWhatTheFrontBatchWaitsOn) {

@@ -157,8 +157,9 @@ std::string BatchReader::read_failure(std::uint32_t index, const io::ReadRequest
               : request.error.message());
 }
 
-void BatchReader::start_epoch(const std::vector<std::uint32_t>& order) {
-  if (blocks_) blocks_->start_epoch(order);
+void BatchReader::start_epoch(const std::vector<std::uint32_t>& order,
+                              const std::vector<std::uint32_t>& units) {
+  if (blocks_) blocks_->start_epoch(order, units);
 }
 
 bool BatchReader::read_ahead(std::size_t blocks) {

@@ -45,9 +45,10 @@ class BatchReader {
               std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
               std::unique_ptr<BlockStore> blocks = nullptr);
 
-  // Block reads: this rank's `order` for the epoch (BlockStore::start_epoch). Call before the
-  // epoch's first read().
-  void start_epoch(const std::vector<std::uint32_t>& order);
+  // Block reads: this rank's `order` for the epoch and the epoch's read units
+  // (BlockStore::start_epoch). Call before the epoch's first read().
+  void start_epoch(const std::vector<std::uint32_t>& order,
+                   const std::vector<std::uint32_t>& units);
 
   // Reads the samples slot.indices[0, slot.count): fills labels, errors, encoded and
   // encoded_offset. Returns when every read has finished or failed.

@@ -35,14 +35,14 @@ std::size_t held_blocks_of(const LoaderOptions& options, const Dataset& dataset)
   return window + std::min(window, options.batch_size);
 }
 
-BlockStore::BlockStore(const Dataset& dataset, std::vector<std::uint32_t> block_starts,
-                       std::size_t max_held)
-    : dataset_(dataset), starts_(std::move(block_starts)), max_held_(max_held) {
-  held_.resize(starts_.size());
-}
+BlockStore::BlockStore(const Dataset& dataset, std::uint64_t max_held_bytes)
+    : dataset_(dataset), max_held_bytes_(max_held_bytes) {}
 
-void BlockStore::start_epoch(const std::vector<std::uint32_t>& order) {
+void BlockStore::start_epoch(const std::vector<std::uint32_t>& order,
+                             const std::vector<std::uint32_t>& units) {
   for (std::size_t b = 0; b < held_.size(); ++b) release(b);
+  starts_ = units;
+  held_.resize(starts_.size());
   uses_left_.assign(starts_.size(), 0);
   for (const std::uint32_t index : order) ++uses_left_[block_of(index)];
   order_ = order;
@@ -74,7 +74,7 @@ void BlockStore::add_read(std::size_t block, std::span<const io::File> shards,
   }
   buffer.resize(static_cast<std::size_t>(end - begin.offset));
   held_[block] = std::move(buffer);
-  ++held_count_;
+  held_bytes_ += held_[block].size();
   io::ReadRequest request;
   request.fd = shards[begin.file].fd();
   request.offset = begin.offset;
@@ -94,7 +94,7 @@ void BlockStore::plan_ahead(std::span<const io::File> shards, std::vector<io::Re
                             std::size_t blocks) {
   read_block_.clear();
   ahead_ = std::max(ahead_, consumed_);
-  while (blocks > 0 && ahead_ < order_.size() && held_count_ < max_held_) {
+  while (blocks > 0 && ahead_ < order_.size() && held_bytes_ < max_held_bytes_) {
     const std::size_t before = reads.size();
     add_read(block_of(order_[ahead_++]), shards, reads);
     blocks -= reads.size() > before ? 1 : 0;
@@ -127,8 +127,8 @@ void BlockStore::finish_batch(std::span<const io::ReadRequest> reads) {
 
 void BlockStore::release(std::size_t block) {
   if (held_[block].empty()) return;
+  held_bytes_ -= held_[block].size();
   spare_.push_back(std::exchange(held_[block], {}));
-  --held_count_;
 }
 
 }  // namespace feedrate

@@ -37,6 +37,9 @@ void EpochPlan::begin(std::uint64_t epoch) {
   restored_.reset();
   begun_ = true;
   order_ = epoch_order(dataset_.size(), sampler_options(), epoch, deal_.sample);
+  if (!block_starts_.empty()) {
+    read_units_ = epoch_read_units(dataset_.size(), sampler_options(), epoch);
+  }
   batches_ = batch_count(order_.size(), options_.batch_size, options_.drop_last);
 }
 

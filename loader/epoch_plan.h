@@ -33,13 +33,13 @@ class EpochPlan {
 
   // Samples of a whole epoch on this rank, before skips.
   std::size_t samples_per_epoch() const { return samples_per_epoch_; }
-  // The storage blocks of shuffle=blocks (empty otherwise).
-  const std::vector<std::uint32_t>& block_starts() const { return block_starts_; }
 
   // Deals `epoch`: from a restored point when restore() named this epoch, else from its start.
   void begin(std::uint64_t epoch);
   // This rank's samples of the deal, in delivery order; its batches; the first one's number.
   const std::vector<std::uint32_t>& order() const { return order_; }
+  // shuffle=blocks: the deal's epoch's read units (epoch_read_units); empty otherwise.
+  const std::vector<std::uint32_t>& read_units() const { return read_units_; }
   std::size_t batches() const { return batches_; }
   std::size_t first_batch() const { return deal_.batch; }
   // The epoch a restored state waits to continue, if any.
@@ -74,6 +74,7 @@ class EpochPlan {
   std::optional<DealStart> resume_;      // set by restore(), used by the next begin()
   std::optional<LoaderState> restored_;  // what restore() was given, until then
   std::vector<std::uint32_t> order_;
+  std::vector<std::uint32_t> read_units_;
   std::size_t batches_ = 0;
 };
 

@@ -97,12 +97,14 @@ LoaderState LoaderState::from_json(std::string_view text) {
     throw Error("loader state: format is " + format.dump() + ", expected \"" + kFormat + "\"");
   }
   const std::uint64_t version = unsigned_field(in, "version");
-  if (version != kFormatVersion) {
+  if (version != kFormatVersion && version != kFormatVersion - 1) {
     throw Error("loader state: version " + std::to_string(version) +
-                " is not supported (this feedrate reads version " + std::to_string(kFormatVersion) +
+                " is not supported (this feedrate reads versions " +
+                std::to_string(kFormatVersion - 1) + " and " + std::to_string(kFormatVersion) +
                 ")");
   }
   LoaderState s;
+  s.version = static_cast<int>(version);
   const json& dataset = field(in, "dataset", "");
   if (!dataset.is_object()) throw Error("loader state: field 'dataset' must be an object");
   s.samples = unsigned_field(dataset, "samples", "dataset.");
@@ -134,6 +136,12 @@ LoaderState LoaderState::from_json(std::string_view text) {
   if (!checksum.is_string() || checksum.get<std::string>() != checksum_of(body(s).dump()) ||
       in.size() != body(s).size() + 1) {
     throw Error("loader state: checksum mismatch: the state was edited or damaged");
+  }
+  if (s.version == 2 && s.shuffle == "blocks") {
+    throw Error(
+        "loader state: version 2 with shuffle \"blocks\" is not supported: that order changed in "
+        "version 3 (the first window goes part by part), so the rest of the epoch would not be "
+        "what was left");
   }
   if (s.world_size == 0 || s.rank >= s.world_size) {
     throw Error("loader state: rank " + std::to_string(s.rank) + " of world size " +

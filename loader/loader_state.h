@@ -22,7 +22,9 @@ namespace feedrate {
 
 struct LoaderState {
   // 2: shuffle is a mode ("full", "blocks", "none"), with the blocks' size and window.
-  static constexpr int kFormatVersion = 2;
+  // 3: the first window of shuffle "blocks" goes part by part (sampler.h kFirstWindowParts).
+  // Version 2 is read for "full" and "none", whose order did not change.
+  static constexpr int kFormatVersion = 3;
   int version = kFormatVersion;
 
   // The dataset fingerprint: its sample count and a hash of its index (file names relative to

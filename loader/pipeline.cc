@@ -78,7 +78,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   const std::size_t held_blocks = held_blocks_of(options_, dataset_);
   std::unique_ptr<BlockStore> blocks;
   if (held_blocks > 0) {
-    blocks = std::make_unique<BlockStore>(dataset_, plan_.block_starts(), held_blocks);
+    blocks = std::make_unique<BlockStore>(dataset_, held_blocks * options_.tar_chunk_bytes);
   }
   reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
                                           options_.tar_chunk_bytes, make_reader, std::move(blocks));
@@ -182,7 +182,7 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   telemetry_->start();
   started_ = true;
   plan_.begin(epoch);
-  reader_->start_epoch(plan_.order());
+  reader_->start_epoch(plan_.order(), plan_.read_units());
   next_number_ = 0;
   epoch_over_ = false;
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });

@@ -24,36 +24,78 @@ void permute(std::span<T> items, decode::Rng& rng) {
   for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
 }
 
-// kBlocks: the blocks in a seeded order, then each window's samples shuffled together.
+// kBlocks: each block's first sample (one block per sample when none are given), and the
+// blocks in the epoch's seeded order.
+struct BlockOrder {
+  std::vector<std::uint32_t> starts;
+  std::vector<std::uint32_t> order;
+  std::size_t size = 0;  // samples
+
+  std::uint32_t begin(std::size_t block) const { return starts[block]; }
+  std::uint32_t end(std::size_t block) const {
+    return block + 1 < starts.size() ? starts[block + 1] : static_cast<std::uint32_t>(size);
+  }
+  // The first sample of part `part` of `block` cut into kFirstWindowParts.
+  std::uint32_t part_begin(std::size_t block, std::size_t part) const {
+    return begin(block) +
+           static_cast<std::uint32_t>((end(block) - begin(block)) * part / kFirstWindowParts);
+  }
+};
+
+BlockOrder block_order(std::size_t dataset_size, const SamplerOptions& options,
+                       std::uint64_t epoch) {
+  BlockOrder blocks;
+  blocks.size = dataset_size;
+  blocks.starts.assign(options.block_starts.begin(), options.block_starts.end());
+  if (blocks.starts.empty()) {
+    blocks.starts.resize(dataset_size);
+    std::iota(blocks.starts.begin(), blocks.starts.end(), 0u);
+  }
+  blocks.order.resize(blocks.starts.size());
+  std::iota(blocks.order.begin(), blocks.order.end(), 0u);
+  decode::Rng rng(decode::mix64(options.seed) ^ decode::mix64(epoch + 0xb10c));
+  permute(std::span(blocks.order), rng);
+  return blocks;
+}
+
+std::size_t window_of(const SamplerOptions& options) {
+  return std::max<std::size_t>(1, options.window_blocks);
+}
+
+// kBlocks: the blocks in a seeded order, then each window's samples shuffled together (the
+// first window's part by part).
 std::vector<std::uint32_t> blocks_sequence(std::size_t dataset_size, const SamplerOptions& options,
                                            std::uint64_t epoch) {
-  std::vector<std::uint32_t> starts(options.block_starts.begin(), options.block_starts.end());
-  if (starts.empty()) {
-    starts.resize(dataset_size);
-    std::iota(starts.begin(), starts.end(), 0u);
-  }
-  const std::size_t blocks = starts.size();
-  const auto end_of = [&](std::size_t b) {
-    return b + 1 < blocks ? starts[b + 1] : static_cast<std::uint32_t>(dataset_size);
-  };
-  std::vector<std::uint32_t> block_order(blocks);
-  std::iota(block_order.begin(), block_order.end(), 0u);
-  decode::Rng block_rng(decode::mix64(options.seed) ^ decode::mix64(epoch + 0xb10c));
-  permute(std::span(block_order), block_rng);
-
-  const std::size_t window = std::max<std::size_t>(1, options.window_blocks);
+  const BlockOrder blocks = block_order(dataset_size, options, epoch);
+  const std::size_t count = blocks.order.size();
+  const std::size_t window = window_of(options);
   std::vector<std::uint32_t> sequence;
   sequence.reserve(dataset_size);
-  for (std::size_t first = 0; first < blocks; first += window) {
-    const std::size_t window_start = sequence.size();
-    for (std::size_t b = first; b < std::min(blocks, first + window); ++b) {
-      for (std::uint32_t i = starts[block_order[b]]; i < end_of(block_order[b]); ++i) {
+  const auto shuffle_since = [&](std::size_t start, std::uint64_t stream) {
+    decode::Rng rng(decode::mix64(options.seed) ^ decode::mix64(epoch + 0x5eed) ^
+                    decode::mix64(stream));
+    permute(std::span(sequence).subspan(start), rng);
+  };
+  const std::size_t first_end = std::min(count, window);
+  for (std::size_t part = 0; part < kFirstWindowParts; ++part) {
+    const std::size_t start = sequence.size();
+    for (std::size_t b = 0; b < first_end; ++b) {
+      const std::uint32_t block = blocks.order[b];
+      const std::uint32_t end =
+          part + 1 < kFirstWindowParts ? blocks.part_begin(block, part + 1) : blocks.end(block);
+      for (std::uint32_t i = blocks.part_begin(block, part); i < end; ++i) sequence.push_back(i);
+    }
+    shuffle_since(start, (std::uint64_t{part} << 32) | 1);
+  }
+  for (std::size_t first = window; first < count; first += window) {
+    const std::size_t start = sequence.size();
+    for (std::size_t b = first; b < std::min(count, first + window); ++b) {
+      const std::uint32_t block = blocks.order[b];
+      for (std::uint32_t i = blocks.begin(block); i < blocks.end(block); ++i) {
         sequence.push_back(i);
       }
     }
-    decode::Rng rng(decode::mix64(options.seed) ^ decode::mix64(epoch + 0x5eed) ^
-                    decode::mix64(first / window + 1));
-    permute(std::span(sequence).subspan(window_start), rng);
+    shuffle_since(start, first / window + 1);
   }
   return sequence;
 }
@@ -85,6 +127,25 @@ std::vector<std::uint32_t> storage_blocks(std::span<const std::uint64_t> sizes,
 
 std::size_t window_blocks(std::uint64_t window_bytes, std::uint64_t block_bytes) {
   return block_bytes == 0 ? 1 : std::max<std::uint64_t>(1, window_bytes / block_bytes);
+}
+
+std::vector<std::uint32_t> epoch_read_units(std::size_t dataset_size, const SamplerOptions& options,
+                                            std::uint64_t epoch) {
+  const BlockOrder blocks = block_order(dataset_size, options, epoch);
+  std::vector<bool> first_window(blocks.order.size(), false);
+  for (std::size_t b = 0; b < std::min(blocks.order.size(), window_of(options)); ++b) {
+    first_window[blocks.order[b]] = true;
+  }
+  std::vector<std::uint32_t> units;
+  for (std::size_t block = 0; block < blocks.starts.size(); ++block) {
+    for (std::size_t part = 0; part < (first_window[block] ? kFirstWindowParts : 1); ++part) {
+      const std::uint32_t begin = blocks.part_begin(block, part);
+      if (begin < blocks.end(block) && (units.empty() || units.back() != begin)) {
+        units.push_back(begin);
+      }
+    }
+  }
+  return units;
 }
 
 std::vector<std::uint32_t> epoch_sequence(std::size_t dataset_size, const SamplerOptions& options,

@@ -143,13 +143,31 @@ TEST(LoaderStateJson, WrongFormatVersionAndTypesSayWhat) {
   };
   EXPECT_NE(message("[1,2]").find("expected a JSON object"), std::string::npos);
   EXPECT_NE(message(R"({"format":"other"})").find("format is \"other\""), std::string::npos);
-  EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":3})").find("version 3"),
+  EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":4})").find("version 4"),
             std::string::npos);
   // Version 1 (shuffle a bool) is refused: its order would not be this version's.
   EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":1})").find("version 1"),
             std::string::npos);
   EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":2})").find("missing field"),
             std::string::npos);
+  EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":3})").find("missing field"),
+            std::string::npos);
+  // Version 2 is read, and written back as it was, where the order did not change; a blocks
+  // state of version 2 is refused (its first window's order changed in version 3).
+  LoaderState full;
+  full.version = 2;
+  full.samples = 10;
+  full.batch_size = 2;
+  const LoaderState read = LoaderState::from_json(full.to_json());
+  EXPECT_EQ(read, full);
+  EXPECT_EQ(read.to_json(), full.to_json());
+  LoaderState blocks = full;
+  blocks.shuffle = "blocks";
+  blocks.block_bytes = 4096;
+  blocks.window_blocks = 2;
+  EXPECT_NE(message(blocks.to_json()).find("version 2 with shuffle \"blocks\""), std::string::npos);
+  blocks.version = LoaderState::kFormatVersion;
+  EXPECT_EQ(LoaderState::from_json(blocks.to_json()), blocks);
 }
 
 TEST_F(LoaderStateTest, RestoredEpochIsTheUninterruptedRestByteForByte) {

@@ -143,6 +143,47 @@ TEST(Sampler, BlocksShuffleWithinWindowsOfShuffledBlocks) {
   for (std::size_t k = 0; k < 33; ++k) EXPECT_EQ(mine[k], sequence[3 * k + 1]);
 }
 
+TEST(Sampler, TheFirstWindowGoesPartByPartAndIsReadInParts) {
+  // 100 samples in 20 blocks of 5; windows of 4 blocks. The first window's blocks are cut into
+  // kFirstWindowParts parts of consecutive samples, and its positions hold part 0 of each of its
+  // blocks, then part 1, ...: its first batches need only the first part of each block.
+  static_assert(kFirstWindowParts == 3);
+  std::vector<std::uint32_t> starts;
+  for (std::uint32_t b = 0; b < 20; ++b) starts.push_back(5 * b);
+  SamplerOptions options;
+  options.shuffle = ShuffleMode::kBlocks;
+  options.seed = 11;
+  options.block_starts = starts;
+  options.window_blocks = 4;
+  for (const std::uint64_t epoch : {0u, 1u}) {
+    const auto sequence = epoch_sequence(100, options, epoch);
+    std::set<std::uint32_t> window;
+    for (std::size_t k = 0; k < 20; ++k) window.insert(sequence[k] / 5);
+    ASSERT_EQ(window.size(), 4u);
+    // Parts of 5 samples: [0, 1), [1, 3), [3, 5) within each block.
+    const auto part_of = [](std::uint32_t i) { return i % 5 < 1 ? 0 : i % 5 < 3 ? 1 : 2; };
+    const std::size_t part_end[] = {4, 12, 20};  // positions: 4 x 1, then 4 x 2, then 4 x 2
+    for (std::size_t k = 0; k < 20; ++k) {
+      const int expected = k < part_end[0] ? 0 : k < part_end[1] ? 1 : 2;
+      EXPECT_EQ(part_of(sequence[k]), expected) << "position " << k << ", epoch " << epoch;
+    }
+    std::vector<std::uint32_t> units;
+    for (std::uint32_t b = 0; b < 20; ++b) {
+      units.push_back(5 * b);
+      if (window.count(b) != 0) {
+        units.push_back(5 * b + 1);
+        units.push_back(5 * b + 3);
+      }
+    }
+    EXPECT_EQ(epoch_read_units(100, options, epoch), units);
+  }
+  // A block of fewer samples than parts gives no empty unit.
+  const std::vector<std::uint32_t> two = {0, 2};
+  options.block_starts = two;
+  options.window_blocks = 2;
+  EXPECT_EQ(epoch_read_units(4, options, 0), (std::vector<std::uint32_t>{0, 1, 2, 3}));
+}
+
 TEST(Sampler, BatchCount) {
   EXPECT_EQ(batch_count(50, 8, false), 7u);
   EXPECT_EQ(batch_count(50, 8, true), 6u);

@@ -14,7 +14,7 @@ EpochPlan::EpochPlan(const Dataset& dataset, const LoaderOptions& options)
       block_starts_(blocks_of(dataset, options)),
       samples_per_epoch_(samples_per_rank(dataset.size(), sampler_options())) {}
 
-SamplerOptions EpochPlan::sampler_options() const {
+SamplerOptions EpochPlan::sampler_options(int blocks_world_size) const {
   SamplerOptions sampler;
   sampler.shuffle = options_.shuffle;
   sampler.seed = options_.seed;
@@ -23,6 +23,7 @@ SamplerOptions EpochPlan::sampler_options() const {
   sampler.pad_shards = options_.pad_shards;
   sampler.block_starts = block_starts_;
   sampler.window_blocks = window_blocks_of(options_);
+  sampler.blocks_world_size = blocks_world_size;
   return sampler;
 }
 
@@ -36,10 +37,9 @@ void EpochPlan::begin(std::uint64_t epoch) {
   resume_.reset();
   restored_.reset();
   begun_ = true;
-  order_ = epoch_order(dataset_.size(), sampler_options(), epoch, deal_.sample);
-  if (!block_starts_.empty()) {
-    read_units_ = epoch_read_units(dataset_.size(), sampler_options(), epoch);
-  }
+  const SamplerOptions sampler = sampler_options(deal_.blocks_world_size);
+  order_ = epoch_order(dataset_.size(), sampler, epoch, deal_.sample);
+  if (!block_starts_.empty()) read_units_ = epoch_read_units(dataset_.size(), sampler, epoch);
   batches_ = batch_count(order_.size(), options_.batch_size, options_.drop_last);
 }
 
@@ -57,6 +57,10 @@ LoaderState EpochPlan::state(std::size_t taken) const {
   s.shuffle = shuffle_name(options_.shuffle);
   if (options_.shuffle == ShuffleMode::kBlocks) s.block_bytes = options_.tar_chunk_bytes;
   s.window_blocks = window_blocks_of(options_);
+  if (options_.shuffle == ShuffleMode::kBlocks) {
+    s.blocks_world_size =
+        begun_ && deal_.blocks_world_size > 0 ? deal_.blocks_world_size : options_.world_size;
+  }
   s.rank = options_.rank;
   s.world_size = options_.world_size;
   s.batch_size = options_.batch_size;
@@ -107,7 +111,7 @@ void EpochPlan::restore(const LoaderState& state, bool allow_dataset_change) {
   }
   // The saved rank's deal, and how far every rank of it got (they step in lock-step).
   const std::size_t samples = dataset_.size();
-  SamplerOptions saved = sampler_options();
+  SamplerOptions saved = sampler_options(state.blocks_world_size);
   saved.rank = state.rank;
   saved.world_size = state.world_size;
   const std::size_t per_rank = samples_per_rank(samples, saved, state.dealt_from_sample);
@@ -124,7 +128,7 @@ void EpochPlan::restore(const LoaderState& state, bool allow_dataset_change) {
   resume_ = DealStart{state.epoch,
                       consumed_through(samples, saved, state.dealt_from_sample,
                                        static_cast<std::size_t>(received) * options_.batch_size),
-                      static_cast<std::size_t>(state.batches_received)};
+                      static_cast<std::size_t>(state.batches_received), state.blocks_world_size};
   restored_ = state;
 }
 

@@ -57,9 +57,11 @@ class EpochPlan {
     std::uint64_t epoch = 0;
     std::size_t sample = 0;
     std::size_t batch = 0;
+    int blocks_world_size = 0;  // shuffle=blocks: the epoch's sequence's; 0: this world size
   };
 
-  SamplerOptions sampler_options() const;
+  // For a deal whose sequence deals blocks to `blocks_world_size` ranks (0: world_size).
+  SamplerOptions sampler_options(int blocks_world_size = 0) const;
   const std::string& index_hash() const;  // the dataset's, computed once
 
   const Dataset& dataset_;

@@ -23,7 +23,7 @@ std::string checksum_of(const std::string& text) {
 }
 
 json body(const LoaderState& s) {
-  return {
+  json out = {
       {"format", kFormat},
       {"version", s.version},
       {"dataset", {{"samples", s.samples}, {"index_hash", s.index_hash}}},
@@ -38,6 +38,8 @@ json body(const LoaderState& s) {
       {"pad_shards", s.pad_shards},
       {"batches_received", s.batches_received},
       {"dealt_from", {{"sample", s.dealt_from_sample}, {"batch", s.dealt_from_batch}}}};
+  if (s.version > 2) out["shuffle"]["world_size"] = s.blocks_world_size;
+  return out;
 }
 
 const json& field(const json& object, const char* name, const char* where) {
@@ -67,11 +69,11 @@ bool bool_field(const json& object, const char* name) {
   return value.get<bool>();
 }
 
-int int_field(const json& object, const char* name, std::uint64_t max) {
-  const std::uint64_t value = unsigned_field(object, name);
+int int_field(const json& object, const char* name, std::uint64_t max, const char* where = "") {
+  const std::uint64_t value = unsigned_field(object, name, where);
   if (value > max) {
-    throw Error(std::string("loader state: field '") + name + "' is " + std::to_string(value) +
-                ", above " + std::to_string(max));
+    throw Error(std::string("loader state: field '") + where + name + "' is " +
+                std::to_string(value) + ", above " + std::to_string(max));
   }
   return static_cast<int>(value);
 }
@@ -121,6 +123,7 @@ LoaderState LoaderState::from_json(std::string_view text) {
   s.block_bytes = unsigned_field(shuffle, "block_bytes", "shuffle.");
   s.window_blocks = unsigned_field(shuffle, "window_blocks", "shuffle.");
   constexpr std::uint64_t kMaxWorld = 1 << 20;
+  if (s.version > 2) s.blocks_world_size = int_field(shuffle, "world_size", kMaxWorld, "shuffle.");
   s.world_size = int_field(in, "world_size", kMaxWorld);
   s.rank = int_field(in, "rank", kMaxWorld);
   s.batch_size = unsigned_field(in, "batch_size");

@@ -22,8 +22,9 @@ namespace feedrate {
 
 struct LoaderState {
   // 2: shuffle is a mode ("full", "blocks", "none"), with the blocks' size and window.
-  // 3: the first window of shuffle "blocks" goes part by part (sampler.h kFirstWindowParts).
-  // Version 2 is read for "full" and "none", whose order did not change.
+  // 3: shuffle "blocks" deals its blocks to the ranks (blocks_world_size) and its first window
+  // goes part by part (sampler.h). Version 2 is read for "full" and "none", whose order did not
+  // change.
   static constexpr int kFormatVersion = 3;
   int version = kFormatVersion;
 
@@ -39,6 +40,9 @@ struct LoaderState {
   // which the order depends on; both 0 for the other modes.
   std::uint64_t block_bytes = 0;
   std::uint64_t window_blocks = 0;
+  // shuffle "blocks": the world size the epoch's blocks are dealt to (that of the run that began
+  // the epoch; a resumed run keeps it for the rest of the epoch); 0 for the other modes.
+  int blocks_world_size = 0;
   int rank = 0;  // when saved
   int world_size = 1;
   std::uint64_t batch_size = 0;

@@ -62,41 +62,79 @@ std::size_t window_of(const SamplerOptions& options) {
   return std::max<std::size_t>(1, options.window_blocks);
 }
 
-// kBlocks: the blocks in a seeded order, then each window's samples shuffled together (the
-// first window's part by part).
-std::vector<std::uint32_t> blocks_sequence(std::size_t dataset_size, const SamplerOptions& options,
-                                           std::uint64_t epoch) {
-  const BlockOrder blocks = block_order(dataset_size, options, epoch);
-  const std::size_t count = blocks.order.size();
+// The ranks kBlocks deals the epoch's blocks to.
+std::size_t blocks_ranks(const SamplerOptions& options) {
+  return static_cast<std::size_t>(options.blocks_world_size > 0 ? options.blocks_world_size
+                                                                : options.world_size);
+}
+
+// kBlocks: one rank's stream, its `mine` blocks window by window, each window's samples
+// shuffled together (the first window's part by part).
+std::vector<std::uint32_t> rank_stream(const BlockOrder& blocks,
+                                       const std::vector<std::uint32_t>& mine,
+                                       const SamplerOptions& options, std::uint64_t epoch,
+                                       std::size_t rank) {
   const std::size_t window = window_of(options);
-  std::vector<std::uint32_t> sequence;
-  sequence.reserve(dataset_size);
-  const auto shuffle_since = [&](std::size_t start, std::uint64_t stream) {
+  std::vector<std::uint32_t> stream;
+  const auto shuffle_since = [&](std::size_t start, std::uint64_t id) {
     decode::Rng rng(decode::mix64(options.seed) ^ decode::mix64(epoch + 0x5eed) ^
-                    decode::mix64(stream));
-    permute(std::span(sequence).subspan(start), rng);
+                    decode::mix64((std::uint64_t{rank} << 40) | id));
+    permute(std::span(stream).subspan(start), rng);
   };
-  const std::size_t first_end = std::min(count, window);
+  const std::size_t first_end = std::min(mine.size(), window);
   for (std::size_t part = 0; part < kFirstWindowParts; ++part) {
-    const std::size_t start = sequence.size();
+    const std::size_t start = stream.size();
     for (std::size_t b = 0; b < first_end; ++b) {
-      const std::uint32_t block = blocks.order[b];
       const std::uint32_t end =
-          part + 1 < kFirstWindowParts ? blocks.part_begin(block, part + 1) : blocks.end(block);
-      for (std::uint32_t i = blocks.part_begin(block, part); i < end; ++i) sequence.push_back(i);
+          part + 1 < kFirstWindowParts ? blocks.part_begin(mine[b], part + 1) : blocks.end(mine[b]);
+      for (std::uint32_t i = blocks.part_begin(mine[b], part); i < end; ++i) stream.push_back(i);
     }
     shuffle_since(start, (std::uint64_t{part} << 32) | 1);
   }
-  for (std::size_t first = window; first < count; first += window) {
-    const std::size_t start = sequence.size();
-    for (std::size_t b = first; b < std::min(count, first + window); ++b) {
-      const std::uint32_t block = blocks.order[b];
-      for (std::uint32_t i = blocks.begin(block); i < blocks.end(block); ++i) {
-        sequence.push_back(i);
+  for (std::size_t first = window; first < mine.size(); first += window) {
+    const std::size_t start = stream.size();
+    for (std::size_t b = first; b < std::min(mine.size(), first + window); ++b) {
+      for (std::uint32_t i = blocks.begin(mine[b]); i < blocks.end(mine[b]); ++i) {
+        stream.push_back(i);
       }
     }
     shuffle_since(start, first / window + 1);
   }
+  return stream;
+}
+
+// kBlocks: the blocks in a seeded order, dealt round-robin to the ranks; each rank's stream
+// (rank_stream) is cut or filled to n / ranks samples (the longer streams' tails fill the shorter
+// ones, in rank order), and the sequence takes one sample of each stream in turn, then the
+// n % ranks samples left over. Dealt round-robin (epoch_order), each rank then reads its own
+// blocks, and only a few others' at the end of the epoch.
+std::vector<std::uint32_t> blocks_sequence(std::size_t dataset_size, const SamplerOptions& options,
+                                           std::uint64_t epoch) {
+  const BlockOrder blocks = block_order(dataset_size, options, epoch);
+  const std::size_t ranks = blocks_ranks(options);
+  std::vector<std::vector<std::uint32_t>> streams(ranks);
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    std::vector<std::uint32_t> mine;
+    for (std::size_t b = rank; b < blocks.order.size(); b += ranks) mine.push_back(blocks.order[b]);
+    streams[rank] = rank_stream(blocks, mine, options, epoch, rank);
+  }
+  const std::size_t each = dataset_size / ranks;
+  std::vector<std::uint32_t> spare;
+  for (auto& stream : streams) {
+    if (stream.size() <= each) continue;
+    spare.insert(spare.end(), stream.begin() + static_cast<std::ptrdiff_t>(each), stream.end());
+    stream.resize(each);
+  }
+  std::size_t next = 0;
+  for (auto& stream : streams) {
+    while (stream.size() < each) stream.push_back(spare[next++]);
+  }
+  std::vector<std::uint32_t> sequence;
+  sequence.reserve(dataset_size);
+  for (std::size_t k = 0; k < each; ++k) {
+    for (const auto& stream : streams) sequence.push_back(stream[k]);
+  }
+  sequence.insert(sequence.end(), spare.begin() + static_cast<std::ptrdiff_t>(next), spare.end());
   return sequence;
 }
 
@@ -133,7 +171,8 @@ std::vector<std::uint32_t> epoch_read_units(std::size_t dataset_size, const Samp
                                             std::uint64_t epoch) {
   const BlockOrder blocks = block_order(dataset_size, options, epoch);
   std::vector<bool> first_window(blocks.order.size(), false);
-  for (std::size_t b = 0; b < std::min(blocks.order.size(), window_of(options)); ++b) {
+  const std::size_t first_windows = window_of(options) * blocks_ranks(options);
+  for (std::size_t b = 0; b < std::min(blocks.order.size(), first_windows); ++b) {
     first_window[blocks.order[b]] = true;
   }
   std::vector<std::uint32_t> units;

@@ -1,13 +1,15 @@
 // Which samples an epoch visits, in which order, on this rank. Thread-safety: pure functions.
 //
-// Each epoch has one global sequence of every dataset index (epoch_sequence), the same at every
-// world size and num_workers:
+// Each epoch has one global sequence of every dataset index (epoch_sequence), the same whatever
+// num_workers (and, but for blocks, the world size):
 //   full    a seeded permutation (seed, epoch) of all samples;
 //   blocks  the storage blocks (consecutive samples of about one chunk read, storage_blocks) in
-//           a seeded order, then the samples of each window of `window_blocks` consecutive
-//           blocks of that order shuffled together: a rank's reads stay inside a window's blocks.
-//           The first window goes part by part (kFirstWindowParts), so that its first batches
-//           need only the first part of each of its blocks (epoch_read_units);
+//           a seeded order, dealt round-robin to the ranks; each rank's blocks go in windows of
+//           `window_blocks`, whose samples are shuffled together, so a rank reads its own blocks
+//           (and, to even the ranks' lengths, a few of others' at the end of the epoch). Each
+//           rank's first window goes part by part (kFirstWindowParts), so that its first
+//           batches need only the first part of each of its blocks (epoch_read_units). This
+//           sequence depends on the world size the blocks are dealt to (blocks_world_size);
 //   none    storage order.
 // Semantics follow torch.utils.data.DistributedSampler: with pad_shards (the default) the
 // sequence is padded by repeating its start so that every rank gets ceil(n / world) samples,
@@ -35,6 +37,9 @@ struct SamplerOptions {
   // storage the caller keeps alive during each call.
   std::span<const std::uint32_t> block_starts;
   std::size_t window_blocks = 1;
+  // kBlocks: the ranks the epoch's blocks are dealt to: the world size at which the epoch began
+  // (an epoch resumed at another world size keeps its sequence); 0 means world_size.
+  int blocks_world_size = 0;
 };
 
 // Cuts storage order [0, sizes.size()) into blocks of consecutive samples: a block ends before
@@ -58,13 +63,13 @@ std::size_t window_blocks(std::uint64_t window_bytes, std::uint64_t block_bytes)
 // HDD (1.3 MB at 200 MB/s take as long as one of its ~150 operations a second).
 inline constexpr std::size_t kFirstWindowParts = 3;
 
-// kBlocks: what the epoch reads, each read whole: the storage blocks, those of the epoch's first
-// window cut into their kFirstWindowParts parts. Each unit's first sample, ascending from 0.
+// kBlocks: what the epoch reads, each read whole: the storage blocks, those of every rank's
+// first window cut into their kFirstWindowParts parts. Each unit's first sample, ascending from 0.
 std::vector<std::uint32_t> epoch_read_units(std::size_t dataset_size, const SamplerOptions& options,
                                             std::uint64_t epoch);
 
-// The epoch's global sequence of all `dataset_size` samples, as above (rank, world_size and
-// pad_shards play no part).
+// The epoch's global sequence of all `dataset_size` samples, as above (rank and pad_shards play
+// no part, nor world_size but through blocks_world_size).
 std::vector<std::uint32_t> epoch_sequence(std::size_t dataset_size, const SamplerOptions& options,
                                           std::uint64_t epoch);
 

@@ -135,12 +135,70 @@ TEST(Sampler, BlocksShuffleWithinWindowsOfShuffledBlocks) {
   std::set<std::uint32_t> first_window;
   for (std::size_t k = 0; k < 20; ++k) first_window.insert(sequence[k] / 5);
   EXPECT_NE(first_window, (std::set<std::uint32_t>{0, 1, 2, 3}));
-  // Ranks deal the same sequence round-robin.
+  // Ranks deal their world size's sequence round-robin.
   options.world_size = 3;
   options.rank = 1;
+  const auto dealt = epoch_sequence(100, options, 0);
   const auto mine = epoch_order(100, options, 0);
   ASSERT_EQ(mine.size(), 34u);
-  for (std::size_t k = 0; k < 33; ++k) EXPECT_EQ(mine[k], sequence[3 * k + 1]);
+  for (std::size_t k = 0; k < 33; ++k) EXPECT_EQ(mine[k], dealt[3 * k + 1]);
+}
+
+TEST(Sampler, BlocksAreDealtToTheRanksWhichReadTheirOwn) {
+  // 1000 samples in 100 blocks of 10 on 4 ranks, windows of 5 blocks each: every rank reads its
+  // 25 blocks, mixes 5 of them per window, and only the samples that even out the ranks'
+  // lengths (none here: equal blocks) come from other ranks' blocks.
+  std::vector<std::uint32_t> starts;
+  for (std::uint32_t b = 0; b < 100; ++b) starts.push_back(10 * b);
+  SamplerOptions options;
+  options.shuffle = ShuffleMode::kBlocks;
+  options.seed = 3;
+  options.block_starts = starts;
+  options.window_blocks = 5;
+  options.world_size = 4;
+  std::multiset<std::uint32_t> all;
+  std::set<std::uint32_t> blocks_read[4];
+  for (int rank = 0; rank < 4; ++rank) {
+    options.rank = rank;
+    const auto mine = epoch_order(1000, options, 2);
+    ASSERT_EQ(mine.size(), 250u);
+    all.insert(mine.begin(), mine.end());
+    for (const std::uint32_t i : mine) blocks_read[rank].insert(i / 10);
+    EXPECT_EQ(blocks_read[rank].size(), 25u) << "rank " << rank;
+    // Its first batch of 16 mixes the blocks of its first window.
+    std::set<std::uint32_t> first_batch;
+    for (std::size_t k = 0; k < 16; ++k) first_batch.insert(mine[k] / 10);
+    EXPECT_GE(first_batch.size(), 4u);
+  }
+  EXPECT_EQ(std::set<std::uint32_t>(all.begin(), all.end()).size(), 1000u);
+  EXPECT_EQ(all.size(), 1000u);
+
+  // Blocks of unequal sizes: the ranks still get equal shares of every sample once, and each
+  // reads few blocks beyond its own third.
+  std::vector<std::uint32_t> uneven;
+  for (std::uint32_t at = 0; at < 1000; at += 5 + (at / 7) % 11) uneven.push_back(at);
+  options.block_starts = uneven;
+  all.clear();
+  for (const bool pad : {true, false}) {
+    options.pad_shards = pad;
+    all.clear();
+    for (int rank = 0; rank < 3; ++rank) {
+      options.world_size = 3;
+      options.rank = rank;
+      const auto mine = epoch_order(1000, options, 0);
+      EXPECT_EQ(mine.size(), pad ? 334u : 333u);
+      all.insert(mine.begin(), mine.end());
+      std::set<std::size_t> touched;
+      for (const std::uint32_t i : mine) {
+        touched.insert(static_cast<std::size_t>(std::upper_bound(uneven.begin(), uneven.end(), i) -
+                                                uneven.begin() - 1));
+      }
+      // Its third of the blocks, and at most the last two windows of each other rank, whose
+      // tails even out the lengths; far from every block, as dealing samples would read.
+      EXPECT_LE(touched.size(), uneven.size() / 3 + 1 + 2 * 2 * 5) << "rank " << rank;
+    }
+    EXPECT_EQ(std::set<std::uint32_t>(all.begin(), all.end()).size(), pad ? 1000u : 999u);
+  }
 }
 
 TEST(Sampler, TheFirstWindowGoesPartByPartAndIsReadInParts) {

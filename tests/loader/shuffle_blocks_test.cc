@@ -197,5 +197,40 @@ TEST_F(ShuffleBlocksTest, ResumesExactlyAtTheSameWorldSizeAndOnceAtAnother) {
   EXPECT_THROW(full.load_state(saved), Error);
 }
 
+TEST_F(ShuffleBlocksTest, AnEpochBegunAtTwoRanksKeepsItsDealWhenResumedAtThree) {
+  // Two ranks take 2 batches each; the rest of the epoch goes to 3 ranks. The blocks were
+  // dealt to 2 ranks, and the resumed epoch keeps that sequence (the state says so), so every
+  // sample is delivered once, plus the new deal's padding.
+  std::multiset<std::uint32_t> all;
+  LoaderState saved;
+  for (int rank = 0; rank < 2; ++rank) {
+    Loader loader(options(ShuffleMode::kBlocks, 1, rank, 2));
+    loader.start_epoch(4);
+    Delivered head;
+    take(loader, head, 2);
+    all.insert(head.indices.begin(), head.indices.end());
+    if (rank == 0) saved = LoaderState::from_json(loader.state().to_json());
+  }
+  EXPECT_EQ(saved.blocks_world_size, 2);
+  const std::size_t left = kImages - all.size();
+  for (int rank = 0; rank < 3; ++rank) {
+    Loader resumed(options(ShuffleMode::kBlocks, 1, rank, 3));
+    resumed.load_state(saved);
+    resumed.start_epoch(4);
+    Delivered part;
+    take(resumed, part, 1);
+    // Saved again mid-epoch at 3 ranks, the state still names the epoch's deal of 2.
+    EXPECT_EQ(resumed.state().blocks_world_size, 2);
+    take(resumed, part);
+    all.insert(part.indices.begin(), part.indices.end());
+    // The next epoch deals its blocks to the 3 ranks of this run.
+    resumed.start_epoch(5);
+    EXPECT_EQ(resumed.state().blocks_world_size, 3);
+  }
+  EXPECT_EQ(all.size(), kImages - left + left + (3 - left % 3) % 3);
+  EXPECT_EQ(std::set<std::uint32_t>(all.begin(), all.end()).size(),
+            static_cast<std::size_t>(kImages));
+}
+
 }  // namespace
 }  // namespace feedrate

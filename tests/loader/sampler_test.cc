@@ -16,6 +16,24 @@ std::vector<std::uint32_t> iota(std::size_t n) {
   return v;
 }
 
+// shuffle=blocks over `starts` (kept alive by the caller), windows of `window` blocks.
+SamplerOptions blocks_options(const std::vector<std::uint32_t>& starts, std::size_t window,
+                              std::uint64_t seed) {
+  SamplerOptions options;
+  options.shuffle = ShuffleMode::kBlocks;
+  options.seed = seed;
+  options.block_starts = starts;
+  options.window_blocks = window;
+  return options;
+}
+
+// Blocks of `size` consecutive samples, `count` of them.
+std::vector<std::uint32_t> even_blocks(std::uint32_t count, std::uint32_t size) {
+  std::vector<std::uint32_t> starts;
+  for (std::uint32_t b = 0; b < count; ++b) starts.push_back(size * b);
+  return starts;
+}
+
 TEST(Sampler, SequentialOrderWithoutShuffle) {
   SamplerOptions options;
   options.shuffle = ShuffleMode::kNone;
@@ -107,13 +125,8 @@ TEST(Sampler, StorageBlocksCutAtTheByteLimitAndAtFiles) {
 
 TEST(Sampler, BlocksShuffleWithinWindowsOfShuffledBlocks) {
   // 100 samples in 20 blocks of 5; windows of 4 blocks.
-  std::vector<std::uint32_t> starts;
-  for (std::uint32_t b = 0; b < 20; ++b) starts.push_back(5 * b);
-  SamplerOptions options;
-  options.shuffle = ShuffleMode::kBlocks;
-  options.seed = 4;
-  options.block_starts = starts;
-  options.window_blocks = 4;
+  const std::vector<std::uint32_t> starts = even_blocks(20, 5);
+  SamplerOptions options = blocks_options(starts, 4, 4);
   const auto sequence = epoch_sequence(100, options, 0);
   auto sorted = sequence;
   std::sort(sorted.begin(), sorted.end());
@@ -148,13 +161,8 @@ TEST(Sampler, BlocksAreDealtToTheRanksWhichReadTheirOwn) {
   // 1000 samples in 100 blocks of 10 on 4 ranks, windows of 5 blocks each: every rank reads its
   // 25 blocks, mixes 5 of them per window, and only the samples that even out the ranks'
   // lengths (none here: equal blocks) come from other ranks' blocks.
-  std::vector<std::uint32_t> starts;
-  for (std::uint32_t b = 0; b < 100; ++b) starts.push_back(10 * b);
-  SamplerOptions options;
-  options.shuffle = ShuffleMode::kBlocks;
-  options.seed = 3;
-  options.block_starts = starts;
-  options.window_blocks = 5;
+  const std::vector<std::uint32_t> starts = even_blocks(100, 10);
+  SamplerOptions options = blocks_options(starts, 5, 3);
   options.world_size = 4;
   std::multiset<std::uint32_t> all;
   std::set<std::uint32_t> blocks_read[4];
@@ -206,13 +214,8 @@ TEST(Sampler, TheFirstWindowGoesPartByPartAndIsReadInParts) {
   // kFirstWindowParts parts of consecutive samples, and its positions hold part 0 of each of its
   // blocks, then part 1, ...: its first batches need only the first part of each block.
   static_assert(kFirstWindowParts == 3);
-  std::vector<std::uint32_t> starts;
-  for (std::uint32_t b = 0; b < 20; ++b) starts.push_back(5 * b);
-  SamplerOptions options;
-  options.shuffle = ShuffleMode::kBlocks;
-  options.seed = 11;
-  options.block_starts = starts;
-  options.window_blocks = 4;
+  const std::vector<std::uint32_t> starts = even_blocks(20, 5);
+  SamplerOptions options = blocks_options(starts, 4, 11);
   for (const std::uint64_t epoch : {0u, 1u}) {
     const auto sequence = epoch_sequence(100, options, epoch);
     std::set<std::uint32_t> window;

@@ -42,6 +42,12 @@ struct Plan {
   Instance here;
   Projection here_projection;
   std::vector<std::pair<Instance, Projection>> candidates;
+  std::vector<ShuffleProjection> modes;  // full and blocks on this machine
+  double label_mix = 0;                  // of the run's order (bench runs); 0 when unknown
+  // With the dataset packed (costs.packed measured).
+  RunCosts packed;
+  Requirements packed_needs;
+  Projection packed_here;
 };
 
 nlohmann::json read_input(const std::string& path) {
@@ -109,6 +115,14 @@ Plan make_plan(const PlanArgs& args) {
   plan.here.label = "this machine";
   plan.here.disk = disk;
   plan.here_projection = project(plan.costs, plan.demand, plan.here);
+  plan.modes = shuffle_projections(plan.costs, plan.demand, plan.here);
+  if (input.contains("shuffle") && input["shuffle"].is_object()) {
+    const nlohmann::json& mix = input["shuffle"].value("label_mix", nlohmann::json());
+    if (mix.is_number()) plan.label_mix = mix.get<double>();
+  }
+  plan.packed = packed_run_costs(plan.costs);
+  plan.packed_needs = requirements(plan.packed, plan.demand);
+  plan.packed_here = project(plan.packed, plan.demand, plan.here);
   for (const std::string& text : args.instances) {
     Instance instance = parse_instance(text);
     plan.candidates.emplace_back(instance, project(plan.costs, plan.demand, instance));
@@ -137,6 +151,27 @@ nlohmann::json projection_json(const Instance& i, const Projection& p) {
           {"ram_below_gpu_memory", p.ram_below_gpu}};
 }
 
+// What packing the dataset would change: measured on a sample of its JPEGs by the run, projected
+// here (bench/transcode_probe.h, loader/throughput_model.h's packed_costs()).
+nlohmann::json packing_json(const Plan& plan) {
+  const PackedDecodeCost& p = plan.costs.packed;
+  nlohmann::json out = {{"state", p.state.empty() ? "not measured" : p.state},
+                        {"reason", p.reason},
+                        {"samples", p.samples}};
+  if (!p.measured()) return out;
+  out["original_ms"] = p.original_ms;
+  out["packed_ms"] = p.packed_ms;
+  out["decode_ratio"] = p.decode_ratio();
+  out["bytes_ratio"] = p.bytes_ratio();
+  out["cpu_ms_per_image"] = plan.packed.cpu_ms_per_image;
+  out["cores"] = plan.packed_needs.cores;
+  out["this_machine"] = projection_json(plan.here, plan.packed_here);
+  out["lift"] =
+      plan.packed_here.later_epochs_images_per_s / plan.here_projection.later_epochs_images_per_s;
+  out["copy_gb"] = plan.packed.dataset_bytes / 1e9;
+  return out;
+}
+
 void print_json(const Plan& plan) {
   nlohmann::json out;
   out["input"] = {{"kind", plan.kind}, {"dataset", plan.dataset}};
@@ -163,12 +198,109 @@ void print_json(const Plan& plan) {
     candidates.push_back(projection_json(instance, projection));
   }
   out["instances"] = candidates;
+  nlohmann::json modes = nlohmann::json::array();
+  for (const ShuffleProjection& m : plan.modes) {
+    nlohmann::json mode = {{"mode", m.mode},
+                           {"reads", m.measured ? "measured" : "projected"},
+                           {"needs_tar_shards", m.needs_shards},
+                           {"reads_per_image", m.costs.reads_per_image},
+                           {"bytes_per_read", m.bytes_per_read},
+                           {"requirements",
+                            {{"disk_mb_per_s", m.needs.disk_mb_per_s},
+                             {"disk_iops", m.needs.disk_iops},
+                             {"disk_class", m.needs.disk_class}}},
+                           {"this_machine", projection_json(plan.here, m.projection)}};
+    if (m.mode == plan.costs.shuffle && plan.label_mix > 0) mode["label_mix"] = plan.label_mix;
+    modes.push_back(mode);
+  }
+  out["shuffle_modes"] = modes;
+  out["packing"] = packing_json(plan);
   out["figures"] = {
       {"measured", "measured: every field of \"measured\" (the input run)"},
       {"estimated", plan.rate_measured ? "projected: requirements, this_machine, instances"
                                        : "estimated: demand (catalogue); projected: "
                                          "requirements, this_machine, instances"}};
   fmt::print("{}\n", out.dump(2));
+}
+
+// "an HDD or faster", "a SATA SSD or faster", from the class's label (io/disk_class.h).
+std::string disk_class_text(const Requirements& n) {
+  for (const io::DiskClass& c : io::disk_classes()) {
+    if (c.name != n.disk_class) continue;
+    const char* article = c.label.starts_with("SATA")      ? "a "
+                          : c.label.starts_with("network") ? ""
+                                                           : "an ";
+    return article + c.label + " or faster";
+  }
+  return "more than one NVMe SSD";
+}
+
+// "99 KB", "4.1 MB"
+std::string bytes_text(double bytes) {
+  return bytes < 1e6 ? fmt::format("{:.0f} KB", bytes / 1e3)
+                     : fmt::format("{:.1f} MB", bytes / 1e6);
+}
+
+void print_shuffle_modes(const Plan& plan) {
+  if (plan.modes.empty()) return;
+  fmt::print(
+      "\nshuffle [projected]: for each order, the first epoch on this machine (disk {}; every "
+      "epoch when the dataset is not in page cache) and the disk the demand needs:\n",
+      disk_text(plan.here));
+  for (const ShuffleProjection& m : plan.modes) {
+    std::string note;
+    if (m.needs_shards)
+      note = "; in tar shards first (`feedrate pack`), as folders read a file per sample";
+    if (m.mode == "blocks") {
+      note += m.mode == plan.costs.shuffle && plan.label_mix > 0
+                  ? fmt::format("; batches held {:.0f}% of a full shuffle's labels in this run",
+                                100 * plan.label_mix)
+                  : "; a less random order (`bench --shuffle blocks` measures its mix)";
+    }
+    fmt::print(
+        "  {:<6} [{}] {:.3f} reads per image of {}: {} images/s here ({} binds); needs "
+        "{:.0f} MB/s and {:.0f} reads/s: {}{}\n",
+        m.mode, m.measured ? "measured reads" : "projected reads", m.costs.reads_per_image,
+        bytes_text(m.bytes_per_read), rate_text(m.projection.first_epoch_images_per_s),
+        m.projection.first_epoch_binding, m.needs.disk_mb_per_s, m.needs.disk_iops,
+        disk_class_text(m.needs), note);
+  }
+}
+
+void print_packing(const Plan& plan) {
+  const PackedDecodeCost& p = plan.costs.packed;
+  if (p.state == "packed") {
+    fmt::print(
+        "\npacking [measured]: the dataset is packed already ({}): the costs above are "
+        "a packed dataset's\n",
+        p.reason);
+    return;
+  }
+  if (!p.measured()) {
+    fmt::print("\npacking: not measured ({})\n",
+               p.state.empty() ? "the run recorded no packed decode cost; `feedrate bench` "
+                                 "measures it on JPEG data"
+                               : p.reason);
+    return;
+  }
+  const double lift =
+      plan.packed_here.later_epochs_images_per_s / plan.here_projection.later_epochs_images_per_s;
+  fmt::print(
+      "\npacking [measured]: {} of the dataset's JPEGs packed in memory decode a train crop in "
+      "{:.2f} ms of CPU instead of {:.2f} on one thread ({:.2f}x), in {:.2f}x the bytes\n",
+      p.samples, p.packed_ms, p.original_ms, p.decode_ratio(), p.bytes_ratio());
+  fmt::print(
+      "  packed [projected]: {:.2f} ms CPU per image; {} images/s on this machine ({} binds), "
+      "{:.2f}x now; {} cores for the demand instead of {}\n",
+      plan.packed.cpu_ms_per_image, rate_text(plan.packed_here.later_epochs_images_per_s),
+      plan.packed_here.binding, lift, plan.packed_needs.cores, plan.needs.cores);
+  fmt::print(
+      "  {}; costs: a copy of the dataset, {:.2f} GB ({:.2f}x its bytes)\n",
+      plan.here_projection.binding == "cpu"
+          ? fmt::format("`feedrate pack DATASET OUT` lifts this CPU-bound machine {:.2f}x", lift)
+          : fmt::format("packing does not lift this machine much: {} binds, not the CPU",
+                        plan.here_projection.binding),
+      plan.packed.dataset_bytes / 1e9, p.bytes_ratio());
 }
 
 void print_text(const Plan& plan) {
@@ -207,7 +339,7 @@ void print_text(const Plan& plan) {
       "cache): {}\n",
       n.disk_mb_per_s, n.disk_iops,
       n.disk_class.empty() ? "more than one NVMe SSD (RAID or several volumes)"
-                           : "a " + n.disk_class + " disk or faster");
+                           : disk_class_text(n));
   fmt::print("  PCIe    {:.0f} MB/s to each GPU\n", n.h2d_mb_per_s_per_gpu);
   const Projection& h = plan.here_projection;
   fmt::print(
@@ -215,6 +347,8 @@ void print_text(const Plan& plan) {
       "deliver {:.0f} images/s ({:.0f}% of the GPUs)\n",
       h.binding, plan.here.cores, plan.here.ram_gb, disk_text(plan.here),
       h.later_epochs_images_per_s, 100 * h.gpu_busy);
+  print_shuffle_modes(plan);
+  print_packing(plan);
   if (plan.candidates.empty()) return;
   fmt::print("\n{:<22} {:>5} {:>7} {:<14} {:>9} {:>9} {:>9} {:>9} {:>6} {:<5} {}\n", "instance",
              "cores", "RAM GB", "disk", "cpu", "disk", "1st ep.", "later", "GPUs", "binds",

@@ -265,15 +265,8 @@ int run(const BenchArgs& args) {
   }
   fmt::print("speed     {:.1f} images/s, {:.1f} MB/s\n", images_per_s, mb_per_s);
   fmt::print("decode    {:.2f} ms of CPU per image\n", report.decode_cpu_ms_per_image);
-  if (packed.measured()) {
-    fmt::print(
-        "packing   {} of its JPEGs packed in memory: a train crop decodes in {:.2f} ms instead of "
-        "{:.2f} on one thread ({:.2f}x), {:.2f}x the bytes\n",
-        packed.samples, packed.packed_ms, packed.original_ms, packed.decode_ratio(),
-        packed.bytes_ratio());
-  } else if (!packed.state.empty()) {
-    fmt::print("packing   {}: {}\n", packed.state == "packed" ? "packed already" : "not measured",
-               packed.reason);
+  if (const std::string text = describe(packed); !text.empty()) {
+    fmt::print("packing   {}\n", text);
   }
   fmt::print(
       "shuffle   {}{}: {:.2f} distinct labels per batch, {:.0f}% of a full shuffle's {:.2f}; "

@@ -37,6 +37,7 @@ nlohmann::json packed_json(const PackedDecodeCost& p) {
           {"packed_ms", p.packed_ms},
           {"original_bytes", p.original_bytes},
           {"packed_bytes", p.packed_bytes},
+          {"seconds", p.seconds},
           {"decode_ratio", p.decode_ratio()},
           {"bytes_ratio", p.bytes_ratio()}};
 }

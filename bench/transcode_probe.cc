@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <span>
 #include <system_error>
 #include <vector>
@@ -51,10 +52,8 @@ PackedDecodeCost skipped(std::string reason) {
   return cost;
 }
 
-}  // namespace
-
-PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::TransformSpec& spec,
-                                     const TranscodeProbeOptions& options) {
+PackedDecodeCost measure(const Dataset& dataset, const decode::TransformSpec& spec,
+                         const TranscodeProbeOptions& options) {
   if (spec.kind != decode::TransformKind::kTrain) {
     return skipped("the eval transform's centre crop decodes most of each image");
   }
@@ -132,6 +131,29 @@ PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::Trans
   cost.original_bytes /= n;
   cost.packed_bytes /= n;
   return cost;
+}
+
+}  // namespace
+
+PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::TransformSpec& spec,
+                                     const TranscodeProbeOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  PackedDecodeCost cost = measure(dataset, spec, options);
+  cost.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return cost;
+}
+
+std::string describe(const PackedDecodeCost& cost) {
+  if (cost.measured()) {
+    return fmt::format(
+        "{} of its JPEGs packed in memory: a train crop decodes in {:.2f} ms instead of {:.2f} on "
+        "one thread ({:.2f}x), {:.2f}x the bytes ({:.2f} s to measure)",
+        cost.samples, cost.packed_ms, cost.original_ms, cost.decode_ratio(), cost.bytes_ratio(),
+        cost.seconds);
+  }
+  if (cost.state.empty()) return "";
+  return fmt::format("{}: {}", cost.state == "packed" ? "packed already" : "not measured",
+                     cost.reason);
 }
 
 }  // namespace feedrate::bench

@@ -29,6 +29,7 @@ struct PackedDecodeCost {
   std::size_t samples = 0;                      // images decoded both ways (measured), or sampled
   double original_ms = 0, packed_ms = 0;        // CPU per image on one thread, train transform
   double original_bytes = 0, packed_bytes = 0;  // per image, mean
+  double seconds = 0;                           // the probe's own wall time
 
   bool measured() const { return state == "measured" && original_ms > 0 && packed_ms > 0; }
   double decode_ratio() const { return measured() ? packed_ms / original_ms : 1; }
@@ -44,5 +45,9 @@ struct TranscodeProbeOptions {
 
 PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::TransformSpec& spec,
                                      const TranscodeProbeOptions& options = {});
+
+// One line for people: "32 of its JPEGs packed in memory: ...", "packed already: ...",
+// "not measured: ..."; empty when nothing was recorded.
+std::string describe(const PackedDecodeCost& cost);
 
 }  // namespace feedrate::bench

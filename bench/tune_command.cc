@@ -18,9 +18,11 @@
 #include "bench/default_dataset.h"
 #include "bench/svg_plot.h"
 #include "bench/terminal_chart.h"
+#include "bench/transcode_probe.h"
 #include "bench/tune_measure.h"
 #include "bench/tune_search.h"
 #include "bench/window_sweep.h"
+#include "loader/dataset.h"
 #include "loader/options.h"
 #include "loader/system_info.h"
 
@@ -252,7 +254,12 @@ void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
                         {"prefetch", r.recommended.prefetch},
                         {"queue_depth", r.recommended.queue_depth},
                         {"images_per_s", r.recommended_images_per_s}};
-  if (const RunCosts* costs = tuner.costs(r.recommended)) out["costs"] = costs_json(*costs);
+  if (const RunCosts* costs = tuner.costs(r.recommended)) {
+    RunCosts recorded = *costs;  // with what packing would save, for `feedrate plan`
+    recorded.packed = probe_packed_decode(Dataset::open(args.dataset),
+                                          options_for(args, r.recommended).transform);
+    out["costs"] = costs_json(recorded);
+  }
   fmt::print("{}\n", out.dump(2));
 }
 

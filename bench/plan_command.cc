@@ -99,6 +99,7 @@ Plan make_plan(const PlanArgs& args) {
   for (const std::string& text : args.instances) {
     Instance instance = parse_instance(text);
     plan.candidates.emplace_back(instance, project(plan.costs, plan.demand, instance));
+    plan.packed_candidates.push_back(project(plan.packed, plan.demand, instance));
   }
   return plan;
 }

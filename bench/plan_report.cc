@@ -132,13 +132,17 @@ void packing_text(const Plan& plan, std::string& text) {
       "{:.2f}x now; {} cores for the demand instead of {}\n",
       plan.packed.cpu_ms_per_image, rate_text(plan.packed_here.later_epochs_images_per_s),
       plan.packed_here.binding, lift, plan.packed_needs.cores, plan.needs.cores);
-  text += fmt::format(
-      "  {}; costs: a copy of the dataset, {:.2f} GB ({:.2f}x its bytes)\n",
-      plan.here_projection.binding == "cpu"
-          ? fmt::format("`feedrate pack DATASET OUT` lifts this CPU-bound machine {:.2f}x", lift)
-          : fmt::format("packing does not lift this machine much: {} binds, not the CPU",
-                        plan.here_projection.binding),
-      plan.packed.dataset_bytes / 1e9, p.bytes_ratio());
+  std::string verdict;
+  if (plan.here_projection.binding != "cpu") {
+    verdict = fmt::format("packing does not lift this machine much: {} binds, not the CPU",
+                          plan.here_projection.binding);
+  } else if (p.decode_ratio() >= 1) {
+    verdict = "packing does not lift this CPU-bound machine: its packed JPEGs decode no faster";
+  } else {
+    verdict = fmt::format("`feedrate pack DATASET OUT` lifts this CPU-bound machine {:.2f}x", lift);
+  }
+  text += fmt::format("  {}; costs: a copy of the dataset, {:.2f} GB ({:.2f}x its bytes)\n",
+                      verdict, plan.packed.dataset_bytes / 1e9, p.bytes_ratio());
 }
 
 }  // namespace
@@ -165,8 +169,14 @@ nlohmann::json plan_json(const Plan& plan) {
   out["this_machine"] = projection_json(plan.here, plan.here_projection);
   out["binds_first"] = plan.here_projection.binding;
   nlohmann::json candidates = nlohmann::json::array();
-  for (const auto& [instance, projection] : plan.candidates) {
-    candidates.push_back(projection_json(instance, projection));
+  for (std::size_t c = 0; c < plan.candidates.size(); ++c) {
+    const auto& [instance, projection] = plan.candidates[c];
+    nlohmann::json candidate = projection_json(instance, projection);
+    if (plan.costs.packed.measured()) {
+      candidate["packed_later_epochs_images_per_s"] =
+          plan.packed_candidates[c].later_epochs_images_per_s;
+    }
+    candidates.push_back(candidate);
   }
   out["instances"] = candidates;
   nlohmann::json modes = nlohmann::json::array();
@@ -249,8 +259,13 @@ std::string plan_text(const Plan& plan) {
   text += fmt::format("\n{:<22} {:>5} {:>7} {:<14} {:>9} {:>9} {:>9} {:>9} {:>6} {:<5} {}\n",
                       "instance", "cores", "RAM GB", "disk", "cpu", "disk", "1st ep.", "later",
                       "GPUs", "binds", "[projected images/s]");
-  for (const auto& [i, p] : plan.candidates) {
+  for (std::size_t c = 0; c < plan.candidates.size(); ++c) {
+    const auto& [i, p] = plan.candidates[c];
     std::string notes = p.gpu_busy >= kBusyTarget ? "ok" : "short";
+    const double packed = plan.packed_candidates[c].later_epochs_images_per_s;
+    if (plan.costs.packed.measured() && packed > 1.01 * p.later_epochs_images_per_s) {
+      notes += fmt::format(", packed {}", rate_text(packed));
+    }
     if (!p.ram_enough) notes += ", RAM below the loaders' peak: killed";
     if (p.ram_below_gpu) notes += ", RAM below the GPU memory";
     if (!p.dataset_cached && p.ram_enough) notes += ", dataset not cached";

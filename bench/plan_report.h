@@ -31,6 +31,7 @@ struct Plan {
   RunCosts packed;
   Requirements packed_needs;
   Projection packed_here;
+  std::vector<Projection> packed_candidates;  // one per candidate
 };
 
 std::string plan_text(const Plan& plan);

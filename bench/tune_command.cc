@@ -378,13 +378,16 @@ Command add_tune_command(CLI::App& app) {
                   "container's limit, else RAM)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sub->add_option("--shuffle-windows", args->shuffle_windows,
-                  "Instead of the search: read epoch 0 with --shuffle blocks once per window "
-                  "(MB, comma-separated: 16,32,64,128) and report images/s against shuffle quality")
-      ->delimiter(',')
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  CLI::Option* windows =
+      sub->add_option(
+             "--shuffle-windows", args->shuffle_windows,
+             "Instead of the search: read epoch 0 with --shuffle blocks once per window "
+             "(MB, comma-separated: 16,32,64,128) and report images/s against shuffle quality")
+          ->delimiter(',')
+          ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   sub->add_option("-w,--workers", args->workers, "With --shuffle-windows: decode threads")
       ->check(CLI::Range(0, 1024))
+      ->needs(windows)
       ->capture_default_str();
   sub->add_option("--plot", args->plot,
                   "Write the curve (or the window sweep) as a self-contained SVG to this file");

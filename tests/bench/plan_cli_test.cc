@@ -98,7 +98,7 @@ TEST_F(PlanCli, BenchMeasuresWhatPackingSavesAndPlanProjectsIt) {
   EXPECT_GT(packed["packed_ms"].get<double>(), 0);
   EXPECT_GT(packed["packed_bytes"].get<double>(), 0);
 
-  const CliResult plan = run_cli("plan " + run + " --rate 100000 --json");
+  const CliResult plan = run_cli("plan " + run + " --rate 100000 --instance 1,64,nvme --json");
   ASSERT_EQ(plan.status, 0) << plan.output;
   const nlohmann::json p = json_of(plan);
   const nlohmann::json& packing = p["packing"];
@@ -110,6 +110,10 @@ TEST_F(PlanCli, BenchMeasuresWhatPackingSavesAndPlanProjectsIt) {
       1e-9);
   EXPECT_EQ(p["this_machine"]["binding"], "cpu");  // 100,000 images/s asked of a few cores
   EXPECT_NEAR(packing["lift"].get<double>(), 1 / packing["decode_ratio"].get<double>(), 1e-9);
+  const nlohmann::json& instance = p["instances"][0];
+  EXPECT_NEAR(instance["packed_later_epochs_images_per_s"].get<double>(),
+              instance["later_epochs_images_per_s"].get<double>() * packing["lift"].get<double>(),
+              1e-6);
   const CliResult text = run_cli("plan " + run + " --rate 100000");
   EXPECT_NE(text.output.find("packed [projected]"), std::string::npos) << text.output;
   EXPECT_NE(text.output.find("`feedrate pack DATASET OUT` lifts this CPU-bound machine"),

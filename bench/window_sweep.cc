@@ -87,7 +87,7 @@ std::string window_svg(const WindowSweep& sweep) {
   plot.title = "shuffle=blocks window: " + setting_text(sweep);
   plot.x_label = "shuffle window (MB)";
   plot.left_label = "images/s";
-  plot.right_label = "labels per batch, % of a full shuffle's";
+  plot.right_label = "label mix, % of a full shuffle's";
   plot.right_top = 100;
   plot.mark_label = "default";
   PlotSeries rate{"images/s", {}, false}, mix{"% of a full shuffle's labels", {}, true};

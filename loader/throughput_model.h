@@ -38,9 +38,7 @@ struct ReadLayout {
 //                 storage are seldom neighbours in a batch);
 //   blocks, none  the bytes read as whole blocks: bytes_per_image / block_bytes reads per image,
 //                 never more than measured (and as measured when block_bytes is 0).
-// A projection for the order the run ran in keeps its measured costs (a full run keeps its
-// measured reads; a blocks or none run keeps its reads for both of those orders). Decode CPU
-// does not depend on the order.
+// The order the run ran in keeps its measured costs. Decode CPU does not depend on the order.
 ImageCosts costs_under_shuffle(const ImageCosts& measured, ShuffleMode ran, ShuffleMode mode,
                                const ReadLayout& layout);
 

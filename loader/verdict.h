@@ -54,7 +54,7 @@ inline constexpr double kMeasurableStepShare = 0.05;
 Verdict judge(const VerdictInputs& in);
 
 // What packing the dataset (`feedrate pack`) changes per image, measured outside the loader on
-// a sample of the dataset's own JPEGs (bench/transcode_probe.h).
+// a sample of the dataset's own JPEGs (by `feedrate bench`).
 struct PackingGain {
   double decode_ratio = 1;  // packed over original decode CPU per image, train transform
   double bytes_ratio = 1;   // packed over original bytes

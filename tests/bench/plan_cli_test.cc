@@ -114,6 +114,11 @@ TEST_F(PlanCli, BenchMeasuresWhatPackingSavesAndPlanProjectsIt) {
   EXPECT_NEAR(instance["packed_later_epochs_images_per_s"].get<double>(),
               instance["later_epochs_images_per_s"].get<double>() * packing["lift"].get<double>(),
               1e-6);
+  const CliResult bench_text =
+      run_cli("bench " + data() + " --batch 8 --size 64 --workers 1 --batches 2");
+  ASSERT_EQ(bench_text.status, 0) << bench_text.output;
+  EXPECT_NE(bench_text.output.find("packing   32 of its JPEGs packed in memory"), std::string::npos)
+      << bench_text.output;
   const CliResult text = run_cli("plan " + run + " --rate 100000");
   EXPECT_NE(text.output.find("packed [projected]"), std::string::npos) << text.output;
   EXPECT_NE(text.output.find("`feedrate pack DATASET OUT` lifts this CPU-bound machine"),

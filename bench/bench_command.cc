@@ -14,10 +14,13 @@
 #include "bench/progress.h"
 #include "bench/report_output.h"
 #include "bench/trace_output.h"
+#include "bench/transcode_probe.h"
+#include "bench/tune_measure.h"
 #include "loader/loader.h"
 #include "loader/options.h"
 #include "loader/shuffle_quality.h"
 #include "loader/system_info.h"
+#include "loader/verdict.h"
 
 namespace feedrate::bench {
 namespace {
@@ -51,6 +54,7 @@ struct BenchArgs {
   double consume_rate = 0;  // images/s the emulated training step takes; 0: as fast as possible
   double step_ms = 0;       // or the time of one step
   std::string trace;        // Chrome trace file to write
+  bool no_pack_probe = false;
 };
 
 // Emulates a training step of a fixed speed: each batch "trains" for size / rate seconds,
@@ -72,14 +76,6 @@ struct EpochFigures {
   std::uint64_t bytes_read = 0;  // a dataset that cannot stay in page cache reads it every epoch
   double seconds = 0;
 };
-
-// The shuffle quality of the first epoch's delivered order (loader/shuffle_quality.h).
-ShuffleQuality order_quality(const Dataset& dataset, const std::vector<std::uint32_t>& delivered,
-                             std::size_t batch_size) {
-  std::vector<std::int32_t> labels(dataset.size());
-  for (std::size_t i = 0; i < dataset.size(); ++i) labels[i] = dataset.sample(i).label;
-  return shuffle_quality(delivered, labels, batch_size);
-}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -178,13 +174,21 @@ int run(const BenchArgs& args) {
   progress.clear();
 
   const RunStats stats = loader.stats();
-  const Report report = loader.report();
+  Report report = loader.report();
   if (!args.trace.empty()) write_chrome_trace(args.trace, loader.trace());
   const double images_per_s = stats.images / seconds;
   const double mb_per_s = stats.bytes_read / 1e6 / seconds;
   const double peak_rss_mb = peak_rss_bytes() / 1e6;
   const LoaderOptions& options = loader.options();
   const ShuffleQuality quality = order_quality(dataset, first_epoch_order, options.batch_size);
+  // After the timed run, so that it takes nothing from it.
+  const PackedDecodeCost packed =
+      args.no_pack_probe ? PackedDecodeCost{} : probe_packed_decode(dataset, options.transform);
+  if (report.verdict.bottleneck == "cpu" && packed.measured() && packed.decode_ratio() < 1) {
+    report.verdict.advice.push_back(
+        packing_advice(report, options.num_workers, dataset.total_bytes(),
+                       {packed.decode_ratio(), packed.bytes_ratio(), packed.samples}));
+  }
   if (args.json) {
     nlohmann::json out;
     out["dataset"] = options.source;
@@ -245,7 +249,9 @@ int run(const BenchArgs& args) {
     out["verdict"] = verdict_json(report.verdict);
     out["stages"] = stages_json(report);
     out["training_images_per_s"] = options.training_images_per_s;
-    out["costs"] = costs_json(run_costs(loader, images_per_s, peak_rss_mb));
+    RunCosts costs = run_costs(loader, images_per_s, peak_rss_mb);
+    costs.packed = packed;
+    out["costs"] = costs_json(costs);
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
@@ -259,6 +265,9 @@ int run(const BenchArgs& args) {
   }
   fmt::print("speed     {:.1f} images/s, {:.1f} MB/s\n", images_per_s, mb_per_s);
   fmt::print("decode    {:.2f} ms of CPU per image\n", report.decode_cpu_ms_per_image);
+  if (const std::string text = describe(packed); !text.empty()) {
+    fmt::print("packing   {}\n", text);
+  }
   fmt::print(
       "shuffle   {}{}: {:.2f} distinct labels per batch, {:.0f}% of a full shuffle's {:.2f}; "
       "storage-to-delivery rank correlation {:.3f}\n",
@@ -355,6 +364,9 @@ void add_bench_options(CLI::App* sub, BenchArgs* args) {
       ->excludes(rate);
   sub->add_option("--trace", args->trace,
                   "Write a Chrome trace (Perfetto) timeline of every stage to this file");
+  sub->add_flag("--no-pack-probe", args->no_pack_probe,
+                "Skip the measurement of what packing (feedrate pack) would save: a few of the "
+                "dataset's JPEGs transcoded in memory and decoded both ways after the run");
   sub->add_flag("--json", args->json, "Print one JSON object instead of text");
 }
 

@@ -21,6 +21,13 @@ ImageCosts image_costs(const RunCosts& costs) {
   return {costs.cpu_ms_per_image, costs.bytes_per_image, costs.reads_per_image, costs.queue_depth};
 }
 
+RunCosts with_image_costs(RunCosts costs, const ImageCosts& image) {
+  costs.cpu_ms_per_image = image.cpu_ms_per_image;
+  costs.bytes_per_image = image.bytes_per_image;
+  costs.reads_per_image = image.reads_per_image;
+  return costs;
+}
+
 // The smaller rate, and the name of the resource that set it (ties go to the first).
 void bind(double rate, const char* name, double& best, std::string& binding) {
   if (rate < best) {
@@ -111,6 +118,47 @@ Projection project(const RunCosts& costs, const Demand& demand, const Instance& 
   p.later_epochs_images_per_s = later;
   p.gpu_busy = demand.images_per_s > 0 ? std::min(1.0, later / demand.images_per_s) : 0;
   return p;
+}
+
+std::vector<ShuffleProjection> shuffle_projections(const RunCosts& costs, const Demand& demand,
+                                                   const Instance& instance) {
+  const bool shards = costs.format == "tar-shards";
+  const ShuffleMode ran = parse_shuffle(costs.shuffle);
+  ReadLayout layout;
+  layout.sample_bytes = costs.dataset_samples > 0 ? static_cast<double>(costs.dataset_bytes) /
+                                                        static_cast<double>(costs.dataset_samples)
+                                                  : 0;
+  layout.block_bytes = static_cast<double>(costs.tar_chunk_bytes);
+  std::vector<ShuffleProjection> modes;
+  for (const ShuffleMode mode : {ShuffleMode::kFull, ShuffleMode::kBlocks}) {
+    if (mode == ShuffleMode::kBlocks && (costs.format.empty() || layout.block_bytes <= 0)) break;
+    ShuffleProjection p;
+    p.mode = shuffle_name(mode);
+    p.needs_shards = mode == ShuffleMode::kBlocks && !shards;
+    // Outside tar shards every order reads one file per sample, as a full shuffle does.
+    const ShuffleMode read_as = shards ? ran : ShuffleMode::kFull;
+    p.measured = shards ? (mode == ShuffleMode::kFull) == (ran == ShuffleMode::kFull)
+                        : mode == ShuffleMode::kFull;
+    p.costs =
+        with_image_costs(costs, costs_under_shuffle(image_costs(costs), read_as, mode, layout));
+    p.bytes_per_read = p.costs.reads_per_image > 0
+                           ? p.costs.bytes_per_image / p.costs.reads_per_image
+                           : p.costs.bytes_per_image;
+    p.needs = requirements(p.costs, demand);
+    p.projection = project(p.costs, demand, instance);
+    modes.push_back(std::move(p));
+  }
+  return modes;
+}
+
+RunCosts packed_run_costs(const RunCosts& costs) {
+  if (!costs.packed.measured()) return costs;
+  const double bytes_ratio = costs.packed.bytes_ratio();
+  RunCosts packed = with_image_costs(
+      costs, packed_costs(image_costs(costs), costs.packed.decode_ratio(), bytes_ratio));
+  packed.dataset_bytes =
+      static_cast<std::uint64_t>(static_cast<double>(costs.dataset_bytes) * bytes_ratio);
+  return packed;
 }
 
 }  // namespace feedrate::bench

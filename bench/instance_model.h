@@ -10,10 +10,13 @@
 //         in page cache across epochs, and at least one GPU's memory (DOMAIN.md); an instance
 //         with less RAM than the loaders need is killed, not slowed;
 //   GPUs  busy = delivered / demanded; the target is >= kBusyTarget (90%, MLPerf Storage's bar).
+// The same projection for the run's reads under the other shuffle mode, and for its decode cost
+// with the dataset packed (both from loader/throughput_model.h, so plan and verdict agree).
 // Thread-safety: pure functions.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "bench/report_output.h"
 #include "io/throttle.h"
@@ -71,5 +74,27 @@ Projection project(const RunCosts& costs, const Demand& demand, const Instance& 
 
 // Images/s a disk delivers for these costs (infinity when not limited).
 double disk_images_per_s(const RunCosts& costs, const io::ThrottleSpec& disk);
+
+// One shuffle mode's reads for a run, and what they need and deliver
+// (loader/throughput_model.h's costs_under_shuffle(); a folder or file list reads a file per
+// sample whatever its order, so its blocks are projected as if packed into tar shards first).
+struct ShuffleProjection {
+  std::string mode;           // "full" (per-sample random reads) or "blocks" (whole blocks)
+  bool measured = false;      // the run read in this mode (or in storage order, for blocks)
+  bool needs_shards = false;  // blocks of a dataset that is not in tar shards yet
+  RunCosts costs;             // the run's costs with this mode's reads
+  double bytes_per_read = 0;
+  Requirements needs;     // for the demand (the disk fields are the mode's own)
+  Projection projection;  // on the instance given
+};
+
+// full, then blocks (none when the run records no block size: an older run, or a tar run with
+// --tar-chunk-kb 0).
+std::vector<ShuffleProjection> shuffle_projections(const RunCosts& costs, const Demand& demand,
+                                                   const Instance& instance);
+
+// The run's costs with the dataset packed (costs.packed measured: loader/throughput_model.h's
+// packed_costs(), and the dataset's bytes scaled as its images' are); unchanged otherwise.
+RunCosts packed_run_costs(const RunCosts& costs);
 
 }  // namespace feedrate::bench

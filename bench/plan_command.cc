@@ -1,6 +1,8 @@
 // `feedrate plan RUN.json`: from the per-image costs a bench or tune run measured, and the
 // GPUs to feed, what an instance needs (cores, RAM, disk class) to keep them >= 90% busy, which
-// resource binds first, and how candidate instance shapes would do (bench/instance_model.h).
+// resource binds first, how candidate instance shapes would do (bench/instance_model.h), what
+// each shuffle mode reads and needs, and what packing the dataset would lift. Rendered by
+// bench/plan_report.h.
 #include <fmt/core.h>
 
 #include <cmath>
@@ -8,14 +10,13 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/commands.h"
 #include "bench/gpu_catalogue.h"
 #include "bench/instance_model.h"
-#include "io/disk_class.h"
+#include "bench/plan_report.h"
 #include "loader/system_info.h"
 
 namespace feedrate::bench {
@@ -30,20 +31,6 @@ struct PlanArgs {
   std::string disk;  // this machine's disk, for "binds first"; default: the run's throttle
   bool json = false;
 };
-
-struct Plan {
-  std::string kind;  // "bench" or "tune"
-  std::string dataset;
-  RunCosts costs;
-  Demand demand;
-  std::string gpu_name;
-  bool rate_measured = false;
-  Requirements needs;
-  Instance here;
-  Projection here_projection;
-  std::vector<std::pair<Instance, Projection>> candidates;
-};
-
 nlohmann::json read_input(const std::string& path) {
   std::ifstream file;
   std::istream* in = &std::cin;
@@ -57,14 +44,6 @@ nlohmann::json read_input(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": not JSON (" + e.what() + ")");
   }
-}
-
-std::string disk_text(const Instance& instance) {
-  return instance.disk.empty() ? "not limited" : instance.disk;
-}
-
-std::string rate_text(double rate) {
-  return std::isinf(rate) ? "unlimited" : fmt::format("{:.0f}", rate);
 }
 
 Plan make_plan(const PlanArgs& args) {
@@ -109,128 +88,21 @@ Plan make_plan(const PlanArgs& args) {
   plan.here.label = "this machine";
   plan.here.disk = disk;
   plan.here_projection = project(plan.costs, plan.demand, plan.here);
+  plan.modes = shuffle_projections(plan.costs, plan.demand, plan.here);
+  if (input.contains("shuffle") && input["shuffle"].is_object()) {
+    const nlohmann::json& mix = input["shuffle"].value("label_mix", nlohmann::json());
+    if (mix.is_number()) plan.label_mix = mix.get<double>();
+  }
+  plan.packed = packed_run_costs(plan.costs);
+  plan.packed_needs = requirements(plan.packed, plan.demand);
+  plan.packed_here = project(plan.packed, plan.demand, plan.here);
   for (const std::string& text : args.instances) {
     Instance instance = parse_instance(text);
     plan.candidates.emplace_back(instance, project(plan.costs, plan.demand, instance));
+    plan.packed_candidates.push_back(project(plan.packed, plan.demand, instance));
   }
   return plan;
 }
-
-nlohmann::json projection_json(const Instance& i, const Projection& p) {
-  auto finite = [](double v) {
-    return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
-  };
-  return {{"instance", i.label},
-          {"cores", i.cores},
-          {"ram_gb", i.ram_gb},
-          {"disk", i.disk},
-          {"cpu_images_per_s", finite(p.cpu_images_per_s)},
-          {"disk_images_per_s", finite(p.disk_images_per_s)},
-          {"first_epoch_images_per_s", finite(p.first_epoch_images_per_s)},
-          {"later_epochs_images_per_s", finite(p.later_epochs_images_per_s)},
-          {"first_epoch_binding", p.first_epoch_binding},
-          {"binding", p.binding},
-          {"gpu_busy", p.gpu_busy},
-          {"meets_target", p.gpu_busy >= kBusyTarget},
-          {"dataset_cached", p.dataset_cached},
-          {"ram_enough", p.ram_enough},
-          {"ram_below_gpu_memory", p.ram_below_gpu}};
-}
-
-void print_json(const Plan& plan) {
-  nlohmann::json out;
-  out["input"] = {{"kind", plan.kind}, {"dataset", plan.dataset}};
-  out["measured"] = costs_json(plan.costs);
-  out["demand"] = {{"gpus", plan.demand.gpus},
-                   {"gpu", plan.gpu_name},
-                   {"gpu_memory_gb", plan.demand.gpu_memory_gb},
-                   {"images_per_s", plan.demand.images_per_s},
-                   {"source", plan.rate_measured ? "measured (--rate)" : "estimated (catalogue)"}};
-  const Requirements& n = plan.needs;
-  out["requirements"] = {{"images_per_s", n.images_per_s},
-                         {"cores", n.cores},
-                         {"loader_ram_gb", n.loader_ram_gb},
-                         {"ram_gb", n.ram_gb},
-                         {"ram_cached_gb", n.ram_cached_gb},
-                         {"disk_mb_per_s", n.disk_mb_per_s},
-                         {"disk_iops", n.disk_iops},
-                         {"disk_class", n.disk_class},
-                         {"h2d_mb_per_s_per_gpu", n.h2d_mb_per_s_per_gpu}};
-  out["this_machine"] = projection_json(plan.here, plan.here_projection);
-  out["binds_first"] = plan.here_projection.binding;
-  nlohmann::json candidates = nlohmann::json::array();
-  for (const auto& [instance, projection] : plan.candidates) {
-    candidates.push_back(projection_json(instance, projection));
-  }
-  out["instances"] = candidates;
-  out["figures"] = {
-      {"measured", "measured: every field of \"measured\" (the input run)"},
-      {"estimated", plan.rate_measured ? "projected: requirements, this_machine, instances"
-                                       : "estimated: demand (catalogue); projected: "
-                                         "requirements, this_machine, instances"}};
-  fmt::print("{}\n", out.dump(2));
-}
-
-void print_text(const Plan& plan) {
-  const RunCosts& c = plan.costs;
-  fmt::print("input     [measured] {} run{}: {} worker(s) on {} CPU(s), {:.1f} images/s{}\n",
-             plan.kind, plan.dataset.empty() ? "" : " of " + plan.dataset, c.num_workers, c.cpus,
-             c.images_per_s, c.throttle.empty() ? "" : ", disk throttled to " + c.throttle);
-  fmt::print(
-      "costs     [measured] {:.2f} ms CPU per image, {:.1f} KB and {:.2f} reads per image, "
-      "{:.1f} KB to the GPU per image, loader peak RSS {:.0f} MB, dataset {:.2f} GB ({} "
-      "samples)\n",
-      c.cpu_ms_per_image, c.bytes_per_image / 1e3, c.reads_per_image, c.h2d_bytes_per_image / 1e3,
-      c.peak_rss_mb, c.dataset_bytes / 1e9, c.dataset_samples);
-  fmt::print("demand    [{}] {} x {} at {:.0f} images/s = {:.0f} images/s{}\n",
-             plan.rate_measured ? "measured" : "estimated", plan.demand.gpus,
-             plan.gpu_name.empty() ? "GPU" : plan.gpu_name,
-             plan.demand.images_per_s / plan.demand.gpus, plan.demand.images_per_s,
-             plan.rate_measured ? " (--rate)"
-                                : fmt::format(" ({:.0f} images/s per FP32 TFLOPS; pass --rate "
-                                              "with your measured step)",
-                                              kImagesPerFp32Tflop));
-  const Requirements& n = plan.needs;
-  fmt::print("\nTo keep the GPUs >= {:.0f}% busy ({:.0f} images/s) [projected]:\n",
-             100 * kBusyTarget, n.images_per_s);
-  fmt::print("  cores   {} (decode alone; the training loop needs its own)\n", n.cores);
-  fmt::print(
-      "  RAM     >= {:.1f} GB ({:.2f} GB of loaders{}); >= {:.1f} GB to keep the dataset "
-      "in page cache across epochs\n",
-      n.ram_gb, n.loader_ram_gb,
-      plan.demand.gpu_memory_gb > 0
-          ? fmt::format(", at least one GPU's {:.0f} GB", plan.demand.gpu_memory_gb)
-          : "",
-      n.ram_cached_gb);
-  fmt::print(
-      "  disk    {:.0f} MB/s and {:.0f} reads/s (the first epoch; every epoch without the "
-      "cache): {}\n",
-      n.disk_mb_per_s, n.disk_iops,
-      n.disk_class.empty() ? "more than one NVMe SSD (RAID or several volumes)"
-                           : "a " + n.disk_class + " disk or faster");
-  fmt::print("  PCIe    {:.0f} MB/s to each GPU\n", n.h2d_mb_per_s_per_gpu);
-  const Projection& h = plan.here_projection;
-  fmt::print(
-      "\nbinds first [projected]: {} — this machine ({} cores, {:.0f} GB, disk {}) would "
-      "deliver {:.0f} images/s ({:.0f}% of the GPUs)\n",
-      h.binding, plan.here.cores, plan.here.ram_gb, disk_text(plan.here),
-      h.later_epochs_images_per_s, 100 * h.gpu_busy);
-  if (plan.candidates.empty()) return;
-  fmt::print("\n{:<22} {:>5} {:>7} {:<14} {:>9} {:>9} {:>9} {:>9} {:>6} {:<5} {}\n", "instance",
-             "cores", "RAM GB", "disk", "cpu", "disk", "1st ep.", "later", "GPUs", "binds",
-             "[projected images/s]");
-  for (const auto& [i, p] : plan.candidates) {
-    std::string notes = p.gpu_busy >= kBusyTarget ? "ok" : "short";
-    if (!p.ram_enough) notes += ", RAM below the loaders' peak: killed";
-    if (p.ram_below_gpu) notes += ", RAM below the GPU memory";
-    if (!p.dataset_cached && p.ram_enough) notes += ", dataset not cached";
-    fmt::print("{:<22} {:>5} {:>7.0f} {:<14} {:>9} {:>9} {:>9} {:>9} {:>5.0f}% {:<5} {}\n", i.label,
-               i.cores, i.ram_gb, disk_text(i), rate_text(p.cpu_images_per_s),
-               rate_text(p.disk_images_per_s), rate_text(p.first_epoch_images_per_s),
-               rate_text(p.later_epochs_images_per_s), 100 * p.gpu_busy, p.binding, notes);
-  }
-}
-
 }  // namespace
 
 Command add_plan_command(CLI::App& app) {
@@ -260,9 +132,9 @@ Command add_plan_command(CLI::App& app) {
   return [args] {
     const Plan plan = make_plan(*args);
     if (args->json) {
-      print_json(plan);
+      fmt::print("{}\n", plan_json(plan).dump(2));
     } else {
-      print_text(plan);
+      fmt::print("{}", plan_text(plan));
     }
     return 0;
   };

@@ -1,5 +1,7 @@
 #include "bench/process_stats.h"
 
+#include <malloc.h>
+
 #include <fstream>
 #include <string>
 
@@ -20,6 +22,7 @@ std::uint64_t peak_rss_bytes() {
 }
 
 bool reset_peak_rss() {
+  malloc_trim(0);
   std::ofstream clear("/proc/self/clear_refs");
   clear << "5";
   clear.flush();

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "loader/system_info.h"
 
@@ -26,6 +27,23 @@ std::string report_text(const Report& report) {
   return text;
 }
 
+namespace {
+
+nlohmann::json packed_json(const PackedDecodeCost& p) {
+  return {{"state", p.state},
+          {"reason", p.reason},
+          {"samples", p.samples},
+          {"original_ms", p.original_ms},
+          {"packed_ms", p.packed_ms},
+          {"original_bytes", p.original_bytes},
+          {"packed_bytes", p.packed_bytes},
+          {"seconds", p.seconds},
+          {"decode_ratio", p.decode_ratio()},
+          {"bytes_ratio", p.bytes_ratio()}};
+}
+
+}  // namespace
+
 RunCosts run_costs(const Loader& loader, double images_per_s, double peak_rss_mb) {
   const RunStats stats = loader.stats();
   const Report report = loader.report();
@@ -46,6 +64,10 @@ RunCosts run_costs(const Loader& loader, double images_per_s, double peak_rss_mb
   costs.prefetch = options.prefetch_batches;
   costs.queue_depth = options.io_queue_depth;
   costs.throttle = options.throttle;
+  costs.format = format_name(loader.dataset().format());
+  costs.shuffle = shuffle_name(options.shuffle);
+  costs.shuffle_window_mb = options.shuffle_window_mb;
+  costs.tar_chunk_bytes = options.tar_chunk_bytes;
   return costs;
 }
 
@@ -63,19 +85,29 @@ nlohmann::json costs_json(const RunCosts& c) {
           {"batch_size", c.batch_size},
           {"prefetch", c.prefetch},
           {"queue_depth", c.queue_depth},
-          {"throttle", c.throttle}};
+          {"throttle", c.throttle},
+          {"format", c.format},
+          {"shuffle", c.shuffle},
+          {"shuffle_window_mb", c.shuffle_window_mb},
+          {"tar_chunk_bytes", c.tar_chunk_bytes},
+          {"packed", packed_json(c.packed)}};
 }
 
 RunCosts costs_from_json(const nlohmann::json& j) {
-  auto get = [&]<typename T>(const char* key, T& value) {
-    if (!j.contains(key))
-      throw std::runtime_error(std::string("costs: missing field \"") + key + "\"");
+  auto read = [](const nlohmann::json& object, const std::string& where, const char* key,
+                 auto& value, bool required) {
+    if (!object.contains(key)) {
+      if (!required) return;
+      throw std::runtime_error(where + ": missing field \"" + key + "\"");
+    }
     try {
-      value = j.at(key).get<T>();
+      value = object.at(key).get<std::remove_reference_t<decltype(value)>>();
     } catch (const nlohmann::json::exception&) {
-      throw std::runtime_error(std::string("costs: field \"") + key + "\" has the wrong type");
+      throw std::runtime_error(where + ": field \"" + key + "\" has the wrong type");
     }
   };
+  auto get = [&](const char* key, auto& value) { read(j, "costs", key, value, true); };
+  auto optional = [&](const char* key, auto& value) { read(j, "costs", key, value, false); };
   RunCosts c;
   get("images_per_s", c.images_per_s);
   get("num_workers", c.num_workers);
@@ -91,6 +123,26 @@ RunCosts costs_from_json(const nlohmann::json& j) {
   get("prefetch", c.prefetch);
   get("queue_depth", c.queue_depth);
   get("throttle", c.throttle);
+  optional("format", c.format);
+  optional("shuffle", c.shuffle);
+  optional("shuffle_window_mb", c.shuffle_window_mb);
+  optional("tar_chunk_bytes", c.tar_chunk_bytes);
+  if (c.shuffle != "full" && c.shuffle != "blocks" && c.shuffle != "none") {
+    throw std::runtime_error("costs: field \"shuffle\" is \"" + c.shuffle +
+                             "\", not full, blocks or none");
+  }
+  if (j.contains("packed")) {
+    const nlohmann::json& p = j.at("packed");
+    if (!p.is_object()) throw std::runtime_error("costs: field \"packed\" is not an object");
+    auto packed = [&](const char* key, auto& value) { read(p, "costs.packed", key, value, true); };
+    packed("state", c.packed.state);
+    packed("reason", c.packed.reason);
+    packed("samples", c.packed.samples);
+    packed("original_ms", c.packed.original_ms);
+    packed("packed_ms", c.packed.packed_ms);
+    packed("original_bytes", c.packed.original_bytes);
+    packed("packed_bytes", c.packed.packed_bytes);
+  }
   return c;
 }
 

@@ -1,7 +1,8 @@
 // `feedrate tune DATASET`: finds the smallest num_workers that reaches full speed on this
 // machine (bench/tune_search.h), then adjusts prefetch depth and I/O queue depth at that count.
 // Every point reports images/s and peak RSS; settings that would pass the memory limit are
-// refused rather than run. Text with a terminal chart, --plot FILE.svg, --json.
+// refused rather than run. Text with a terminal chart, --plot FILE.svg, --json. With
+// --shuffle-windows it sweeps shuffle=blocks' window instead (bench/window_sweep.h).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -17,8 +18,11 @@
 #include "bench/default_dataset.h"
 #include "bench/svg_plot.h"
 #include "bench/terminal_chart.h"
+#include "bench/transcode_probe.h"
 #include "bench/tune_measure.h"
 #include "bench/tune_search.h"
+#include "bench/window_sweep.h"
+#include "loader/dataset.h"
 #include "loader/options.h"
 #include "loader/system_info.h"
 
@@ -48,6 +52,8 @@ struct TuneArgs {
   double memory_limit_mb = memory_limit_bytes() / 1e6;
   std::string plot;
   bool json = false;
+  std::vector<std::size_t> shuffle_windows;  // MB; not empty: the window sweep
+  int workers = available_cpus();            // the window sweep's num_workers
 };
 
 struct Setting {
@@ -248,7 +254,12 @@ void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
                         {"prefetch", r.recommended.prefetch},
                         {"queue_depth", r.recommended.queue_depth},
                         {"images_per_s", r.recommended_images_per_s}};
-  if (const RunCosts* costs = tuner.costs(r.recommended)) out["costs"] = costs_json(*costs);
+  if (const RunCosts* costs = tuner.costs(r.recommended)) {
+    RunCosts recorded = *costs;  // with what packing would save, for `feedrate plan`
+    recorded.packed = probe_packed_decode(Dataset::open(args.dataset),
+                                          options_for(args, r.recommended).transform);
+    out["costs"] = costs_json(recorded);
+  }
   fmt::print("{}\n", out.dump(2));
 }
 
@@ -269,8 +280,34 @@ void print_text(const TuneArgs& args, const TuneResult& r) {
              r.recommended_images_per_s);
 }
 
+int run_window_sweep(const TuneArgs& args) {
+  WindowSweep sweep{args.dataset, args.throttle, args.workers, {}};
+  sweep.points =
+      sweep_windows(options_for(args, {args.workers, args.prefetch, args.queue_depth}),
+                    args.shuffle_windows, [&](const WindowPoint& p) {
+                      if (args.json) return;
+                      fmt::print(stderr,
+                                 "window    {} MB: {:.1f} images/s, {:.0f}% of a full "
+                                 "shuffle's labels\n",
+                                 p.window_mb, p.run.images_per_s, 100 * p.run.quality.label_mix);
+                    });
+  if (!args.plot.empty()) {
+    std::ofstream svg(args.plot);
+    svg << window_svg(sweep);
+    if (!svg) throw std::runtime_error("cannot write the plot to " + args.plot);
+  }
+  if (args.json) {
+    fmt::print("{}\n", window_json(sweep).dump(2));
+    return 0;
+  }
+  fmt::print("{}", window_text(sweep));
+  if (!args.plot.empty()) fmt::print("plot      {}\n", args.plot);
+  return 0;
+}
+
 int run(TuneArgs args) {
   if (args.dataset.empty()) args.dataset = default_dataset().string();
+  if (!args.shuffle_windows.empty()) return run_window_sweep(args);
   if (args.max_workers < args.min_workers) {
     throw std::runtime_error(fmt::format("--max-workers {} is below --min-workers {}",
                                          args.max_workers, args.min_workers));
@@ -341,7 +378,19 @@ Command add_tune_command(CLI::App& app) {
                   "container's limit, else RAM)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sub->add_option("--plot", args->plot, "Write the curve as a self-contained SVG to this file");
+  CLI::Option* windows =
+      sub->add_option(
+             "--shuffle-windows", args->shuffle_windows,
+             "Instead of the search: read epoch 0 with --shuffle blocks once per window "
+             "(MB, comma-separated: 16,32,64,128) and report images/s against shuffle quality")
+          ->delimiter(',')
+          ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  sub->add_option("-w,--workers", args->workers, "With --shuffle-windows: decode threads")
+      ->check(CLI::Range(0, 1024))
+      ->needs(windows)
+      ->capture_default_str();
+  sub->add_option("--plot", args->plot,
+                  "Write the curve (or the window sweep) as a self-contained SVG to this file");
   sub->add_flag("--json", args->json, "Print one JSON object instead of text");
   return [args] { return run(*args); };
 }

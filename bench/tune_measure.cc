@@ -59,4 +59,31 @@ PointFigures measure_point(const LoaderOptions& options, double window_s,
   return figures;
 }
 
+EpochRun measure_epoch(const LoaderOptions& options) {
+  reset_peak_rss();
+  EpochRun figures;
+  Loader loader(options);
+  std::vector<std::uint32_t> order;
+  const auto start = Clock::now();
+  loader.start_epoch(0);
+  while (std::optional<Batch> batch = loader.next()) {
+    order.insert(order.end(), batch->indices().begin(), batch->indices().end());
+  }
+  figures.seconds = seconds_between(start, Clock::now());
+  const RunStats stats = loader.stats();
+  figures.images_per_s = figures.seconds > 0 ? stats.images / figures.seconds : 0;
+  figures.peak_rss_mb = peak_rss_bytes() / 1e6;
+  figures.reads = stats.read_operations;
+  figures.quality = order_quality(loader.dataset(), order, loader.options().batch_size);
+  figures.costs = run_costs(loader, figures.images_per_s, figures.peak_rss_mb);
+  return figures;
+}
+
+ShuffleQuality order_quality(const Dataset& dataset, const std::vector<std::uint32_t>& delivered,
+                             std::size_t batch_size) {
+  std::vector<std::int32_t> labels(dataset.size());
+  for (std::size_t i = 0; i < dataset.size(); ++i) labels[i] = dataset.sample(i).label;
+  return shuffle_quality(delivered, labels, batch_size);
+}
+
 }  // namespace feedrate::bench

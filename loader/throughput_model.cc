@@ -27,4 +27,27 @@ double disk_images_per_s(const ImageCosts& costs, const io::ThrottleSpec& disk) 
   return rate;
 }
 
+ImageCosts costs_under_shuffle(const ImageCosts& measured, ShuffleMode ran, ShuffleMode mode,
+                               const ReadLayout& layout) {
+  ImageCosts costs = measured;
+  if (mode == ShuffleMode::kFull) {
+    if (ran == ShuffleMode::kFull) return costs;
+    costs.reads_per_image = 1;
+    if (layout.sample_bytes > 0) costs.bytes_per_image = layout.sample_bytes;
+    return costs;
+  }
+  // blocks or none: whole blocks, where the storage has them.
+  if (ran == mode || layout.block_bytes <= 0) return costs;
+  costs.reads_per_image =
+      std::min(measured.reads_per_image, measured.bytes_per_image / layout.block_bytes);
+  return costs;
+}
+
+ImageCosts packed_costs(const ImageCosts& measured, double decode_ratio, double bytes_ratio) {
+  ImageCosts costs = measured;
+  if (decode_ratio > 0) costs.cpu_ms_per_image *= decode_ratio;
+  if (bytes_ratio > 0) costs.bytes_per_image *= bytes_ratio;
+  return costs;
+}
+
 }  // namespace feedrate

@@ -109,9 +109,10 @@ void io_advice(const VerdictInputs& in, const Measured& m, Verdict& v) {
                m.read_mb_s, thousands(m.reads_per_s).c_str(), m.bytes_per_read / 1e3, which.c_str(),
                thousands(in.disk.limited() ? disk.iops : m.reads_per_s).c_str()));
     if (in.chunk_bytes > 0 && !in.shuffle_blocks) {
-      ImageCosts sequential = m.costs;
-      sequential.reads_per_image = std::min(
-          m.costs.reads_per_image, m.bytes_per_image / static_cast<double>(in.chunk_bytes));
+      // A full shuffle or storage order: blocks read whole never take more reads than either.
+      const ImageCosts sequential =
+          costs_under_shuffle(m.costs, ShuffleMode::kFull, ShuffleMode::kBlocks,
+                              {0, static_cast<double>(in.chunk_bytes)});
       const double rate = disk_images_per_s(sequential, disk);
       v.advice.push_back(format(
           "%s: reads of %.1f MB chunks (%.2f reads per image instead of %.2f) let this disk "
@@ -268,6 +269,22 @@ void consumer_advice(const VerdictInputs& in, const Measured& m, Verdict& v) {
 }
 
 }  // namespace
+
+std::string packing_advice(const Report& report, int decode_threads, std::uint64_t dataset_bytes,
+                           const PackingGain& gain) {
+  const ImageCosts now{report.decode_cpu_ms_per_image, 0, 0, 1};
+  const ImageCosts packed = packed_costs(now, gain.decode_ratio, gain.bytes_ratio);
+  const int threads = std::max(1, decode_threads);
+  const double before = cpu_images_per_s(now, threads), after = cpu_images_per_s(packed, threads);
+  return format(
+      "pack the dataset (feedrate pack DATASET OUT): its JPEGs, transcoded losslessly with restart "
+      "markers, decode a train crop in %.2fx the CPU (measured on %zu of them), so %d decode "
+      "thread(s) deliver about %s images/s instead of %s (%.2fx; delivered %s); costs: a %.1f GB "
+      "copy of the dataset (%.2fx its bytes), no hardware",
+      gain.decode_ratio, gain.samples, threads, thousands(after).c_str(), thousands(before).c_str(),
+      after / before, thousands(report.images_per_s).c_str(), gb(dataset_bytes) * gain.bytes_ratio,
+      gain.bytes_ratio);
+}
 
 Verdict judge(const VerdictInputs& in) {
   Verdict v;

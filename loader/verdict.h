@@ -2,7 +2,8 @@
 // the user's terms derived from the measured per-sample costs. Every advice line gives the
 // measured figure, the cause, and a remedy with the rate it would reach (projected with
 // loader/throughput_model.h, as `feedrate plan` does) and what it costs (cores, RAM, a disk
-// class). Internal to loader/; a pure function, so scenarios are easy to test.
+// class). Internal to loader/ (and the bench, which appends packing_advice() from a measurement
+// the loader does not make); pure functions, so scenarios are easy to test.
 // Thread-safety: reentrant.
 #pragma once
 
@@ -51,5 +52,20 @@ inline constexpr double kStallThreshold = 0.05;
 inline constexpr double kMeasurableStepShare = 0.05;
 
 Verdict judge(const VerdictInputs& in);
+
+// What packing the dataset (`feedrate pack`) changes per image, measured outside the loader on
+// a sample of the dataset's own JPEGs (by `feedrate bench`).
+struct PackingGain {
+  double decode_ratio = 1;  // packed over original decode CPU per image, train transform
+  double bytes_ratio = 1;   // packed over original bytes
+  std::size_t samples = 0;  // images measured
+};
+
+// The advice line a cpu verdict gets for `gain` (the caller appends it to the verdict's advice
+// when decode_ratio < 1): the rate `decode_threads` deliver with the run's decode CPU per image
+// scaled as loader/throughput_model.h's packed_costs() does, and what it costs (a copy of the
+// dataset's `dataset_bytes`, scaled by bytes_ratio).
+std::string packing_advice(const Report& report, int decode_threads, std::uint64_t dataset_bytes,
+                           const PackingGain& gain);
 
 }  // namespace feedrate

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "bench/gpu_catalogue.h"
 
@@ -86,6 +88,88 @@ TEST(InstanceModel, DiskRateFromBandwidthIopsAndLatency) {
   EXPECT_NEAR(disk_images_per_s(costs(), {0, 300, 0}), 300, 1e-9);
   EXPECT_NEAR(disk_images_per_s(costs(), {0, 0, 1000}), 64'000, 1e-6);  // 64 in flight / 1 ms
   EXPECT_TRUE(std::isinf(disk_images_per_s(costs(), {})));
+}
+
+RunCosts shards(const std::string& shuffle) {
+  RunCosts c = costs();
+  c.format = "tar-shards";
+  c.shuffle = shuffle;
+  c.tar_chunk_bytes = 4'000'000;
+  c.dataset_samples = 181'818;  // 110 KB each
+  return c;
+}
+
+TEST(InstanceModel, BothShuffleModesOfAFullRunOnAnHdd) {
+  const Demand demand{2000, 2, 0};
+  const std::vector<ShuffleProjection> modes =
+      shuffle_projections(shards("full"), demand, parse_instance("8,16,hdd"));
+  ASSERT_EQ(modes.size(), 2u);
+  const ShuffleProjection& full = modes[0];
+  EXPECT_EQ(full.mode, "full");
+  EXPECT_TRUE(full.measured);
+  EXPECT_DOUBLE_EQ(full.costs.reads_per_image, 1);
+  EXPECT_DOUBLE_EQ(full.bytes_per_read, 110'000);
+  EXPECT_EQ(full.projection.first_epoch_binding, "disk");
+  EXPECT_DOUBLE_EQ(full.projection.first_epoch_images_per_s, 150);  // the HDD's seeks
+  EXPECT_NEAR(full.needs.disk_iops, 1800, 1e-9);
+  EXPECT_EQ(full.needs.disk_class, "sata-ssd");
+  const ShuffleProjection& blocks = modes[1];
+  EXPECT_EQ(blocks.mode, "blocks");
+  EXPECT_FALSE(blocks.measured);
+  EXPECT_FALSE(blocks.needs_shards);
+  EXPECT_DOUBLE_EQ(blocks.bytes_per_read, 4'000'000);
+  // Whole 4 MB blocks: the HDD's 200 MB/s binds, at 1,818 images/s.
+  EXPECT_NEAR(blocks.projection.disk_images_per_s, 200e6 / 110'000, 1e-6);
+  EXPECT_EQ(blocks.projection.first_epoch_binding, "disk");
+  EXPECT_NEAR(blocks.needs.disk_mb_per_s, 198, 1e-9);  // 1,800 images/s of 110 KB
+  EXPECT_NEAR(blocks.needs.disk_iops, 1800 * 110'000 / 4e6, 1e-9);
+  EXPECT_EQ(blocks.needs.disk_class, "hdd");
+}
+
+TEST(InstanceModel, ShuffleModesOfABlocksRunAndOfAFolder) {
+  const Demand demand{2000, 1, 0};
+  RunCosts run = shards("blocks");
+  run.reads_per_image = 0.03;
+  const std::vector<ShuffleProjection> modes =
+      shuffle_projections(run, demand, parse_instance("8,16,hdd"));
+  ASSERT_EQ(modes.size(), 2u);
+  EXPECT_FALSE(modes[0].measured);
+  EXPECT_DOUBLE_EQ(modes[0].costs.reads_per_image, 1);
+  EXPECT_TRUE(modes[1].measured);
+  EXPECT_DOUBLE_EQ(modes[1].costs.reads_per_image, 0.03);
+  // A folder reads a file per sample in every order: its blocks need tar shards first.
+  RunCosts folder = shards("blocks");
+  folder.format = "image-folder";
+  const std::vector<ShuffleProjection> folder_modes =
+      shuffle_projections(folder, demand, parse_instance("8,16,hdd"));
+  ASSERT_EQ(folder_modes.size(), 2u);
+  EXPECT_TRUE(folder_modes[0].measured);
+  EXPECT_TRUE(folder_modes[1].needs_shards);
+  EXPECT_DOUBLE_EQ(folder_modes[1].costs.reads_per_image, 110'000 / 4e6);
+  // A run that recorded no storage (older JSON) gets the full shuffle's line only.
+  RunCosts older = costs();
+  older.tar_chunk_bytes = 4'000'000;
+  EXPECT_EQ(shuffle_projections(older, demand, parse_instance("8,16,hdd")).size(), 1u);
+}
+
+TEST(InstanceModel, PackedCostsFromTheRunsMeasurement) {
+  RunCosts run = costs();
+  EXPECT_DOUBLE_EQ(packed_run_costs(run).cpu_ms_per_image, 2);  // nothing measured
+  run.packed.state = "measured";
+  run.packed.original_ms = 1.0;
+  run.packed.packed_ms = 0.8;
+  run.packed.original_bytes = 100'000;
+  run.packed.packed_bytes = 99'000;
+  const RunCosts packed = packed_run_costs(run);
+  EXPECT_DOUBLE_EQ(packed.cpu_ms_per_image, 1.6);
+  EXPECT_DOUBLE_EQ(packed.bytes_per_image, 110'000 * 0.99);
+  EXPECT_NEAR(static_cast<double>(packed.dataset_bytes), 19.8e9, 1);
+  // 2 cores: 1,000 images/s unpacked, 1,250 packed; 1,800 images/s take 3 cores instead of 4.
+  const Demand demand{2000, 1, 0};
+  EXPECT_NEAR(project(packed, demand, parse_instance("2,64,nvme")).later_epochs_images_per_s, 1250,
+              1e-9);
+  EXPECT_EQ(requirements(packed, demand).cores, 3);
+  EXPECT_EQ(requirements(run, demand).cores, 4);
 }
 
 TEST(GpuCatalogue, FindsByLooseNameAndEstimatesFromFp32) {

@@ -225,6 +225,20 @@ TEST(Judge, ShardsAlreadyInBlocksAreNotToldToShuffleInBlocks) {
   EXPECT_FALSE(any_contains(v.advice, "--shuffle blocks"));
 }
 
+TEST(PackingAdvice, ProjectsTheMeasuredDecodeRatio) {
+  Report report;
+  report.images_per_s = 900;
+  report.decode_cpu_ms_per_image = 2.0;  // 2 threads: at most 1,000 images/s
+  const std::string advice = packing_advice(report, 2, 20'000'000'000, {0.8, 0.99, 32});
+  EXPECT_NE(advice.find("feedrate pack"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("0.80x the CPU (measured on 32 of them)"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("about 1,250 images/s instead of 1,000 (1.25x; delivered 900)"),
+            std::string::npos)
+      << advice;
+  EXPECT_NE(advice.find("a 19.8 GB copy of the dataset (0.99x its bytes)"), std::string::npos)
+      << advice;
+}
+
 TEST(Judge, RamAndH2dStalls) {
   VerdictInputs in = measured();
   in.stall_ram_s = 4;

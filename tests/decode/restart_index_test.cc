@@ -2,8 +2,9 @@
 // every pixel; the sub-stream of any rectangle decodes the rectangle's pixels exactly as a decode
 // of the whole original does, for 4:2:0, 4:2:2, 4:4:4, grayscale, CMYK and progressive sources
 // of sizes that end inside an MCU, at K = 1, 2 and 4 MCUs per restart interval; the train and eval
-// paths give the same bytes on packed and original files while reading fewer entropy-coded bytes;
-// K keeps the index within one segment on large images; a damaged index or scan is refused.
+// paths give the same bytes on packed and original files while reading fewer entropy-coded bytes,
+// DCT-scaled crops included; K keeps the index within one segment on large images; a damaged
+// index or scan is refused.
 
 #include "decode/restart_index.h"
 
@@ -194,6 +195,31 @@ TEST_P(PackedVariant, TrainAndEvalGiveTheSameBytesReadingLess) {
       }
       if (kind == TransformKind::kTrain) EXPECT_LT(read, scan * 3 / 4);
     }
+  }
+}
+
+// On a larger image the decoder picks DCT scaling (1/2, 1/4) for many crops: the sub-stream is
+// decoded at the same scale, with the same bytes out.
+TEST(RestartIndex, DctScaledCropsGiveTheSameBytes) {
+  const Bytes original = make(kVariants[0], 1800, 1200, 9);
+  const Bytes packed = pack(original);
+  ImageDecoder decoder;
+  for (TransformKind kind : {TransformKind::kTrain, TransformKind::kEval}) {
+    TransformSpec spec;
+    spec.kind = kind;
+    Bytes want(224 * 224 * 3), got(224 * 224 * 3);
+    int scaled = 0;
+    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+      ASSERT_TRUE(decoder.decode(original, spec, seed, want).ok());
+      const int denom = decoder.info().scale_denom;
+      const DecodeStatus status = decoder.decode(packed, spec, seed, got);
+      ASSERT_TRUE(status.ok()) << status.message;
+      ASSERT_TRUE(decoder.info().packed);
+      ASSERT_EQ(decoder.info().scale_denom, denom);
+      ASSERT_EQ(got, want) << "seed " << seed << ", scale 1/" << denom;
+      scaled += denom > 1;
+    }
+    EXPECT_GT(scaled, 0);
   }
 }
 

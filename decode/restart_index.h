@@ -34,8 +34,8 @@ namespace feedrate::decode {
 
 // The MCUs per restart interval a packer aims for by default (choose_mcus_per_interval). Each
 // restart marker costs 2 bytes plus the padding of the bits before it, and its index entry 1-2
-// bytes; smaller intervals skip more columns. One MCU was the fastest train path at under the
-// byte budget of the issue (README, Packed shards, measures K = 1, 2, 4 and 8).
+// bytes; smaller intervals skip more columns. One MCU per interval gave the fastest train path
+// within the issue's byte budget (README, Packed shards, measures K = 1, 2, 4 and 8).
 inline constexpr int kTargetMcusPerInterval = 1;
 
 // The most intervals choose_mcus_per_interval gives an image: their index fits one APP15 segment

@@ -288,6 +288,25 @@ TEST(RestartIndex, RandomDamageIsAnErrorOrPixels) {
   EXPECT_GT(refused, 0);
 }
 
+TEST(JpegPacker, ImageAboveTheIntervalCapGetsALargerK) {
+  // Grayscale 1600x1296: 200 x 162 one-block MCUs, 32,400 > kMaxIntervals at K = 1.
+  const Bytes original = make(kVariants[3], 1600, 1296, 6);
+  const Bytes packed = pack(original, 1);
+  RestartIndex index;
+  bool found = false;
+  ASSERT_TRUE(read_restart_index(packed, index, found).ok());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(index.mcus_per_interval, 2);
+  ImageDecoder decoder;
+  const TransformSpec spec;
+  Bytes want(224 * 224 * 3), got(224 * 224 * 3);
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    ASSERT_TRUE(decoder.decode(original, spec, seed, want).ok());
+    ASSERT_TRUE(decoder.decode(packed, spec, seed, got).ok());
+    ASSERT_EQ(got, want) << "seed " << seed;
+  }
+}
+
 TEST(JpegPacker, ResizedKeepsTheLongerSideAndIsPacked) {
   const Bytes original = make(kVariants[0], 500, 375, 9);
   JpegPacker packer;

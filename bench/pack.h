@@ -20,16 +20,18 @@
 #include <functional>
 #include <string>
 
+#include "decode/restart_index.h"
+
 namespace feedrate::bench {
 
 struct PackOptions {
   std::string source;
   std::filesystem::path out;
   int shard_mb = 256;
-  int max_side = 0;       // 0: lossless; else resample JPEGs whose longer side is above it
-  int quality = 90;       // of a re-encode under max_side
-  int restart_mcus = 4;   // K aimed for (decode::choose_mcus_per_interval)
-  int workers = 0;        // 0: one per available CPU
+  int max_side = 0;  // 0: lossless; else resample JPEGs whose longer side is above it
+  int quality = 90;  // of a re-encode under max_side
+  int restart_mcus = decode::kTargetMcusPerInterval;  // K aimed for (choose_mcus_per_interval)
+  int workers = 0;                                    // 0: one per available CPU
   bool skip_bad = false;  // else the first bad sample stops the pack with its error
 };
 

@@ -32,7 +32,8 @@ Command add_pack_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--restart-mcus", options->restart_mcus,
                   "MCUs per restart interval aimed for (a divisor of each image's MCU columns "
-                  "near it is used, else one interval per MCU row)")
+                  "near it is used, else one interval per MCU row; larger where an image would "
+                  "have more than 32,000 intervals)")
       ->check(CLI::Range(1, 65535))
       ->capture_default_str();
   sub->add_option("--workers", options->workers, "Threads (0: one per CPU)")

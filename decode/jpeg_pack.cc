@@ -47,14 +47,19 @@ void on_message(j_common_ptr cinfo, int level) {
   if (cinfo->err->msg_code == JWRN_JPEG_EOF) state->saw_eof = true;
 }
 
-// MCU columns of the single scan libjpeg writes with dst's parameters: one block per MCU when
-// there is one component, else max_h_samp_factor blocks wide.
-int mcu_columns_of(const jpeg_compress_struct& dst) {
-  int h_max = 1;
-  for (int c = 0; c < dst.num_components; ++c)
+// The restart interval for the single scan libjpeg writes with dst's parameters, whose MCU is
+// one block when there is one component, else max_h_samp_factor x max_v_samp_factor blocks.
+unsigned restart_interval_of(const jpeg_compress_struct& dst, int target) {
+  int h_max = 1, v_max = 1;
+  for (int c = 0; c < dst.num_components; ++c) {
     h_max = std::max(h_max, dst.comp_info[c].h_samp_factor);
+    v_max = std::max(v_max, dst.comp_info[c].v_samp_factor);
+  }
   const int mcu_width = dst.num_components == 1 ? 8 : 8 * h_max;
-  return static_cast<int>((dst.image_width + mcu_width - 1) / mcu_width);
+  const int mcu_height = dst.num_components == 1 ? 8 : 8 * v_max;
+  const int columns = static_cast<int>((dst.image_width + mcu_width - 1) / mcu_width);
+  const int rows = static_cast<int>((dst.image_height + mcu_height - 1) / mcu_height);
+  return static_cast<unsigned>(choose_mcus_per_interval(columns, rows, target));
 }
 
 void reset(JpegPacker::State& s) {
@@ -126,8 +131,7 @@ DecodeStatus JpegPacker::pack(std::span<const std::uint8_t> jpeg, std::vector<st
   // source, readers such as PIL would read the inks inverted.
   if (s.src.jpeg_color_space == JCS_CMYK) s.dst.write_Adobe_marker = s.src.saw_Adobe_marker;
   s.dst.optimize_coding = TRUE;
-  s.dst.restart_interval =
-      static_cast<unsigned>(choose_mcus_per_interval(mcu_columns_of(s.dst), mcus_per_interval_));
+  s.dst.restart_interval = restart_interval_of(s.dst, mcus_per_interval_);
   jpeg_mem_dest(&s.dst, &s.buffer, &s.buffer_size);
   jpeg_write_coefficients(&s.dst, coefficients);
   jpeg_finish_compress(&s.dst);
@@ -154,8 +158,7 @@ DecodeStatus JpegPacker::encode(const std::uint8_t* rgb, int width, int height, 
   jpeg_set_quality(&s.dst, quality, TRUE);
   s.dst.dct_method = JDCT_ISLOW;
   s.dst.optimize_coding = TRUE;
-  s.dst.restart_interval =
-      static_cast<unsigned>(choose_mcus_per_interval(mcu_columns_of(s.dst), mcus_per_interval_));
+  s.dst.restart_interval = restart_interval_of(s.dst, mcus_per_interval_);
   jpeg_mem_dest(&s.dst, &s.buffer, &s.buffer_size);
   jpeg_start_compress(&s.dst, TRUE);
   const std::size_t stride = static_cast<std::size_t>(width) * 3;

@@ -124,13 +124,21 @@ DecodeStatus corrupt(const std::string& what) {
 
 }  // namespace
 
-int choose_mcus_per_interval(int mcu_columns, int target) {
+int choose_mcus_per_interval(int mcu_columns, int mcu_rows, int target) {
   target = std::max(target, 1);
   int best = 1;
   for (int d = 1; d <= 2 * target && d <= mcu_columns; ++d) {
     if (mcu_columns % d == 0 && std::abs(d - target) <= std::abs(best - target)) best = d;
   }
-  return best == 1 && target > 1 ? mcu_columns : best;
+  if (best == 1 && target > 1) best = mcu_columns;
+  const auto intervals = [&](int k) {
+    return static_cast<std::int64_t>(mcu_rows) * (mcu_columns / k);
+  };
+  while (best < mcu_columns && intervals(best) > kMaxIntervals) {
+    ++best;
+    while (mcu_columns % best != 0) ++best;
+  }
+  return best;
 }
 
 DecodeStatus read_restart_index(std::span<const std::uint8_t> jpeg, RestartIndex& index,

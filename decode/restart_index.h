@@ -34,8 +34,13 @@ namespace feedrate::decode {
 
 // The MCUs per restart interval a packer aims for by default (choose_mcus_per_interval). Each
 // restart marker costs 2 bytes plus the padding of the bits before it, and its index entry 1-2
-// bytes; smaller intervals skip more columns (README, Packed shards, measures both).
-inline constexpr int kTargetMcusPerInterval = 4;
+// bytes; smaller intervals skip more columns. One MCU per interval gave the fastest train path
+// within the byte budget (README, Packed shards, measures K = 1, 2, 4 and 8).
+inline constexpr int kTargetMcusPerInterval = 1;
+
+// The most intervals choose_mcus_per_interval gives an image: their index fits one APP15 segment
+// as long as no interval holds 16 KB or more of entropy-coded data (2-byte offsets).
+inline constexpr int kMaxIntervals = 32'000;
 
 // What a decoder needs to know about a packed JPEG, read from its headers and its index.
 struct RestartIndex {
@@ -91,10 +96,11 @@ DecodeStatus build_substream(std::span<const std::uint8_t> jpeg, const RestartIn
 // its index would not fit one segment; kCorrupt when its restart markers are not in order.
 DecodeStatus add_restart_index(std::span<const std::uint8_t> jpeg, std::vector<std::uint8_t>& out);
 
-// The K a packer uses for an image of `mcu_columns` MCU columns when it aims for `target`: the
-// divisor of mcu_columns in [1, 2 x target] closest to target (the larger on a tie), except that
-// a target above 1 never gets 1 but one interval per MCU row (mcu_columns) instead. Always
-// divides mcu_columns.
-int choose_mcus_per_interval(int mcu_columns, int target = kTargetMcusPerInterval);
+// The K a packer uses for an image of `mcu_columns` x `mcu_rows` MCUs when it aims for `target`:
+// the divisor of mcu_columns in [1, 2 x target] closest to target (the larger on a tie), except
+// that a target above 1 never gets 1 but one interval per MCU row (mcu_columns) instead; then,
+// while that gives more than kMaxIntervals intervals, the next larger divisor. Always divides
+// mcu_columns.
+int choose_mcus_per_interval(int mcu_columns, int mcu_rows, int target = kTargetMcusPerInterval);
 
 }  // namespace feedrate::decode

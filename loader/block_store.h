@@ -54,8 +54,8 @@ class BlockStore {
   // order.
   void plan(std::span<const std::uint32_t> indices, std::span<const io::File> shards,
             std::vector<io::ReadRequest>& reads);
-  // Appends the reads of up to `blocks` look-ahead blocks (none once max_held are held or the
-  // epoch's blocks are all planned). After they ran, call finish_batch() with them.
+  // Appends the reads of up to `blocks` look-ahead blocks (none once max_held_bytes are held or
+  // the epoch's blocks are all planned). After they ran, call finish_batch() with them.
   void plan_ahead(std::span<const io::File> shards, std::vector<io::ReadRequest>& reads,
                   std::size_t blocks);
 

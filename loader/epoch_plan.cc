@@ -55,9 +55,9 @@ LoaderState EpochPlan::state(std::size_t taken) const {
   s.index_hash = index_hash();
   s.seed = options_.seed;
   s.shuffle = shuffle_name(options_.shuffle);
-  if (options_.shuffle == ShuffleMode::kBlocks) s.block_bytes = options_.tar_chunk_bytes;
   s.window_blocks = window_blocks_of(options_);
   if (options_.shuffle == ShuffleMode::kBlocks) {
+    s.block_bytes = options_.tar_chunk_bytes;
     s.blocks_world_size =
         begun_ && deal_.blocks_world_size > 0 ? deal_.blocks_world_size : options_.world_size;
   }

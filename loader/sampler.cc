@@ -35,10 +35,9 @@ struct BlockOrder {
   std::uint32_t end(std::size_t block) const {
     return block + 1 < starts.size() ? starts[block + 1] : static_cast<std::uint32_t>(size);
   }
-  // The first sample of part `part` of `block` cut into kFirstWindowParts.
-  std::uint32_t part_begin(std::size_t block, std::size_t part) const {
-    return begin(block) +
-           static_cast<std::uint32_t>((end(block) - begin(block)) * part / kFirstWindowParts);
+  // The first sample of part `part` of `block` cut into `parts` (part == parts: its end).
+  std::uint32_t part_begin(std::size_t block, std::size_t part, std::size_t parts) const {
+    return begin(block) + static_cast<std::uint32_t>((end(block) - begin(block)) * part / parts);
   }
 };
 
@@ -76,29 +75,22 @@ std::vector<std::uint32_t> rank_stream(const BlockOrder& blocks,
                                        std::size_t rank) {
   const std::size_t window = window_of(options);
   std::vector<std::uint32_t> stream;
-  const auto shuffle_since = [&](std::size_t start, std::uint64_t id) {
-    decode::Rng rng(decode::mix64(options.seed) ^ decode::mix64(epoch + 0x5eed) ^
-                    decode::mix64((std::uint64_t{rank} << 40) | id));
-    permute(std::span(stream).subspan(start), rng);
-  };
-  const std::size_t first_end = std::min(mine.size(), window);
-  for (std::size_t part = 0; part < kFirstWindowParts; ++part) {
-    const std::size_t start = stream.size();
-    for (std::size_t b = 0; b < first_end; ++b) {
-      const std::uint32_t end =
-          part + 1 < kFirstWindowParts ? blocks.part_begin(mine[b], part + 1) : blocks.end(mine[b]);
-      for (std::uint32_t i = blocks.part_begin(mine[b], part); i < end; ++i) stream.push_back(i);
-    }
-    shuffle_since(start, (std::uint64_t{part} << 32) | 1);
-  }
-  for (std::size_t first = window; first < mine.size(); first += window) {
-    const std::size_t start = stream.size();
-    for (std::size_t b = first; b < std::min(mine.size(), first + window); ++b) {
-      for (std::uint32_t i = blocks.begin(mine[b]); i < blocks.end(mine[b]); ++i) {
-        stream.push_back(i);
+  stream.reserve(blocks.size);
+  for (std::size_t first = 0, w = 0; first < mine.size(); first += window, ++w) {
+    const std::size_t end = std::min(mine.size(), first + window);
+    const std::size_t parts = w == 0 ? kFirstWindowParts : 1;
+    for (std::size_t part = 0; part < parts; ++part) {
+      const std::size_t start = stream.size();
+      for (std::size_t b = first; b < end; ++b) {
+        const std::uint32_t from = blocks.part_begin(mine[b], part, parts);
+        const std::uint32_t to = blocks.part_begin(mine[b], part + 1, parts);
+        for (std::uint32_t i = from; i < to; ++i) stream.push_back(i);
       }
+      decode::Rng rng(
+          decode::mix64(options.seed) ^ decode::mix64(epoch + 0x5eed) ^
+          decode::mix64((std::uint64_t{rank} << 40) | (std::uint64_t{part} << 32) | (w + 1)));
+      permute(std::span(stream).subspan(start), rng);
     }
-    shuffle_since(start, first / window + 1);
   }
   return stream;
 }
@@ -178,7 +170,7 @@ std::vector<std::uint32_t> epoch_read_units(std::size_t dataset_size, const Samp
   std::vector<std::uint32_t> units;
   for (std::size_t block = 0; block < blocks.starts.size(); ++block) {
     for (std::size_t part = 0; part < (first_window[block] ? kFirstWindowParts : 1); ++part) {
-      const std::uint32_t begin = blocks.part_begin(block, part);
+      const std::uint32_t begin = blocks.part_begin(block, part, kFirstWindowParts);
       if (begin < blocks.end(block) && (units.empty() || units.back() != begin)) {
         units.push_back(begin);
       }

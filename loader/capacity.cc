@@ -1,6 +1,7 @@
 #include "loader/capacity.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -67,23 +68,30 @@ Capacity cpu_capacity(const Report& r, const ImageCosts& costs) {
              costs.decode_ms_per_image, threads, costs.cpu_ms_per_image, cores));
 }
 
-Capacity ram_capacity(const Report& r, double images) {
+SlotCycle slot_cycle(const Report& r, double images) {
   const RunFigures& f = r.figures;
   const auto batches = static_cast<double>(std::max<std::uint64_t>(f.batches, 1));
-  const double per_image = images > 0 ? 1 / images : 0;
   const double threads = std::max(1, std::min(std::max(1, r.run.num_workers), r.run.cpus));
-  const double batch = static_cast<double>(r.run.batch_size);
-  const double read_s = f.read_busy_s / batches;
-  const double decode_s = f.decode_busy_s * per_image * batch / threads;
-  const double copy_s = f.copy_busy_s / batches;
-  const double held_s = f.held_s / batches;
-  const double cycle_s = read_s + decode_s + copy_s + held_s;
-  const double slots = static_cast<double>(std::max<std::size_t>(r.run.slots, 1));
-  return measured("ram", cycle_s > 0 ? slots * batch / cycle_s : kUnlimited,
+  SlotCycle cycle;
+  cycle.slots = static_cast<double>(std::max<std::size_t>(r.run.slots, 1));
+  cycle.batch_size = static_cast<double>(std::max<std::size_t>(r.run.batch_size, 1));
+  cycle.read_s = f.read_busy_s / batches;
+  // CPU time, as the cpu capacity takes it: a decode preempted by other processes waits, which
+  // is not what the slot costs.
+  cycle.decode_s = f.decode_cpu_s / images * cycle.batch_size / threads;
+  cycle.copy_s = f.copy_busy_s / batches;
+  cycle.held_s = f.held_s / batches;
+  // At num_workers 0 the consumer decodes a batch after taking it: that is decode time, not hold.
+  if (r.run.num_workers == 0) cycle.held_s = std::max(0.0, cycle.held_s - cycle.decode_s);
+  return cycle;
+}
+
+Capacity ram_capacity(const Report& r, const SlotCycle& cycle) {
+  return measured("ram", ram_images_per_s(cycle),
                   format("%zu batch(es) in flight, each needing its slot for %.1f ms (reads %.1f, "
                          "decodes %.1f, copy %.1f, held by the consumer %.1f)",
-                         r.run.slots, cycle_s * 1e3, read_s * 1e3, decode_s * 1e3, copy_s * 1e3,
-                         held_s * 1e3));
+                         r.run.slots, cycle.total_s() * 1e3, cycle.read_s * 1e3,
+                         cycle.decode_s * 1e3, cycle.copy_s * 1e3, cycle.held_s * 1e3));
 }
 
 Capacity h2d_capacity(const Report& r, double images) {
@@ -108,6 +116,28 @@ Capacity consumer_capacity(const Report& r, double images) {
 }
 
 }  // namespace
+
+double ram_images_per_s(const SlotCycle& cycle) {
+  const double total = cycle.total_s();
+  return total > 0 ? cycle.slots * cycle.batch_size / total : kUnlimited;
+}
+
+double lifted(const Capacities& c, const std::string& resource, double capacity) {
+  SlotCycle cycle = c.cycle;
+  const double now = c.of(resource).images_per_s;
+  const double scale = capacity > 0 && std::isfinite(now) ? now / capacity : 1;
+  if (resource == "io") cycle.read_s *= scale;
+  if (resource == "cpu") cycle.decode_s *= scale;
+  if (resource == "h2d") cycle.copy_s *= scale;
+  if (resource == "consumer") cycle.held_s *= scale;
+  double rate = resource == "ram" ? capacity : std::min(capacity, ram_images_per_s(cycle));
+  for (const Capacity& other : c.resources) {
+    if (other.measured && other.resource != resource && other.resource != "ram") {
+      rate = std::min(rate, other.images_per_s);
+    }
+  }
+  return rate;
+}
 
 const Capacity& Capacities::of(const std::string& resource) const {
   for (const Capacity& c : resources) {
@@ -138,7 +168,8 @@ Capacities capacities(const Report& r) {
   const auto images = static_cast<double>(r.images);
   c.delivered = images / r.wall_s;
   const ImageCosts costs = image_costs(r);
-  c.resources = {io_capacity(r, costs, images), cpu_capacity(r, costs), ram_capacity(r, images),
+  c.cycle = slot_cycle(r, images);
+  c.resources = {io_capacity(r, costs, images), cpu_capacity(r, costs), ram_capacity(r, c.cycle),
                  h2d_capacity(r, images), consumer_capacity(r, images)};
   for (Capacity& capacity : c.resources) {
     if (capacity.measured) capacity.headroom = capacity.images_per_s / c.delivered;

@@ -27,6 +27,14 @@ inline constexpr double kMeasurableStepShare = 0.05;
 
 Capacities capacities(const Report& report);
 
+// Images/s the slots sustain for a slot cycle (Little's law: slots x batch / cycle).
+double ram_images_per_s(const SlotCycle& cycle);
+
+// What the run would deliver with `resource`'s capacity raised (or lowered) to `capacity`: the
+// lowest of that and every other measured capacity, the ram capacity recomputed with the reads
+// (io) or decodes (cpu) of the new rate.
+double lifted(const Capacities& capacities, const std::string& resource, double capacity);
+
 // The run's per-image costs as the projections take them.
 ImageCosts image_costs(const Report& report);
 

@@ -102,9 +102,19 @@ struct Capacity {
   std::string basis;        // how it was derived, in the user's terms
 };
 
+// The time a batch needs its slot when it waits on nothing (behind the ram capacity).
+struct SlotCycle {
+  double read_s = 0, decode_s = 0, copy_s = 0, held_s = 0;
+  double slots = 1;       // batches in flight at most
+  double batch_size = 1;  // images per batch
+
+  double total_s() const { return read_s + decode_s + copy_s + held_s; }
+};
+
 struct Capacities {
   double delivered = 0;  // images/s
   std::array<Capacity, kResources.size()> resources;
+  SlotCycle cycle;
 
   const Capacity& of(const std::string& resource) const;
 };

@@ -92,6 +92,7 @@ nlohmann::json costs_json(const RunCosts& c) {
           {"decode_ms_per_image", c.decode_ms_per_image},
           {"bytes_per_image", c.bytes_per_image},
           {"reads_per_image", c.reads_per_image},
+          {"disk_images_per_s", c.disk_images_per_s},
           {"h2d_bytes_per_image", c.h2d_bytes_per_image},
           {"dataset_bytes", c.dataset_bytes},
           {"dataset_samples", c.dataset_samples},
@@ -131,6 +132,7 @@ RunCosts costs_from_json(const nlohmann::json& j) {
   optional("decode_ms_per_image", c.decode_ms_per_image);
   get("bytes_per_image", c.bytes_per_image);
   get("reads_per_image", c.reads_per_image);
+  optional("disk_images_per_s", c.disk_images_per_s);
   get("h2d_bytes_per_image", c.h2d_bytes_per_image);
   get("dataset_bytes", c.dataset_bytes);
   get("dataset_samples", c.dataset_samples);

@@ -1,5 +1,7 @@
 #include "loader/run_costs.h"
 
+#include <cmath>
+
 #include "loader/capacity.h"
 #include "loader/report.h"
 
@@ -16,6 +18,8 @@ RunCosts run_costs(const Report& r) {
   costs.decode_ms_per_image = image.decode_ms_per_image;
   costs.bytes_per_image = image.bytes_per_image;
   costs.reads_per_image = image.reads_per_image;
+  const Capacity& io = r.capacities.of("io");
+  if (io.measured && std::isfinite(io.images_per_s)) costs.disk_images_per_s = io.images_per_s;
   costs.h2d_bytes_per_image = 3.0 * run.image_size * run.image_size;
   costs.dataset_bytes = run.dataset_bytes;
   costs.dataset_samples = run.dataset_samples;

@@ -38,6 +38,9 @@ struct RunCosts {
   double decode_ms_per_image = 0;  // the decode threads' share; 0 in older runs: as cpu_ms
   double bytes_per_image = 0;      // encoded bytes read
   double reads_per_image = 0;      // read operations
+  // What this run's disk delivered per second of reading (the io capacity, loader/capacity.h);
+  // 0 when unlimited or not recorded (older runs).
+  double disk_images_per_s = 0;
   double h2d_bytes_per_image = 0;  // uint8 pixels, what crosses PCIe to a GPU
   std::uint64_t dataset_bytes = 0;
   std::uint64_t dataset_samples = 0;

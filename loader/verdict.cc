@@ -65,14 +65,8 @@ struct Measured {
   int cores = 1;    // available to the loader
   io::ThrottleSpec disk;  // the emulated disk; unlimited when unknown
 
-  // What the run would deliver with `resource`'s capacity raised to `capacity`: the lowest of
-  // that and every other measured capacity.
   double lifted(const char* resource, double capacity) const {
-    double rate = capacity;
-    for (const Capacity& c : capacities.resources) {
-      if (c.measured && c.resource != resource) rate = std::min(rate, c.images_per_s);
-    }
-    return rate;
+    return feedrate::lifted(capacities, resource, capacity);
   }
   double capacity(const char* resource) const { return capacities.of(resource).images_per_s; }
   bool measured(const char* resource) const { return capacities.of(resource).measured; }
@@ -395,14 +389,18 @@ Verdict judge(const Report& r) {
   if (v.runner_up == "io" && v.bottleneck != "io") io_advice(m, v);
   page_cache_advice(m, v);
   if (!v.reached) {
-    const double got = r.wall_s > 0 ? r.figures.loader_cpu_s / r.wall_s : 0;
+    std::string why = "filling and draining the pipeline at the start and end of each epoch";
+    if (v.bottleneck == "cpu") {
+      why = format("other processes on this machine: the loader's threads got %.1f of this "
+                   "process's %d core(s)",
+                   r.figures.loader_cpu_s / r.wall_s, std::max(1, r.run.cpus));
+    }
     v.advice.push_back(finding(
         "unexplained",
         format("the delivered %s images/s stays below every capacity (the lowest, %s, is %s): "
-               "the loader's threads got %.1f of this process's %d core(s) of CPU time; other "
-               "processes on this machine, or work outside the model, took the rest",
+               "the wall time also holds what no capacity counts, most likely %s",
                thousands(c.delivered).c_str(), best->resource.c_str(),
-               thousands(best_rate).c_str(), got, std::max(1, r.run.cpus))));
+               thousands(best_rate).c_str(), why.c_str())));
   }
   return v;
 }
@@ -451,10 +449,7 @@ Advice packing_advice(const Report& report, const PackingGain& gain) {
   const int cores = std::max(1, report.run.cpus);
   const double before = cpu_images_per_s(now, threads, cores);
   const double after = cpu_images_per_s(packed, threads, cores);
-  double rate = after;
-  for (const Capacity& c : report.capacities.resources) {
-    if (c.measured && c.resource != "cpu") rate = std::min(rate, c.images_per_s);
-  }
+  const double rate = lifted(report.capacities, "cpu", after);
   return remedy(
       "cpu.pack",
       format("pack the dataset (feedrate pack DATASET OUT): its JPEGs, transcoded losslessly "

@@ -18,6 +18,7 @@
 #include "bench/tune/tune_measure.h"
 #include "loader/loader.h"
 #include "loader/options.h"
+#include "loader/report_json.h"
 #include "loader/shuffle_quality.h"
 #include "loader/system_info.h"
 #include "loader/verdict.h"
@@ -184,10 +185,10 @@ int run(const BenchArgs& args) {
   // After the timed run, so that it takes nothing from it.
   const PackedDecodeCost packed =
       args.no_pack_probe ? PackedDecodeCost{} : probe_packed_decode(dataset, options.transform);
+  report.costs.packed = packed;
   if (report.verdict.bottleneck == "cpu" && packed.measured() && packed.decode_ratio() < 1) {
     report.verdict.advice.push_back(
-        packing_advice(report, options.num_workers, dataset.total_bytes(),
-                       {packed.decode_ratio(), packed.bytes_ratio(), packed.samples}));
+        packing_advice(report, {packed.decode_ratio(), packed.bytes_ratio(), packed.samples}));
   }
   if (args.json) {
     nlohmann::json out;
@@ -217,8 +218,8 @@ int run(const BenchArgs& args) {
                  {"operations", stats.read_operations},
                  {"cold", args.cold}};
     out["device"] = stats.device;
-    out["rank"] = report.rank;
-    out["world_size"] = report.world_size;
+    out["rank"] = report.run.rank;
+    out["world_size"] = report.run.world_size;
     out["num_workers"] = options.num_workers;
     out["batch_size"] = options.batch_size;
     out["transform"] = args.transform;
@@ -246,12 +247,11 @@ int run(const BenchArgs& args) {
       skipped.push_back({{"index", s.index}, {"where", s.where}, {"reason", s.reason}});
     }
     out["skipped_samples"] = skipped;
-    out["verdict"] = verdict_json(report.verdict);
+    out["verdict"] = verdict_json(report);
+    out["capacities"] = capacities_json(report);
     out["stages"] = stages_json(report);
     out["training_images_per_s"] = options.training_images_per_s;
-    RunCosts costs = run_costs(loader, images_per_s, peak_rss_mb);
-    costs.packed = packed;
-    out["costs"] = costs_json(costs);
+    out["costs"] = costs_json(report.costs);
     fmt::print("{}\n", out.dump(2));
     return 0;
   }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "loader/report_json.h"
+#include "loader/verdict.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
@@ -21,10 +22,12 @@ py::dict report_dict(const Report& report, const RunStats& stats) {
     skipped.push_back({{"index", s.index}, {"where", s.where}, {"reason", s.reason}});
   }
   const nlohmann::json figures = {
-      {"rank", report.rank},
-      {"world_size", report.world_size},
-      {"verdict", verdict_json(report.verdict)},
+      {"rank", report.run.rank},
+      {"world_size", report.run.world_size},
+      {"verdict", verdict_json(report)},
+      {"capacities", capacities_json(report)},
       {"stages", stages_json(report)},
+      {"costs", costs_json(report.costs)},
       {"wall_s", report.wall_s},
       {"images", report.images},
       {"images_per_s", report.images_per_s},
@@ -48,6 +51,7 @@ py::dict gather_verdicts(const py::dict& report, py::object dist) {
   mine["world_size"] = report["world_size"];
   mine["images_per_s"] = report["images_per_s"];
   mine["bottleneck"] = verdict["bottleneck"];
+  mine["summary"] = verdict["summary"];
   mine["stall_fraction"] = verdict["stall_fraction"];
   mine["advice"] = verdict["advice"];
   if (dist.is_none()) {
@@ -77,8 +81,8 @@ py::dict gather_verdicts(const py::dict& report, py::object dist) {
   std::string summary = "rank " + py::str(slowest["rank"]).cast<std::string>() + " of " +
                         py::str(slowest["world_size"]).cast<std::string>() + " is the slowest: " +
                         std::to_string(std::lround(slowest["images_per_s"].cast<double>())) +
-                        " images/s, bottleneck " + slowest["bottleneck"].cast<std::string>();
-  if (!advice.empty()) summary += ": " + advice[0].cast<std::string>();
+                        " images/s, bottleneck " + slowest["summary"].cast<std::string>();
+  if (!advice.empty()) summary += ": " + advice[0]["text"].cast<std::string>();
   py::dict result;
   result["ranks"] = ranks;
   result["slowest"] = slowest;
@@ -105,7 +109,7 @@ void ProgressLine::draw(const Loader& loader, std::uint64_t epoch, std::size_t b
                            std::to_string(batches) + "/" +
                            std::to_string(loader.batches_per_epoch()) + " batches, " +
                            std::to_string(static_cast<long>(report.images_per_s)) +
-                           " images/s, bottleneck " + report.verdict.bottleneck + "    ";
+                           " images/s, bottleneck " + verdict_summary(report.verdict) + "    ";
   py::print(line, py::arg("end") = end, py::arg("file") = py::module_::import("sys").attr("stderr"),
             py::arg("flush") = true);
 }

@@ -46,11 +46,9 @@ Capacity io_capacity(const Report& r, const ImageCosts& costs, double images) {
   const double reading = f.read_busy_s > 0 ? images / f.read_busy_s : kUnlimited;
   const io::ThrottleSpec disk = emulated_disk(r.run);
   const double limit = disk_images_per_s(costs, disk);
-  std::string basis = format("%s images per second of reading (%.0f MB/s)",
-                             thousands(reading).c_str(),
-                             f.read_busy_s > 0 ? static_cast<double>(f.bytes_read) / 1e6 /
-                                                     f.read_busy_s
-                                               : 0.0);
+  std::string basis =
+      format("%s images per second of reading (%.0f MB/s)", thousands(reading).c_str(),
+             f.read_busy_s > 0 ? static_cast<double>(f.bytes_read) / 1e6 / f.read_busy_s : 0.0);
   if (disk.limited()) {
     basis += format("; the emulated disk (%s) allows %s", io::describe(disk).c_str(),
                     thousands(limit).c_str());
@@ -82,7 +80,8 @@ SlotCycle slot_cycle(const Report& r, double images) {
   cycle.copy_s = f.copy_busy_s / batches;
   cycle.held_s = f.held_s / batches;
   // At num_workers 0 the consumer decodes a batch after taking it: that is decode time, not hold.
-  if (r.run.num_workers == 0) cycle.held_s = std::max(0.0, cycle.held_s - cycle.decode_s);
+  if (r.run.num_workers == 0)
+    cycle.held_s = std::max(0.0, cycle.held_s - f.decode_busy_s / batches);
   return cycle;
 }
 
@@ -96,11 +95,12 @@ Capacity ram_capacity(const Report& r, const SlotCycle& cycle) {
 
 Capacity h2d_capacity(const Report& r, double images) {
   const RunFigures& f = r.figures;
-  if (r.run.device.rfind("cuda", 0) != 0) return not_measured("h2d", "no GPU: batches stay on the host");
+  if (r.run.device.rfind("cuda", 0) != 0)
+    return not_measured("h2d", "no GPU: batches stay on the host");
   if (f.copy_busy_s <= 0) return not_measured("h2d", "no copy measured yet");
-  return measured("h2d", images / f.copy_busy_s,
-                  format("%.2f GB/s of copies", static_cast<double>(f.copy_bytes) / 1e9 /
-                                                    f.copy_busy_s));
+  return measured(
+      "h2d", images / f.copy_busy_s,
+      format("%.2f GB/s of copies", static_cast<double>(f.copy_bytes) / 1e9 / f.copy_busy_s));
 }
 
 Capacity consumer_capacity(const Report& r, double images) {
@@ -151,7 +151,8 @@ ImageCosts image_costs(const Report& r) {
   if (r.images == 0) return costs;
   const auto images = static_cast<double>(r.images);
   costs.decode_ms_per_image = r.figures.decode_cpu_s * 1e3 / images;
-  costs.cpu_ms_per_image = std::max(r.figures.loader_cpu_s * 1e3 / images, costs.decode_ms_per_image);
+  costs.cpu_ms_per_image =
+      std::max(r.figures.loader_cpu_s * 1e3 / images, costs.decode_ms_per_image);
   costs.bytes_per_image = static_cast<double>(r.figures.bytes_read) / images;
   costs.reads_per_image = static_cast<double>(r.figures.read_operations) / images;
   costs.queue_depth = r.run.queue_depth;

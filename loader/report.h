@@ -52,17 +52,17 @@ struct RunSetting {
 struct RunFigures {
   std::uint64_t batches = 0;  // delivered
   std::uint64_t bytes_read = 0, read_operations = 0;
-  double read_busy_s = 0;    // the I/O thread reading (not waiting for a slot)
-  double read_blocked_s = 0; // the I/O thread waiting for a free slot
-  double decode_busy_s = 0;  // wall time of decodes, summed over the threads that ran them
-  double decode_cpu_s = 0;   // CPU time of those decodes
-  double loader_cpu_s = 0;   // CPU time of every loader thread: decodes, the I/O thread, copies
+  double read_busy_s = 0;     // the I/O thread reading (not waiting for a slot)
+  double read_blocked_s = 0;  // the I/O thread waiting for a free slot
+  double decode_busy_s = 0;   // wall time of decodes, summed over the threads that ran them
+  double decode_cpu_s = 0;    // CPU time of those decodes
+  double loader_cpu_s = 0;    // CPU time of every loader thread: decodes, the I/O thread, copies
   double assemble_busy_s = 0;
   double copy_busy_s = 0;
   std::uint64_t copy_bytes = 0;
-  double copy_blocked_s = 0;  // reads waiting for a copy to finish with a staging buffer
-  double consumer_busy_s = 0; // the consumer outside next()
-  double held_s = 0;          // batches held by the consumer, from hand-over to release
+  double copy_blocked_s = 0;   // reads waiting for a copy to finish with a staging buffer
+  double consumer_busy_s = 0;  // the consumer outside next()
+  double held_s = 0;           // batches held by the consumer, from hand-over to release
   // The consumer's waits in next(), charged to what the awaited batch was waiting on: evidence,
   // not the verdict (a disk-bound run also waits on batches that are decoding).
   double stall_io_s = 0, stall_cpu_s = 0, stall_ram_s = 0, stall_h2d_s = 0;

@@ -48,7 +48,9 @@ nlohmann::json verdict_json(const Report& report) {
           {"reached", v.reached},
           {"stall_fraction", v.stall_fraction},
           {"stalls",
-           {{"io", f.stall_io_s}, {"cpu", f.stall_cpu_s}, {"ram", f.stall_ram_s},
+           {{"io", f.stall_io_s},
+            {"cpu", f.stall_cpu_s},
+            {"ram", f.stall_ram_s},
             {"h2d", f.stall_h2d_s}}},
           {"advice", advice}};
 }

@@ -160,8 +160,8 @@ Report Telemetry::report(std::uint64_t held_ns) const {
   };
   const double workers = std::max(1, run_.num_workers);
   stage("read", f.read_operations, f.bytes_read, f.read_busy_s, 0, f.read_blocked_s, 1);
-  stage("decode", r.images, 0, f.decode_busy_s,
-        std::max(0.0, workers * r.wall_s - f.decode_busy_s), 0, workers);
+  stage("decode", r.images, 0, f.decode_busy_s, std::max(0.0, workers * r.wall_s - f.decode_busy_s),
+        0, workers);
   stage("assemble", f.batches, 0, f.assemble_busy_s, 0, 0, 1);
   stage("copy", f.batches, f.copy_bytes, f.copy_busy_s, 0, f.copy_blocked_s, 1);
   stage("consumer", f.batches, 0, f.consumer_busy_s, f.stalled_s(), 0, 1);

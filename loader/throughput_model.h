@@ -16,10 +16,10 @@
 namespace feedrate {
 
 struct ImageCosts {
-  double cpu_ms_per_image = 0;  // CPU of every loader thread
-  double bytes_per_image = 0;   // encoded bytes read
-  double reads_per_image = 0;   // read operations
-  unsigned queue_depth = 1;     // reads in flight at most
+  double cpu_ms_per_image = 0;     // CPU of every loader thread
+  double bytes_per_image = 0;      // encoded bytes read
+  double reads_per_image = 0;      // read operations
+  unsigned queue_depth = 1;        // reads in flight at most
   double decode_ms_per_image = 0;  // the decode threads' share of cpu_ms; 0: all of it
 };
 

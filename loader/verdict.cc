@@ -61,8 +61,8 @@ struct Measured {
   double delivered = 0;  // images/s
   ImageCosts costs;
   double read_mb_s = 0, reads_per_s = 0, bytes_per_read = 0;
-  int threads = 1;  // decode threads
-  int cores = 1;    // available to the loader
+  int threads = 1;        // decode threads
+  int cores = 1;          // available to the loader
   io::ThrottleSpec disk;  // the emulated disk; unlimited when unknown
 
   double lifted(const char* resource, double capacity) const {
@@ -81,10 +81,9 @@ DiskLimit disk_limit(const Measured& m) {
     // The emulated disk is known: the limit it comes closest to.
     const double bandwidth = m.disk.mb_per_s > 0 ? m.read_mb_s / m.disk.mb_per_s : 0;
     const double iops = m.disk.iops > 0 ? m.reads_per_s / m.disk.iops : 0;
-    const double latency =
-        m.disk.latency_us > 0
-            ? m.reads_per_s * m.disk.latency_us * 1e-6 / std::max(1u, m.report.run.queue_depth)
-            : 0;
+    const double latency = m.disk.latency_us > 0 ? m.reads_per_s * m.disk.latency_us * 1e-6 /
+                                                       std::max(1u, m.report.run.queue_depth)
+                                                 : 0;
     if (latency > bandwidth && latency > iops) return DiskLimit::kLatency;
     return iops > bandwidth ? DiskLimit::kIops : DiskLimit::kBandwidth;
   }
@@ -111,8 +110,8 @@ void io_advice(const Measured& m, Verdict& v) {
         format("reads delivered %.0f MB/s in %s reads/s (%.0f KB per read): IOPS-bound, not "
                "bandwidth-bound: each small random read pays a seek, and %s does about %s random "
                "reads/s (an HDD's seek rate)",
-               m.read_mb_s, thousands(m.reads_per_s).c_str(), m.bytes_per_read / 1e3,
-               which.c_str(), thousands(m.disk.limited() ? disk.iops : m.reads_per_s).c_str())));
+               m.read_mb_s, thousands(m.reads_per_s).c_str(), m.bytes_per_read / 1e3, which.c_str(),
+               thousands(m.disk.limited() ? disk.iops : m.reads_per_s).c_str())));
     if (run.chunk_bytes > 0 && run.shuffle != "blocks") {
       // A full shuffle or storage order: blocks read whole never take more reads than either.
       const ImageCosts sequential =
@@ -138,15 +137,15 @@ void io_advice(const Measured& m, Verdict& v) {
     const io::DiskClass& near = io::match_disk_class(m.read_mb_s);
     v.advice.push_back(finding(
         "io.bandwidth",
-        format("reads delivered %.0f MB/s (%.0f KB per image, %s reads/s): bandwidth-bound: %s "
-               "reads no faster (%s %.0f MB/s)",
-               m.read_mb_s, m.costs.bytes_per_image / 1e3, thousands(m.reads_per_s).c_str(),
-               which.c_str(),
-               m.disk.limited()
-                   ? "its limit:"
-                   : ("about " + std::string(article(near.label)) + " " + near.label + "'s")
-                         .c_str(),
-               m.disk.limited() ? m.disk.mb_per_s : near.spec.mb_per_s)));
+        format(
+            "reads delivered %.0f MB/s (%.0f KB per image, %s reads/s): bandwidth-bound: %s "
+            "reads no faster (%s %.0f MB/s)",
+            m.read_mb_s, m.costs.bytes_per_image / 1e3, thousands(m.reads_per_s).c_str(),
+            which.c_str(),
+            m.disk.limited()
+                ? "its limit:"
+                : ("about " + std::string(article(near.label)) + " " + near.label + "'s").c_str(),
+            m.disk.limited() ? m.disk.mb_per_s : near.spec.mb_per_s)));
   } else {
     ImageCosts deeper = m.costs;
     deeper.queue_depth = 2 * std::max(1u, run.queue_depth);
@@ -186,11 +185,11 @@ void io_advice(const Measured& m, Verdict& v) {
   if (faster) {
     const double rate = disk_images_per_s(m.costs, faster->spec);
     const char* a = article(faster->label);
-    v.advice.push_back(remedy("io.disk_class",
-                              format("%s %s (%s) delivers %s images/s of these reads", a,
-                                     faster->label.c_str(), io::describe(faster->spec).c_str(),
-                                     thousands(rate).c_str()),
-                              m.lifted("io", rate), format("%s %s", a, faster->label.c_str())));
+    v.advice.push_back(
+        remedy("io.disk_class",
+               format("%s %s (%s) delivers %s images/s of these reads", a, faster->label.c_str(),
+                      io::describe(faster->spec).c_str(), thousands(rate).c_str()),
+               m.lifted("io", rate), format("%s %s", a, faster->label.c_str())));
   }
 }
 
@@ -205,21 +204,21 @@ void page_cache_advice(const Measured& m, Verdict& v) {
       run.container_limit ? format("this container's %.1f GB memory limit", gb(run.memory_bytes))
                           : format("this machine's %.1f GB of RAM", gb(run.memory_bytes));
   if (needed > run.memory_bytes) {
-    const std::string cause =
-        format("every epoch reads the %.1f GB dataset from disk again (it does not fit in page "
-               "cache under %s)",
-               gb(run.dataset_bytes), limit_text.c_str());
+    const std::string cause = format(
+        "every epoch reads the %.1f GB dataset from disk again (it does not fit in page "
+        "cache under %s)",
+        gb(run.dataset_bytes), limit_text.c_str());
     if (!io_binds) {
-      v.advice.push_back(finding(
-          "page_cache", cause + format("; the disk keeps up with %.1fx headroom",
-                                       m.capacities.of("io").headroom)));
+      v.advice.push_back(
+          finding("page_cache", cause + format("; the disk keeps up with %.1fx headroom",
+                                               m.capacities.of("io").headroom)));
       return;
     }
-    v.advice.push_back(remedy(
-        "page_cache",
-        format("with %.1f GB of memory, epochs after the first would read none", gb(needed)),
-        m.lifted("io", kUnlimited), format("%.1f GB more RAM", gb(needed - run.memory_bytes)),
-        cause));
+    v.advice.push_back(
+        remedy("page_cache",
+               format("with %.1f GB of memory, epochs after the first would read none", gb(needed)),
+               m.lifted("io", kUnlimited),
+               format("%.1f GB more RAM", gb(needed - run.memory_bytes)), cause));
   } else if (io_binds) {
     v.advice.push_back(remedy(
         "page_cache",
@@ -261,10 +260,10 @@ void cpu_advice(const Measured& m, Verdict& v) {
     const double rate = cpu_images_per_s(m.costs, cores);
     v.advice.push_back(remedy(
         "cpu.cores",
-        demand > 0 ? format("feeding %s images/s takes about %d cores", thousands(demand).c_str(),
-                            cores)
-                   : format("each core adds about %s images/s: %d cores",
-                            thousands(cpu_images_per_s(m.costs, 1)).c_str(), cores),
+        demand > 0
+            ? format("feeding %s images/s takes about %d cores", thousands(demand).c_str(), cores)
+            : format("each core adds about %s images/s: %d cores",
+                     thousands(cpu_images_per_s(m.costs, 1)).c_str(), cores),
         m.lifted("cpu", rate),
         format("%d more core(s)%s", cores - run.cpus,
                run.cpu_quota_cores > 0 ? format(": raise the CPU quota to %d cores", cores).c_str()
@@ -294,19 +293,19 @@ void ram_advice(const Measured& m, Verdict& v) {
 
 void h2d_advice(const Measured& m, Verdict& v) {
   v.advice.push_back(finding("h2d.rate", "copies to the GPU: " + m.capacities.of("h2d").basis));
-  v.advice.push_back(remedy(
-      "h2d.uint8",
-      "send uint8 over PCIe and convert on the GPU (layout float16/float32 on a CUDA device "
-      "does), and check the GPU's PCIe link (nvidia-smi -q: Link Width and Generation)",
-      0, "no hardware"));
+  v.advice.push_back(
+      remedy("h2d.uint8",
+             "send uint8 over PCIe and convert on the GPU (layout float16/float32 on a CUDA device "
+             "does), and check the GPU's PCIe link (nvidia-smi -q: Link Width and Generation)",
+             0, "no hardware"));
 }
 
 void consumer_advice(const Measured& m, Verdict& v) {
   const RunSetting& run = m.report.run;
-  v.advice.push_back(finding(
-      "consumer.keeps_up",
-      format("the loader keeps up: training took %s images/s and waited %.1f%% of the time",
-             thousands(m.delivered).c_str(), 100 * v.stall_fraction)));
+  v.advice.push_back(
+      finding("consumer.keeps_up",
+              format("the loader keeps up: training took %s images/s and waited %.1f%% of the time",
+                     thousands(m.delivered).c_str(), 100 * v.stall_fraction)));
   if (m.costs.decode_ms_per_image <= 0) return;
   // A quarter more than training takes, so that the loader still keeps up on a busy machine.
   const int enough = std::max(
@@ -391,16 +390,17 @@ Verdict judge(const Report& r) {
   if (!v.reached) {
     std::string why = "filling and draining the pipeline at the start and end of each epoch";
     if (v.bottleneck == "cpu") {
-      why = format("other processes on this machine: the loader's threads got %.1f of this "
-                   "process's %d core(s)",
-                   r.figures.loader_cpu_s / r.wall_s, std::max(1, r.run.cpus));
+      why = format(
+          "other processes on this machine: the loader's threads got %.1f of this "
+          "process's %d core(s)",
+          r.figures.loader_cpu_s / r.wall_s, std::max(1, r.run.cpus));
     }
     v.advice.push_back(finding(
         "unexplained",
         format("the delivered %s images/s stays below every capacity (the lowest, %s, is %s): "
                "the wall time also holds what no capacity counts, most likely %s",
-               thousands(c.delivered).c_str(), best->resource.c_str(),
-               thousands(best_rate).c_str(), why.c_str())));
+               thousands(c.delivered).c_str(), best->resource.c_str(), thousands(best_rate).c_str(),
+               why.c_str())));
   }
   return v;
 }

@@ -124,7 +124,8 @@ Command add_plan_command(CLI::App& app) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   sub->add_option("--gpu", args->gpu,
-                  "GPU model from the catalogue in docs/domain.md (A100-80GB-SXM, H100-SXM, L4, ...: its memory, and an estimated images/s)");
+                  "GPU model from the catalogue in docs/domain.md (A100-80GB-SXM, H100-SXM, L4, "
+                  "...: its memory, and an estimated images/s)");
   sub->add_option("--rate", args->rate,
                   "Training images/s of one GPU, measured (preferred over the catalogue estimate)")
       ->check(CLI::PositiveNumber);

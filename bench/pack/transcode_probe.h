@@ -3,7 +3,8 @@
 // markers and index, as `feedrate pack` writes them) and decoded on the train path with the
 // run's transform, original and packed alternately with the same crops, on the caller's thread
 // and timed in its CPU time (so other load on the machine does not count). The ratio of the two
-// times (loader/run_costs.h's PackedDecodeCost) is what loader/throughput_model.h's packed_costs() applies to a run's measured decode CPU.
+// times (loader/run_costs.h's PackedDecodeCost) is what loader/throughput_model.h's packed_costs()
+// applies to a run's measured decode CPU.
 //
 // It skips, saying why, when packing cannot help: the eval transform (its centre crop decodes
 // most of the image), data that are not JPEGs, too few JPEGs the packer takes. When most sampled

@@ -83,8 +83,9 @@ const GpuModel& find_gpu(std::string_view name) {
   if (match != nullptr) return *match;
   std::string names;
   for (const GpuModel& gpu : gpu_catalogue()) names += (names.empty() ? "" : ", ") + gpu.name;
-  throw std::invalid_argument("GPU \"" + std::string(name) + "\" is not in the catalogue (" +
-                              names + "): give the training rate of one GPU with --rate IMAGES_PER_S instead");
+  throw std::invalid_argument(
+      "GPU \"" + std::string(name) + "\" is not in the catalogue (" + names +
+      "): give the training rate of one GPU with --rate IMAGES_PER_S instead");
 }
 
 }  // namespace feedrate::bench

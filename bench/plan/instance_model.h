@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "loader/run_costs.h"
 #include "io/throttle.h"
+#include "loader/run_costs.h"
 
 namespace feedrate::bench {
 

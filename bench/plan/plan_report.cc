@@ -221,15 +221,14 @@ std::string plan_text(const Plan& plan) {
       "samples)\n",
       c.cpu_ms_per_image, c.bytes_per_image / 1e3, c.reads_per_image, c.h2d_bytes_per_image / 1e3,
       c.peak_rss_mb, c.dataset_bytes / 1e9, c.dataset_samples);
-  text +=
-      fmt::format("demand    [{}] {} x {} at {:.0f} images/s = {:.0f} images/s{}\n",
-                  plan.rate_measured ? "measured" : "estimated", plan.demand.gpus,
-                  plan.gpu_name.empty() ? "GPU" : plan.gpu_name,
-                  plan.demand.images_per_s / plan.demand.gpus, plan.demand.images_per_s,
-                  plan.rate_measured
-                      ? " (--rate)"
-                      : " (the catalogue's estimate, see docs/domain.md; pass --rate with your "
-                        "measured step)");
+  text += fmt::format("demand    [{}] {} x {} at {:.0f} images/s = {:.0f} images/s{}\n",
+                      plan.rate_measured ? "measured" : "estimated", plan.demand.gpus,
+                      plan.gpu_name.empty() ? "GPU" : plan.gpu_name,
+                      plan.demand.images_per_s / plan.demand.gpus, plan.demand.images_per_s,
+                      plan.rate_measured
+                          ? " (--rate)"
+                          : " (the catalogue's estimate, see docs/domain.md; pass --rate with your "
+                            "measured step)");
   const Requirements& n = plan.needs;
   text += fmt::format("\nTo keep the GPUs >= {:.0f}% busy ({:.0f} images/s) [projected]:\n",
                       100 * kBusyTarget, n.images_per_s);

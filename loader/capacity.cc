@@ -78,10 +78,9 @@ SlotCycle slot_cycle(const Report& r, double images) {
   // is not what the slot costs.
   cycle.decode_s = f.decode_cpu_s / images * cycle.batch_size / threads;
   cycle.copy_s = f.copy_busy_s / batches;
-  cycle.held_s = f.held_s / batches;
-  // At num_workers 0 the consumer decodes a batch after taking it: that is decode time, not hold.
-  if (r.run.num_workers == 0)
-    cycle.held_s = std::max(0.0, cycle.held_s - f.decode_busy_s / batches);
+  // The consumer holds a batch for its step (at num_workers 0 it also decodes it inside next():
+  // that is the decode's share above).
+  cycle.held_s = f.consumer_busy_s / batches;
   return cycle;
 }
 

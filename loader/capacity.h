@@ -8,8 +8,8 @@
 //             process may use, from the CPU time per image of the decodes and of every loader
 //             thread (loader/throughput_model.h's cpu_images_per_s());
 //   ram       the batches in flight (slots) over the time a batch needs a slot when it waits on
-//             nothing: its reads, its decodes spread over the threads, its copy, and the time
-//             the consumer holds it (Little's law);
+//             nothing: its reads, its decodes (CPU time) spread over the threads, its copy, and
+//             the consumer's step, for which it holds the batch (Little's law);
 //   h2d       images per second the copy stage spent copying (a CUDA device only);
 //   consumer  the training rate when given (--consume-rate), else images per second the
 //             consumer spent outside next(), when that is at least kMeasurableStepShare of

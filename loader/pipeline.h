@@ -59,7 +59,7 @@ class Pipeline {
   // `while_waiting` (may be empty): see Loader::next.
   std::optional<Batch> next(const std::function<void()>& while_waiting = {});
   RunStats stats() const { return telemetry_->stats(); }
-  Report report() const { return telemetry_->report(ring_->held_ns()); }
+  Report report() const { return telemetry_->report(); }
   const TraceRecorder& trace() const { return trace_; }
 
  private:

@@ -62,7 +62,6 @@ struct RunFigures {
   std::uint64_t copy_bytes = 0;
   double copy_blocked_s = 0;   // reads waiting for a copy to finish with a staging buffer
   double consumer_busy_s = 0;  // the consumer outside next()
-  double held_s = 0;           // batches held by the consumer, from hand-over to release
   // The consumer's waits in next(), charged to what the awaited batch was waiting on: evidence,
   // not the verdict (a disk-bound run also waits on batches that are decoding).
   double stall_io_s = 0, stall_cpu_s = 0, stall_ram_s = 0, stall_h2d_s = 0;

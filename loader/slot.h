@@ -88,7 +88,6 @@ struct Slot {
 
   std::atomic<std::size_t> pending{0};  // decode tasks not finished
   Stall delayed_by = Stall::kIo;        // while reading: what delayed the start of its reads
-  std::int64_t held_since_ns = 0;       // kHeld: steady_clock time of the hand-over
 };
 
 }  // namespace feedrate::detail

@@ -1,7 +1,6 @@
 #include "loader/slot_ring.h"
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <utility>
 
@@ -13,12 +12,6 @@ namespace {
 
 using detail::Stall;
 using State = detail::Slot::State;
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // How often acquire() asks again whether a copy has finished reading a staging buffer. The
 // copy of a batch takes milliseconds, so this costs nothing and adds little delay.
@@ -139,7 +132,6 @@ detail::Slot* SlotRing::take_front(std::chrono::microseconds slice,
   Slot* slot = in_flight_.front();
   in_flight_.pop_front();
   slot->state = State::kHeld;
-  slot->held_since_ns = now_ns();
   return slot;
 }
 
@@ -185,9 +177,6 @@ void SlotRing::release(Slot* slot) noexcept {
   {
     std::lock_guard lock(mutex_);
     if (failure) release_failure_ = failure;  // raised by the next take_front()
-    held_ns_.fetch_add(
-        static_cast<std::uint64_t>(std::max<std::int64_t>(0, now_ns() - slot->held_since_ns)),
-        std::memory_order_relaxed);
     slot->state = State::kReturning;
     returning_.push_back(slot);
   }

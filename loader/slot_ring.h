@@ -64,8 +64,6 @@ class SlotRing final : public detail::SlotOwner {
   // failure, and throws Error when the consumer holds every slot.
   Slot* take_front(std::chrono::microseconds slice, std::optional<detail::Stall>* waited_on);
   std::size_t in_flight() const;
-  // How long the consumer has held batches so far, from hand-over to release, in total.
-  std::uint64_t held_ns() const { return held_ns_.load(std::memory_order_relaxed); }
   // Whether fail() was called since the last stop_all().
   bool failed() const;
 
@@ -98,7 +96,6 @@ class SlotRing final : public detail::SlotOwner {
   std::exception_ptr failure_;
   std::exception_ptr release_failure_;  // a copier error while a Batch was released
   std::atomic<detail::Stall> acquire_waiting_{detail::Stall::kIo};
-  std::atomic<std::uint64_t> held_ns_{0};
 };
 
 }  // namespace feedrate

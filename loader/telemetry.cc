@@ -99,7 +99,7 @@ RunStats Telemetry::stats() const {
   return stats;
 }
 
-Report Telemetry::report(std::uint64_t held_ns) const {
+Report Telemetry::report() const {
   Report r;
   r.run = run_;
   r.in_flight_capacity = static_cast<double>(run_.slots);
@@ -128,7 +128,6 @@ Report Telemetry::report(std::uint64_t held_ns) const {
   // The copy stage runs on a decode worker after its decode: its time is CPU time too.
   f.loader_cpu_s = f.decode_cpu_s + seconds(io_cpu_ns_) + f.assemble_busy_s + f.copy_busy_s;
   f.consumer_busy_s = seconds(consumer_ns_);
-  f.held_s = seconds(held_ns);
   f.stall_io_s = seconds(stall_ns_[static_cast<int>(Stall::kIo)]);
   f.stall_cpu_s = seconds(stall_ns_[static_cast<int>(Stall::kCpu)]);
   f.stall_ram_s = seconds(stall_ns_[static_cast<int>(Stall::kRam)]);

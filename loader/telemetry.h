@@ -5,7 +5,7 @@
 // statistics and how long it waited for a slot; decode its busy time and CPU time per sample;
 // the copier its assemble and submit time; the consumer its step time (between next() calls),
 // its waits charged by cause, the batches in flight, and what it was handed (batches, images,
-// skipped samples). How long the consumer held batches is the slot ring's (SlotRing::held_ns).
+// skipped samples).
 //
 // Thread-safety: every method may be called from any thread. Counters are atomics; the few
 // composite figures (reader statistics, skipped list, in-flight samples) have a mutex each.
@@ -56,8 +56,7 @@ class Telemetry {
   void delivered(const detail::Slot& slot);
 
   RunStats stats() const;
-  // `held_ns`: how long the consumer has held batches (SlotRing::held_ns()).
-  Report report(std::uint64_t held_ns) const;
+  Report report() const;
 
  private:
   const RunSetting run_;

@@ -151,8 +151,7 @@ TEST(Judge, DecodingBinds) {
 TEST(Judge, TooFewSlotsBind) {
   Report r = figures();
   r.run.slots = 1;
-  r.figures.held_s = 9;  // the consumer holds each batch 57 ms
-  r.figures.consumer_busy_s = 9;
+  r.figures.consumer_busy_s = 9;  // the consumer holds each batch for a 57 ms step
   const Report j = judged(r);
   EXPECT_EQ(j.verdict.bottleneck, "ram") << capacities_text(j.capacities, j.verdict);
   const Advice* more = find(j.verdict, "ram.prefetch");

@@ -6,21 +6,20 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <thread>
 #include <vector>
 
-#include "bench/datagen/tar_writer.h"
 #include "decode/decoder.h"
 #include "decode/format.h"
 #include "decode/jpeg_pack.h"
 #include "io/file.h"
+#include "io/tar_writer.h"
 #include "loader/dataset.h"
 #include "loader/error.h"
+#include "loader/pack_index.h"
 
 namespace feedrate::bench {
 namespace {
@@ -70,7 +69,7 @@ const char* extension_of(decode::ImageFormat format, std::span<const std::uint8_
 bool is_pack_file(const std::string& name) {
   const bool shard =
       name.starts_with("shard-") && (name.ends_with(".tar") || name.ends_with(".tar.tmp"));
-  return shard || name == "index.json" || name == "index.json.tmp";
+  return shard || name == kPackIndexFile || name == std::string(kPackIndexFile) + ".tmp";
 }
 
 void prepare_output(const fs::path& out) {
@@ -161,7 +160,7 @@ class ShardWriter {
   }
 
   void add(std::uint64_t sample, const std::string& key, const Packed& packed, std::int32_t label) {
-    const std::uint64_t member_bytes = 3 * datagen::kTarBlockSize + packed.bytes.size();
+    const std::uint64_t member_bytes = 3 * io::kTarBlockSize + packed.bytes.size();
     if (tar_ && samples_ > 0 && tar_->bytes_written() + member_bytes > limit_) close();
     if (!tar_) {
       const std::string name = fmt::format("shard-{:06}.tar", shards_.size());
@@ -187,22 +186,19 @@ class ShardWriter {
     std::error_code error;
     fs::rename(tmp_, final_path, error);
     if (error) throw Error(tmp_.string() + ": cannot rename: " + error.message());
-    shards_.push_back({{"name", final_path.filename().string()},
-                       {"first", first_},
-                       {"samples", samples_},
-                       {"bytes", bytes}});
+    shards_.push_back({final_path.filename().string(), first_, samples_, bytes});
     total_bytes_ += bytes;
   }
 
-  const nlohmann::json& shards() const { return shards_; }
+  const std::vector<PackIndex::Shard>& shards() const { return shards_; }
   std::uint64_t total_bytes() const { return total_bytes_; }
 
  private:
   fs::path out_, tmp_;
   std::uint64_t limit_;
-  std::optional<datagen::TarWriter> tar_;
+  std::optional<io::TarWriter> tar_;
   std::uint64_t first_ = 0, samples_ = 0, total_bytes_ = 0;
-  nlohmann::json shards_ = nlohmann::json::array();
+  std::vector<PackIndex::Shard> shards_;
 };
 
 }  // namespace
@@ -225,7 +221,9 @@ PackSummary pack_dataset(const PackOptions& options, const PackProgress& progres
   tbb::enumerable_thread_specific<std::unique_ptr<Worker>> per_thread;
   ShardWriter writer(options.out, static_cast<std::uint64_t>(options.shard_mb) << 20);
   PackSummary summary;
-  nlohmann::json skipped = nlohmann::json::array(), resized = nlohmann::json::array();
+  PackIndex index;
+  index.source = options.source;
+  index.options = {options.max_side, options.quality, options.restart_mcus, options.shard_mb};
   std::vector<Packed> batch(kBatch);
   const std::size_t total = dataset.size();
   std::uint64_t written = 0;
@@ -243,7 +241,7 @@ PackSummary pack_dataset(const PackOptions& options, const PackProgress& progres
       summary.source_bytes += dataset.sample(i).size;
       if (packed.kind == Kind::kBad) {
         if (!options.skip_bad) throw Error(dataset.describe(i) + ": " + packed.error);
-        skipped.push_back({{"index", i}, {"source", dataset.describe(i)}, {"error", packed.error}});
+        index.skipped.push_back({i, dataset.describe(i), packed.error});
         ++summary.skipped;
         continue;
       }
@@ -251,9 +249,7 @@ PackSummary pack_dataset(const PackOptions& options, const PackProgress& progres
       if (packed.kind == Kind::kUnchanged) ++summary.unchanged;
       if (packed.kind == Kind::kResized) {
         ++summary.resized;
-        resized.push_back({{"index", written},
-                           {"source_width", packed.source_width},
-                           {"source_height", packed.source_height}});
+        index.resized.push_back({written, packed.source_width, packed.source_height});
       }
       writer.add(written, fmt::format("{:08}", i), packed, dataset.sample(i).label);
       summary.image_bytes += packed.bytes.size();
@@ -266,36 +262,14 @@ PackSummary pack_dataset(const PackOptions& options, const PackProgress& progres
   summary.samples = written;
   summary.shards = writer.shards().size();
   summary.shard_bytes = writer.total_bytes();
-  const nlohmann::json index = {{"format", "feedrate-pack"},
-                                {"version", 1},
-                                {"source", options.source},
-                                {"source_samples", total},
-                                {"samples", written},
-                                {"options",
-                                 {{"max_side", options.max_side},
-                                  {"quality", options.quality},
-                                  {"restart_mcus", options.restart_mcus},
-                                  {"shard_mb", options.shard_mb}}},
-                                {"shards", writer.shards()},
-                                {"counts",
-                                 {{"lossless", summary.lossless},
-                                  {"resized", summary.resized},
-                                  {"unchanged", summary.unchanged},
-                                  {"skipped", summary.skipped}}},
-                                {"skipped", skipped},
-                                {"resized", resized},
-                                {"source_bytes", summary.source_bytes},
-                                {"image_bytes", summary.image_bytes},
-                                {"shard_bytes", summary.shard_bytes}};
-  const fs::path tmp = options.out / "index.json.tmp";
-  {
-    std::ofstream file(tmp);
-    file << index.dump(1) << "\n";
-    if (!file) throw Error(tmp.string() + ": cannot write");
-  }
-  std::error_code error;
-  fs::rename(tmp, options.out / "index.json", error);
-  if (error) throw Error(tmp.string() + ": cannot rename: " + error.message());
+  index.source_samples = total;
+  index.samples = written;
+  index.shards = writer.shards();
+  index.counts = {summary.lossless, summary.resized, summary.unchanged, summary.skipped};
+  index.source_bytes = summary.source_bytes;
+  index.image_bytes = summary.image_bytes;
+  index.shard_bytes = summary.shard_bytes;
+  write_pack_index(options.out, index);
   return summary;
 }
 

@@ -2,14 +2,14 @@
 // checksum as six octal digits, NUL, space) so that GNU tar, bsdtar and Python's tarfile all
 // accept the archives without warnings.
 
-#include "bench/datagen/tar_writer.h"
+#include "io/tar_writer.h"
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-namespace feedrate::datagen {
+namespace feedrate::io {
 namespace {
 
 // Writes `value` as `width - 1` zero-padded octal digits followed by a NUL.
@@ -97,4 +97,4 @@ void TarWriter::finish() {
   if (std::fclose(file) != 0) throw io_error("cannot close", path_, errno);
 }
 
-}  // namespace feedrate::datagen
+}  // namespace feedrate::io

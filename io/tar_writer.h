@@ -1,5 +1,6 @@
-// Writer for POSIX ustar archives, as used by WebDataset-style shards. Kept separate from the
-// dataset generator so that tests can build valid and deliberately malformed archives with it.
+// Writer for POSIX ustar archives, as used by WebDataset-style shards: the one tar writer of the
+// tree, used by `feedrate pack`, the dataset generator and the tests (which build valid and
+// deliberately malformed archives with it). io/tar_index.h reads what it writes.
 // Not thread-safe: one TarWriter must be used by one thread at a time.
 #pragma once
 
@@ -11,7 +12,7 @@
 #include <span>
 #include <string>
 
-namespace feedrate::datagen {
+namespace feedrate::io {
 
 inline constexpr std::size_t kTarBlockSize = 512;
 
@@ -59,4 +60,4 @@ class TarWriter {
   std::uint64_t bytes_written_ = 0;
 };
 
-}  // namespace feedrate::datagen
+}  // namespace feedrate::io

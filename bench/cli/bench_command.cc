@@ -100,6 +100,7 @@ BenchResult measure(const BenchArgs& args, const LoaderOptions& requested) {
   for (std::uint64_t epoch = 0; epoch < epoch_count; ++epoch) {
     const auto start = Clock::now();
     const std::uint64_t bytes_before = loader.stats().bytes_read;
+    const CacheFigures cache_before = loader.report().cache;
     EpochFigures figures;
     loader.start_epoch(epoch);
     while (std::optional<Batch> batch = loader.next()) {
@@ -118,6 +119,12 @@ BenchResult measure(const BenchArgs& args, const LoaderOptions& requested) {
     }
     figures.seconds = seconds_since(start);
     figures.bytes_read = loader.stats().bytes_read - bytes_before;
+    const CacheFigures cache_after = loader.report().cache;
+    figures.cache_hits = cache_after.hits - cache_before.hits;
+    figures.cache_written = cache_after.transcoded + cache_after.unchanged -
+                            cache_before.transcoded - cache_before.unchanged;
+    figures.cache_samples = cache_after.samples;
+    figures.cache_cpu_s = cache_after.cpu_s - cache_before.cpu_s;
     r.epochs.push_back(figures);
     if (args.batches > 0 && delivered_batches == args.batches) break;
   }

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include "loader/pack_cache_json.h"
 #include "loader/report_json.h"
 #include "loader/skipped_json.h"
 
@@ -28,9 +29,15 @@ std::string bench_text(const BenchResult& r) {
       options.transform.size, layout_name(options.layout));
   for (std::size_t e = 0; e < r.epochs.size() && r.epochs.size() > 1; ++e) {
     const EpochFigures& epoch = r.epochs[e];
-    text += fmt::format("epoch {:<3} {:.1f} images/s, {:.1f} MB read at {:.1f} MB/s\n", e,
-                        epoch.images / epoch.seconds, epoch.bytes_read / 1e6,
-                        epoch.bytes_read / 1e6 / epoch.seconds);
+    text +=
+        fmt::format("epoch {:<3} {:.1f} images/s, {:.1f} MB read at {:.1f} MB/s{}\n", e,
+                    epoch.images / epoch.seconds, epoch.bytes_read / 1e6,
+                    epoch.bytes_read / 1e6 / epoch.seconds,
+                    r.report.cache.enabled
+                        ? fmt::format("; cache: {} read, {} written ({:.1f} s of CPU), {} cached",
+                                      epoch.cache_hits, epoch.cache_written, epoch.cache_cpu_s,
+                                      epoch.cache_samples)
+                        : std::string());
   }
   text += fmt::format("speed     {:.1f} images/s, {:.1f} MB/s\n", r.images_per_s, r.mb_per_s);
   text += fmt::format("decode    {:.2f} ms of CPU per image\n", r.report.decode_cpu_ms_per_image);
@@ -55,6 +62,18 @@ std::string bench_text(const BenchResult& r) {
       stats.io.throttle, stats.io.latency_p50_us, stats.io.latency_p99_us,
       stats.io.average_in_flight, stats.io.peak_in_flight);
   if (!stats.io.notes.empty()) text += fmt::format("          {}\n", stats.io.notes);
+  if (const CacheFigures& c = r.report.cache; c.enabled) {
+    text += fmt::format(
+        "cache     {}: {} of {} samples, {:.1f} MB ({:.3f}x their source's {:.1f} MB); hit rate "
+        "{:.0f}%; this run wrote {} transcoded + {} unchanged with {:.1f} s of CPU{}{}\n",
+        c.folder, c.samples, c.dataset_samples, c.bytes / 1e6,
+        c.source_bytes > 0 ? static_cast<double>(c.bytes) / static_cast<double>(c.source_bytes)
+                           : 0.0,
+        c.source_bytes / 1e6, 100 * c.hit_rate, c.transcoded, c.unchanged, c.cpu_s,
+        c.fallbacks > 0 ? fmt::format("; {} bad entries read from the source", c.fallbacks)
+                        : std::string(),
+        c.stopped ? "; caching stopped (see the warning)" : "");
+  }
   text += fmt::format("device    {}\n", stats.device);
   text += fmt::format("skipped   {}\n", stats.skipped);
   for (const SkippedSample& s : stats.skipped_samples) {
@@ -115,7 +134,11 @@ nlohmann::json bench_json(const BenchResult& r) {
                          {"seconds", e.seconds},
                          {"images_per_s", e.seconds > 0 ? e.images / e.seconds : 0.0},
                          {"bytes_read", e.bytes_read},
-                         {"mb_per_s", e.seconds > 0 ? e.bytes_read / 1e6 / e.seconds : 0.0}});
+                         {"mb_per_s", e.seconds > 0 ? e.bytes_read / 1e6 / e.seconds : 0.0},
+                         {"cache_hits", e.cache_hits},
+                         {"cache_written", e.cache_written},
+                         {"cache_samples", e.cache_samples},
+                         {"cache_cpu_s", e.cache_cpu_s}});
   }
   out["epochs"] = per_epoch;
   out["skipped_samples"] = skipped_json(stats.skipped_samples);
@@ -123,6 +146,7 @@ nlohmann::json bench_json(const BenchResult& r) {
   out["stages"] = stages_json(r.report);
   out["training_images_per_s"] = options.training_images_per_s;
   out["costs"] = costs_json(r.costs);
+  out["cache"] = cache_json(r.report.cache);
   return out;
 }
 

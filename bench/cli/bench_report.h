@@ -33,6 +33,10 @@ struct EpochFigures {
   std::uint64_t images = 0;
   std::uint64_t bytes_read = 0;  // a dataset that cannot stay in page cache reads it every epoch
   double seconds = 0;
+  // --cache-dir: samples read from the cache, entries written and the writer's CPU in the
+  // epoch; samples cached at its end.
+  std::uint64_t cache_hits = 0, cache_written = 0, cache_samples = 0;
+  double cache_cpu_s = 0;
 };
 
 struct BenchResult {

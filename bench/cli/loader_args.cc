@@ -66,6 +66,15 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
       ->capture_default_str();
   command->add_option("--throttle", args->throttle,
                       "Emulate a disk: hdd, sata-ssd, network, nvme or MBPS[,IOPS[,LATENCY_US]]");
+  command->add_option("--cache-dir", args->cache_dir,
+                      "Pack cache: transcode the JPEGs read into this folder with spare CPU (as "
+                      "feedrate pack does) and read them from there in later epochs; the same "
+                      "batches");
+  command
+      ->add_option("--cache-gb", args->cache_gb,
+                   "Cap of the pack cache in GB (0: none, but 5% of the disk stays free)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   return added;
 }
 
@@ -90,6 +99,8 @@ LoaderOptions loader_options(const LoaderArgs& args) {
   options.direct_io = args.direct;
   options.throttle = args.throttle;
   options.tar_chunk_bytes = args.tar_chunk_kb << 10;
+  options.cache_dir = args.cache_dir;
+  options.cache_gb = args.cache_gb;
   return options;
 }
 

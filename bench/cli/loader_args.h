@@ -34,6 +34,9 @@ struct LoaderArgs {
   bool direct = false;
   std::string throttle;
   std::uint64_t tar_chunk_kb = LoaderOptions{}.tar_chunk_bytes >> 10;
+  // The pack cache.
+  std::string cache_dir;
+  double cache_gb = 0;
 };
 
 // The options registered, for a command that adds constraints of its own (needs, excludes).

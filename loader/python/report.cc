@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "loader/pack_cache_json.h"
 #include "loader/progress_line.h"
 #include "loader/report_json.h"
 #include "loader/skipped_json.h"
@@ -28,7 +29,8 @@ py::dict report_dict(const Report& report, const RunStats& stats) {
       {"skipped", stats.skipped},
       {"skipped_samples", skipped_json(stats.skipped_samples)},
       {"io_backend", stats.io.backend.empty() ? stats.io_backend : stats.io.backend},
-      {"device", stats.device}};
+      {"device", stats.device},
+      {"cache", cache_json(report.cache)}};
   // One rendering of the figures (loader/report_json.h), handed to Python through its json module.
   return py::module_::import("json").attr("loads")(figures.dump());
 }

@@ -177,6 +177,14 @@ def test_tiff_alpha_as_pil_does(tmp_path):
              raw_tiff(tmp_path / "associated.tif", premultiplied, 8, 2, extra=1),
              save(Image.fromarray(rgba[..., :2], "LA"), tmp_path / "gray_alpha.tif")]
     paths.append(tiffcp(paths[0], tmp_path / "unassociated_separate.tif", "-p", "separate"))
+    # 16-bit samples: PIL keeps the high byte (and divides premultiplied colour by alpha's).
+    wide = np.random.default_rng(11).integers(0, 65536, size=(HEIGHT, WIDTH, 4))
+    wide_premultiplied = wide.copy()
+    wide_premultiplied[..., :3] = wide[..., :3] * wide[..., 3:] // 65535
+    paths += [raw_tiff(tmp_path / "rgb16.tif", wide[..., :3], 16, 2),
+              raw_tiff(tmp_path / "rgba16_associated.tif", wide_premultiplied, 16, 2, extra=1),
+              raw_tiff(tmp_path / "rgba16_unassociated.tif", wide, 16, 2, extra=2),
+              raw_tiff(tmp_path / "cmyk16.tif", wide, 16, 5)]
     expect_pil_pixels(paths, tmp_path)
 
 

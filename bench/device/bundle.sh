@@ -58,7 +58,7 @@ cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 echo "== collect $bundle"
 rm -rf "$bundle"
-mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/python"
+mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/cuda" "$bundle/python"
 cp "$build/bench/feedrate" "$build/bench/feedrate-h2d" "$build/tests/gpu/cuda_test" \
   "$build/tests/gpu/gpu_test" "$bundle/bin/"
 cp -L "$build"/python/feedrate.cpython-312-*.so "$bundle/python/"
@@ -72,8 +72,11 @@ done | sort -u | while read -r name path; do
   [[ $name =~ $base_system ]] && continue
   [[ -e $bundle/lib/$name ]] || cp -L "$path" "$bundle/lib/$name"
 done
-chmod u+w "$bundle"/lib/* "$bundle"/bin/* "$bundle"/python/*
-strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/* "$bundle"/python/*.so
+# The CUDA runtime in a folder of its own: a torch process has its own (the same major version,
+# maybe newer), which the module should use instead (bench/device/torch_check.py).
+mv "$bundle"/lib/libcudart.so.* "$bundle/cuda/"
+chmod u+w "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/bin/* "$bundle"/python/*
+strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/python/*.so
 # The build tree's RPATH would find the libraries here, not in the bundle.
 echo 'file(RPATH_REMOVE FILE "${FILE}")' >"$out/rpath_remove.cmake"
 for elf in "$bundle"/bin/* "$bundle"/python/*.so "$bundle/lib/libfeedrate.so.0"; do
@@ -81,24 +84,36 @@ for elf in "$bundle"/bin/* "$bundle"/python/*.so "$bundle/lib/libfeedrate.so.0";
 done
 
 echo "== check: every library resolves inside the bundle, in a clean environment"
+paths="$PWD/$bundle/lib:$PWD/$bundle/cuda"
+# Only LD_LIBRARY_PATH, and (as root) no /etc/ld.so.cache either, so that nothing outside the
+# bundle and the default folders (/lib, /usr/lib) is found, as on the GPU machine: here the
+# cache would find the CUDA toolkit's libcudart, for one.
+clean() {
+  if [[ $EUID == 0 ]] && unshare -m true 2>/dev/null; then
+    unshare -m sh -c 'mount --bind /dev/null /etc/ld.so.cache && exec env -i LD_LIBRARY_PATH="$0" "$@"' \
+      "$paths" "$@"
+  else
+    env -i LD_LIBRARY_PATH="$paths" "$@"
+  fi
+}
 missing=0
-for elf in "$bundle"/bin/* "$bundle"/python/*.so "$bundle"/lib/*; do
+for elf in "$bundle"/bin/* "$bundle"/python/*.so "$bundle"/lib/* "$bundle"/cuda/*; do
   while read -r name _ path _; do
-    if [[ $path == "not" ]] || { [[ ! $name =~ $base_system ]] && [[ $path != "$PWD/$bundle/lib/"* ]]; }; then
+    if [[ $path == "not" ]] || { [[ ! $name =~ $base_system ]] && [[ $path != "$PWD/$bundle/"* ]]; }; then
       echo "  $elf: $name => $path" >&2
       missing=1
     fi
-  done < <(env -i LD_LIBRARY_PATH="$PWD/$bundle/lib" ldd "$elf" | awk '$2 == "=>"')
+  done < <(clean ldd "$elf" | awk '$2 == "=>"')
 done
 ((missing == 0)) || { echo "bundle.sh: libraries outside the bundle (above)" >&2; exit 1; }
-env -i LD_LIBRARY_PATH="$PWD/$bundle/lib" "$bundle/bin/feedrate" --version
-env -i LD_LIBRARY_PATH="$PWD/$bundle/lib" "$bundle/bin/cuda_test" --gtest_list_tests >/dev/null
-env -i LD_LIBRARY_PATH="$PWD/$bundle/lib" PYTHONPATH="$PWD/$bundle/python" "$venv/bin/python" -c \
+clean "$bundle/bin/feedrate" --version
+clean "$bundle/bin/cuda_test" --gtest_list_tests >/dev/null
+clean env PYTHONPATH="$PWD/$bundle/python" "$venv/bin/python" -c \
   'import feedrate; print("python module", feedrate.__version__, "loads")'
 
 # The newest symbol versions the bundle needs from the base system.
 needs() {
-  objdump -T "$bundle"/bin/* "$bundle"/lib/* "$bundle"/python/*.so 2>/dev/null |
+  objdump -T "$bundle"/bin/* "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/python/*.so 2>/dev/null |
     grep -o "$1_[0-9.]*" | sort -uV | tail -1
 }
 {

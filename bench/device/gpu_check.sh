@@ -36,7 +36,7 @@ exec > >(tee "$out/gpu_check.log") 2>&1
 bin=$bundle/bin
 python=${FEEDRATE_CHECK_PYTHON:-python3}
 no_gpu=${FEEDRATE_CHECK_NO_GPU:-0}
-export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$bundle/lib:$bundle/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONPATH="$bundle/python${PYTHONPATH:+:$PYTHONPATH}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/feedrate-gpu-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -112,8 +112,8 @@ preflight() {
 gtest() {
   local name=$1
   "$bin/$name" --gtest_output="json:$out/$name.json" || return 1
-  if grep -q '\[  SKIPPED \]' "$out/$name.txt"; then
-    echo "$name: tests were skipped (above): they did not run"
+  if grep -q '"result": "SKIPPED"' "$out/$name.json"; then
+    echo "$name: $(grep -c '"result": "SKIPPED"' "$out/$name.json") test(s) skipped (above): they did not run"
     return 1
   fi
 }
@@ -143,14 +143,19 @@ bench_cuda() {
 torch_check() {
   local device=cuda
   [[ $no_gpu == 1 ]] && device=cpu
-  "$python" "$here/torch_check.py" "$data" --out "$out/torch.json" --device "$device" \
+  # Without the bundle's CUDA runtime on the path: torch's own serves the module (torch_check.py
+  # loads the bundle's only where torch has none of that major version).
+  LD_LIBRARY_PATH=${LD_LIBRARY_PATH/"$bundle/lib:$bundle/cuda"/"$bundle/lib"} \
+    FEEDRATE_CUDART=$(echo "$bundle"/cuda/libcudart.so.*) \
+    "$python" "$here/torch_check.py" "$data" --out "$out/torch.json" --device "$device" \
     --workers "$cores" --steps "$steps" --batch "$batch"
 }
 
 tune_curve() {
   "$bin/feedrate" tune "$data" --exhaustive --min-workers 1 --max-workers "$max_workers" \
     --no-adjust --window "$window" --plot "$out/tune.svg" --json >"$out/tune.json" &&
-    for w in 1 8 "$max_workers"; do  # the stages and decode CPU per image, for the why
+    # The stages and decode CPU per image at 1, half and all the workers, for the why.
+    for w in $(printf '%s\n' 1 $((max_workers / 2)) "$max_workers" | sort -un); do
       "$bin/feedrate" bench "$data" --workers "$w" --batches $((w == 1 ? 40 : 150)) --json \
         >"$out/bench_host_$w.json" || return 1
     done

@@ -11,13 +11,37 @@ passed, 1 when one failed, 3 when torch or a CUDA GPU is missing (the JSON says 
 """
 
 import argparse
+import contextlib
+import ctypes
 import json
 import os
 import statistics
 import sys
 import time
 
-import feedrate
+feedrate = None  # imported by import_feedrate(), after torch
+
+
+def import_feedrate():
+    """The module, imported after torch so that in torch's process libfeedrate uses the CUDA
+    runtime torch loaded (the same major version, maybe newer than the bundle's). Where none is
+    loaded (no torch, or a torch without CUDA 13) the bundle's copy, $FEEDRATE_CUDART, is."""
+    global feedrate
+    try:
+        import feedrate as module
+    except ImportError as e:
+        cudart = os.environ.get("FEEDRATE_CUDART")
+        if not cudart or "libcudart" not in str(e):
+            raise
+        ctypes.CDLL(cudart, mode=ctypes.RTLD_GLOBAL)
+        import feedrate as module
+    feedrate = module
+
+
+def loaded_cuda_runtimes():
+    """The libcudart files mapped into this process."""
+    with open("/proc/self/maps") as maps:
+        return sorted({line.split()[-1] for line in maps if "libcudart" in line})
 
 
 def fail(result, name, message):
@@ -63,7 +87,8 @@ def check_equal_to_host(torch, args, device, result):
     """A few batches of each dtype on `device` against the host path, bit for bit (float16:
     the host's float32 rounded to nearest even, as the device converts)."""
     figures = {}
-    for dtype in ["uint8", "float32", "float16"]:
+    # float16 exists only on a CUDA device (converted there).
+    for dtype in ["uint8", "float32"] + (["float16"] if device == "cuda" else []):
         common = dict(batch_size=16, size=64, num_workers=args.workers, seed=5, arrays="torch")
         host = feedrate.Loader(args.dataset, dtype="float32" if dtype == "float16" else dtype,
                                **common)
@@ -158,7 +183,9 @@ def train(torch, args, device, result):
             batches = iter(loader)
             continue
         next_s.append(time.perf_counter() - t)
-        with torch.autocast(device, dtype=torch.float16, enabled=device == "cuda"):
+        precision = (torch.autocast("cuda", dtype=torch.float16) if device == "cuda"
+                     else contextlib.nullcontext())
+        with precision:
             loss = torch.nn.functional.cross_entropy(
                 model(images.contiguous(memory_format=torch.channels_last)), labels)
         optimizer.zero_grad(set_to_none=True)
@@ -237,8 +264,7 @@ def main():
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--batch", type=int, default=64)
     args = parser.parse_args()
-    result = {"python": sys.version.split()[0], "feedrate": feedrate.__version__,
-              "device": args.device, "failures": []}
+    result = {"python": sys.version.split()[0], "device": args.device, "failures": []}
 
     def write(status):
         result["status"] = status
@@ -249,7 +275,11 @@ def main():
     try:
         import torch
     except ImportError as e:
+        torch = None
         result["reason"] = f"no torch for this interpreter ({e})"
+    import_feedrate()
+    result["feedrate"] = feedrate.__version__
+    if torch is None:
         write("no-torch")
         return 3
     result["torch"] = torch.__version__
@@ -272,6 +302,7 @@ def main():
         except Exception as e:  # one check's error is recorded; the others still run
             fail(result, name, f"{type(e).__name__}: {e}")
         result.setdefault("seconds", {})[name] = round(time.perf_counter() - start, 1)
+    result["cuda_runtimes_loaded"] = loaded_cuda_runtimes()
     write("ok" if not result["failures"] else "failed")
     return 0 if not result["failures"] else 1
 

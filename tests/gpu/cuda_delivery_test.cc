@@ -11,19 +11,13 @@
 
 #include "gpu/device.h"
 #include "loader/loader.h"
+#include "tests/gpu/cuda_support.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {
 namespace {
 
-#define SKIP_WITHOUT_GPU() \
-  if (gpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device on this machine"
-
-struct Stream {
-  Stream() { EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(stream); }
-  cudaStream_t stream = nullptr;
-};
+using testing::Stream;
 
 std::vector<unsigned char> device_bytes(const void* device, std::size_t bytes,
                                         cudaStream_t stream) {
@@ -66,7 +60,7 @@ TEST(CudaDelivery, EveryLayoutHoldsTheHostPathsBytes) {
   SKIP_WITHOUT_GPU();
   testing::TempDir dir;
   testing::make_image_folder(dir.path(), 24, 3);
-  Stream consumer;
+  Stream consumer(cudaStreamNonBlocking);  // a training stream of its own
   for (OutputLayout layout :
        {OutputLayout::kUint8NHWC, OutputLayout::kFloat32NCHW, OutputLayout::kFloat16NCHW}) {
     SCOPED_TRACE(layout_name(layout));
@@ -127,7 +121,7 @@ TEST(CudaDelivery, DeviceMemoryStaysFlatOverAThousandBatches) {
   o.device = "cuda:0";
   o.layout = OutputLayout::kFloat16NCHW;
   Loader loader(o);
-  Stream consumer;
+  Stream consumer(cudaStreamNonBlocking);
   constexpr std::size_t kBatches = 1000;
   std::size_t batches = 0, after_first_epoch = 0;
   for (std::uint64_t epoch = 0; batches < kBatches; ++epoch) {

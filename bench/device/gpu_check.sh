@@ -33,6 +33,7 @@ bundle=$(realpath -m "${FEEDRATE_BUNDLE:-$repo/build-device/bundle}")
 out=${1:-${OUT:-$repo/build-device/out}}
 mkdir -p "$out" && out=$(realpath "$out")
 exec > >(tee "$out/gpu_check.log") 2>&1
+tee_pid=$!
 bin=$bundle/bin
 python=${FEEDRATE_CHECK_PYTHON:-python3}
 no_gpu=${FEEDRATE_CHECK_NO_GPU:-0}
@@ -71,7 +72,7 @@ step() {
     status=ok
   elif ((rc == 124 || rc == 137)); then
     status=timeout
-  elif [[ $no_gpu == 1 ]] && grep -qiE 'no (usable )?CUDA (device|GPU)|sees no CUDA|"no-(gpu|torch)"' "$out/$name.txt"; then
+  elif [[ $no_gpu == 1 && $name != preflight ]] && grep -qiE 'no (usable )?CUDA (device|GPU)|sees no CUDA|"no-(gpu|torch)"' "$out/$name.txt"; then
     status=no-gpu
   else
     status=failed
@@ -84,7 +85,7 @@ step() {
 # The machine, and whether this bundle can run on it at all.
 preflight() {
   nvidia-smi --query-gpu=name,memory.total,driver_version,pcie.link.gen.current,pcie.link.width.current \
-    --format=csv || echo "nvidia-smi: not available (no CUDA device visible)"
+    --format=csv || echo "nvidia-smi: not available"
   echo "cores $cores; $(grep MemTotal /proc/meminfo); $(. /etc/os-release && echo "$PRETTY_NAME")"
   "$python" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "gpu", torch.cuda.is_available())' ||
     echo "python: $("$python" -V 2>&1), no torch"
@@ -163,8 +164,7 @@ tune_curve() {
 
 export bin bundle out data python here no_gpu cores count max_workers window steps batch
 export -f preflight gtest doctor_gpus make_dataset bench_cuda torch_check tune_curve
-step preflight 30 preflight || { echo "preflight failed: nothing else can run"; }
-if ! grep -q $'^preflight\tfailed' "$out/steps.tsv"; then
+if step preflight 30 preflight; then
   step cuda_test 150 gtest cuda_test
   step gpu_test 60 gtest gpu_test
   step dataset 120 make_dataset
@@ -174,8 +174,14 @@ if ! grep -q $'^preflight\tfailed' "$out/steps.tsv"; then
   step torch 240 torch_check
   step doctor 60 doctor_gpus
   step tune 240 tune_curve
+else
+  echo "preflight failed: nothing else can run here"
 fi
 echo "== summary (at $((SECONDS - started)) s)"
 "$python" "$here/summarize.py" "$out" "$bundle" "$((SECONDS - started))" ||
   python3 "$here/summarize.py" "$out" "$bundle" "$((SECONDS - started))"
-! grep -qP '\t(failed|timeout)\t' "$out/steps.tsv"
+status=0
+grep -qP '\t(failed|timeout|not-run)\t' "$out/steps.tsv" && status=1
+exec >&- 2>&-  # the log is complete once tee has read the last line
+wait "$tee_pid"
+exit "$status"

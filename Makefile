@@ -123,7 +123,8 @@ test-tsan: deps
 # crashes in build-fuzz/crashes/ (each one becomes a regression test; see README).
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := tar_index file_list jpeg_decode image_decode bench_args loader_state
+FUZZ_TARGETS := tar_index file_list jpeg_decode image_decode bench_args loader_state png_decode \
+                webp_decode tiff_decode bmp_pnm_decode pack_index
 
 fuzz: deps
 	$(call install_missing,$(FUZZ_DEB_PACKAGES))

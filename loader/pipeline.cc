@@ -29,18 +29,6 @@ io::ReaderOptions reader_options(const LoaderOptions& options) {
   return reader;
 }
 
-gpu::DType dtype_of(OutputLayout layout) {
-  switch (layout) {
-    case OutputLayout::kUint8NHWC:
-      return gpu::DType::kUint8;
-    case OutputLayout::kFloat16NCHW:
-      return gpu::DType::kFloat16;
-    case OutputLayout::kFloat32NCHW:
-      return gpu::DType::kFloat32;
-  }
-  return gpu::DType::kUint8;
-}
-
 // What the loader holds besides its slots: the reader's O_DIRECT bounce buffers (as many as
 // reads in flight, each as long as the longest aligned read, capped by the reader) and each
 // worker's float scratch.
@@ -96,9 +84,9 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
 
   gpu::TransferOptions transfer;
   transfer.device = gpu::parse_device(options_.device);
-  // Decoders write uint8 when the device converts (CUDA) or uint8 is wanted, else the floats.
+  // Decoders write uint8 when the device converts or uint8 is wanted, else the floats.
   const bool decode_to_u8 =
-      transfer.device.is_cuda() || options_.layout == OutputLayout::kUint8NHWC;
+      gpu::converts_on_device(transfer.device) || options_.layout == OutputLayout::kUint8NHWC;
   const std::size_t sample_bytes =
       SampleDecoder::bytes_per_sample(options_.transform.size, decode_to_u8);
   MemoryNeeds needs;
@@ -118,7 +106,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   transfer.slots = options_.prefetch_batches;
   transfer.batch_size = options_.batch_size;
   transfer.size = options_.transform.size;
-  transfer.dtype = dtype_of(options_.layout);
+  transfer.dtype = detail::element_type(options_.layout);
   transfer.mean = options_.normalization.mean;
   transfer.std = options_.normalization.std;
   std::unique_ptr<gpu::Transfer> copier;

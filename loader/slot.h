@@ -82,6 +82,8 @@ struct Slot {
   // chunks, which decoders read in place (grows, never shrinks).
   gpu::HostBuffer encoded;
   std::vector<std::size_t> encoded_offset;  // where each sample's bytes start in `encoded`
+  std::vector<std::size_t> encoded_size;    // how many: the source's, or its cache entry's
+  std::vector<std::uint8_t> from_cache;     // 1: read from the pack cache (loader/pack_cache.h)
   std::vector<io::ReadRequest> reads;
   std::vector<std::size_t> read_of_sample;  // which read holds each sample (kNoRead: none)
   std::vector<io::File> files;              // per-sample files (image folders, file lists)

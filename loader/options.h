@@ -155,5 +155,11 @@ const char* shuffle_name(ShuffleMode mode);
 // Option transform: "train" or "eval".
 std::vector<std::string> transform_kind_names();
 decode::TransformKind parse_transform_kind(std::string_view text);
+// Option transform as a spec text (decode/transform_text.h: "train", "eval", or steps such as
+// "rrc(176),hflip,ta_wide,normalize,erase(0.1)"); `size` is train's and eval's output size.
+// Throws feedrate::Error naming the step and argument at fault. resolve() then checks the
+// spec against the layout: normalize needs a float layout (and sets `normalization`),
+// erase(value=random) too, and erase is refused on float batches converted on a CUDA device.
+decode::TransformSpec parse_transform(std::string_view text, int size);
 
 }  // namespace feedrate

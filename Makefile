@@ -7,7 +7,7 @@ DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
                 libjpeg62-turbo-dev libtbb-dev libgtest-dev libcli11-dev nlohmann-json3-dev \
                 libfmt-dev libdlpack-dev python3-dev python3-pybind11 python3-numpy \
                 python3-pytest python3-torch python3-torchvision python3-pil \
-                libjpeg-turbo-progs libspng-dev libwebp-dev libtiff-dev
+                libjpeg-turbo-progs libspng-dev libwebp-dev libtiff-dev libtiff-tools
 # cmake/pip.cmake checks the build-time ones of these for `pip install .` (ctest: package.pip_*).
 
 # Only `make fuzz` needs these: clang brings libFuzzer.
@@ -60,6 +60,13 @@ test: build
 # built it, and skip otherwise.
 PIP_VENV ?= $(BUILD_DIR)/pip-venv
 PIP_DUMP_BATCHES := $(abspath $(BUILD_DIR)/tests/python/feedrate-dump-batches)
+# Then numpy 2 from PyPI replaces Debian's numpy 1.24 in that environment, and the array tests
+# run again, for the pip-installed module and for the CMake-built one in $(BUILD_DIR)/python
+# (which `make test` builds first; CI runs it first).
+NUMPY2_TESTS := $(CURDIR)/tests/python/test_numpy_arrays.py
+numpy2_check = 'import sys, feedrate, numpy; assert int(numpy.__version__.split(".")[0]) >= 2; \
+  assert feedrate.__file__.startswith($(1)), feedrate.__file__; \
+  print("numpy", numpy.__version__, "with", feedrate.__file__)'
 PIP_TESTS_ENV := FEEDRATE_CLI=$(abspath $(PIP_VENV))/bin/feedrate \
                  $(if $(wildcard $(PIP_DUMP_BATCHES)),FEEDRATE_DUMP_BATCHES=$(PIP_DUMP_BATCHES))
 
@@ -73,6 +80,14 @@ test-pip: deps
 	cd / && $(abspath $(PIP_VENV))/bin/feedrate --version
 	cd / && env -u PYTHONPATH $(PIP_TESTS_ENV) $(abspath $(PIP_VENV))/bin/python -m pytest -q \
 	  -p no:cacheprovider $(CURDIR)/tests/python
+	$(PIP_VENV)/bin/pip install 'numpy>=2'
+	cd / && env -u PYTHONPATH $(abspath $(PIP_VENV))/bin/python -c $(call numpy2_check,sys.prefix)
+	cd / && env -u PYTHONPATH $(abspath $(PIP_VENV))/bin/python -m pytest -q -p no:cacheprovider \
+	  $(NUMPY2_TESTS)
+	cd / && PYTHONPATH=$(abspath $(BUILD_DIR))/python $(abspath $(PIP_VENV))/bin/python -c \
+	  $(call numpy2_check,"$(abspath $(BUILD_DIR))/python/")
+	cd / && PYTHONPATH=$(abspath $(BUILD_DIR))/python $(abspath $(PIP_VENV))/bin/python -m pytest -q \
+	  -p no:cacheprovider $(NUMPY2_TESTS)
 
 # These judge runs by their timing (the verdict), which a sanitizer's slowdown changes (under TSan
 # decode takes ~40 ms an image): those assertions are about the verdict, not about memory or

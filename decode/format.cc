@@ -20,7 +20,10 @@ ImageFormat sniff_format(std::span<const std::uint8_t> bytes) {
   if (starts_with(bytes, "\x89PNG\r\n\x1a\n", 8)) return ImageFormat::kPng;
   if (starts_with(bytes, "RIFF", 4) && starts_with(bytes, "WEBP", 4, 8)) return ImageFormat::kWebp;
   if (starts_with(bytes, "BM", 2)) return ImageFormat::kBmp;
-  if (starts_with(bytes, "II*\0", 4) || starts_with(bytes, "MM\0*", 4)) return ImageFormat::kTiff;
+  if (starts_with(bytes, "II*\0", 4) || starts_with(bytes, "MM\0*", 4) ||
+      starts_with(bytes, "II+\0", 4) || starts_with(bytes, "MM\0+", 4)) {  // classic, BigTIFF
+    return ImageFormat::kTiff;
+  }
   if (starts_with(bytes, "GIF87a", 6) || starts_with(bytes, "GIF89a", 6)) return ImageFormat::kGif;
   if (bytes.size() >= 3 && bytes[0] == 'P' && bytes[1] >= '1' && bytes[1] <= '7' &&
       (bytes[2] == ' ' || bytes[2] == '\n' || bytes[2] == '\r' || bytes[2] == '\t' ||

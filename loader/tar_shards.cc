@@ -1,8 +1,7 @@
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -10,6 +9,7 @@
 #include "io/tar_index.h"
 #include "loader/dataset_builders.h"
 #include "loader/error.h"
+#include "loader/pack_index.h"
 
 namespace feedrate {
 namespace {
@@ -32,33 +32,20 @@ bool is_image_key(std::string_view extension) {
                                                        [](char c) { return c >= 'A' && c <= 'Z'; });
 }
 
-// The shard's entry in the index.json that `feedrate pack` writes beside its shards; null when
-// the shard has no such index. `cache` keeps each folder's index, read once.
-const nlohmann::json* pack_entry(const fs::path& shard, std::map<fs::path, nlohmann::json>& cache) {
-  const fs::path folder = shard.parent_path();
-  auto [it, inserted] = cache.try_emplace(folder);
-  if (inserted) {
-    std::ifstream file(folder / "index.json");
-    if (file) {
-      it->second = nlohmann::json::parse(file, nullptr, false);
-      if (it->second.is_discarded() || !it->second.is_object() ||
-          it->second.value("format", "") != "feedrate-pack") {
-        it->second = nullptr;
-      }
-    }
-  }
-  if (it->second.is_null() || !it->second["shards"].is_array()) return nullptr;
-  for (const nlohmann::json& entry : it->second["shards"]) {
-    if (entry.is_object() && entry.value("name", "") == shard.filename().string()) return &entry;
-  }
-  return nullptr;
+// The index of the pack whose folder holds `shard`, read once per folder into `cache`; null when
+// the folder is not a feedrate pack.
+const PackIndex* pack_index_of(const fs::path& shard,
+                               std::map<fs::path, std::optional<PackIndex>>& cache) {
+  auto [it, inserted] = cache.try_emplace(shard.parent_path());
+  if (inserted) it->second = read_pack_index(shard.parent_path());
+  return it->second ? &*it->second : nullptr;
 }
 
 }  // namespace
 
 void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>& shards) {
   std::set<std::int32_t> labels;
-  std::map<fs::path, nlohmann::json> pack_indexes;
+  std::map<fs::path, std::optional<PackIndex>> pack_indexes;
   for (const fs::path& shard : shards) {
     const std::size_t first_sample = dataset.samples_.size();
     std::error_code error;
@@ -126,22 +113,22 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
     }
     // A packed shard is checked against its pack's index: a shard cut short or altered after
     // the pack finished holds other samples than the index records.
-    if (const nlohmann::json* entry = pack_entry(shard, pack_indexes)) {
+    const PackIndex* pack = pack_index_of(shard, pack_indexes);
+    const PackIndex::Shard* entry = pack ? pack->shard(shard.filename().string()) : nullptr;
+    if (entry != nullptr) {
       const std::size_t samples = dataset.samples_.size() - first_sample;
-      const std::uint64_t recorded = entry->value("samples", std::uint64_t{0});
+      const std::string index_file = (shard.parent_path() / kPackIndexFile).string();
       std::error_code size_error;
       const std::uint64_t bytes = fs::file_size(shard, size_error);
-      const std::uint64_t recorded_bytes = entry->value("bytes", bytes);
-      if (!size_error && bytes != recorded_bytes) {
-        throw Error(shard.string() + ": " + std::to_string(bytes) + " bytes where " +
-                    (shard.parent_path() / "index.json").string() + " records " +
-                    std::to_string(recorded_bytes) +
+      if (!size_error && bytes != entry->bytes) {
+        throw Error(shard.string() + ": " + std::to_string(bytes) + " bytes where " + index_file +
+                    " records " + std::to_string(entry->bytes) +
                     " (the shard was altered after feedrate pack)");
       }
-      if (samples != recorded) {
+      if (samples != entry->samples) {
         throw Error(shard.string() + ": holds " + std::to_string(samples) + " samples where " +
-                    (shard.parent_path() / "index.json").string() + " records " +
-                    std::to_string(recorded) + " (the shard was altered after feedrate pack)");
+                    index_file + " records " + std::to_string(entry->samples) +
+                    " (the shard was altered after feedrate pack)");
       }
     }
   }

@@ -1,5 +1,5 @@
 // The projection shared by the verdict's advice (loader/verdict.h) and `feedrate plan`
-// (bench/instance_model.h): how many images/s a number of cores or a disk delivers for a run's
+// (bench/plan/instance_model.h): how many images/s a number of cores or a disk delivers for a run's
 // measured per-image costs, and how those costs change under another shuffle mode or with the
 // dataset packed (`feedrate pack`). One decode worker per core; a disk delivers
 // min(MB/s / bytes_per_image, IOPS / reads_per_image, queue_depth / latency / reads_per_image).

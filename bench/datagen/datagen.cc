@@ -24,6 +24,7 @@
 
 #include "bench/datagen/image_formats.h"
 #include "bench/datagen/random.h"
+#include "io/tar_writer.h"
 
 namespace feedrate::datagen {
 namespace {
@@ -189,7 +190,7 @@ DatasetSummary make_dataset(const DatasetSpec& spec) {
                  std::vector<unsigned char>(note.begin(), note.end()));
     }
   }
-  std::unique_ptr<TarWriter> shard;
+  std::unique_ptr<io::TarWriter> shard;
   for (int first = 0; first < spec.count; first += kBatch) {
     const int n = std::min(kBatch, spec.count - first);
     const auto jpegs = encode_batch(spec, first, n, threads);
@@ -216,7 +217,7 @@ DatasetSummary make_dataset(const DatasetSpec& spec) {
           summary.bytes += shard->bytes_written();
         }
         const std::string name = padded("shard_", index / spec.images_per_shard, 6) + ".tar";
-        shard = std::make_unique<TarWriter>(tmp.path() / name);
+        shard = std::make_unique<io::TarWriter>(tmp.path() / name);
         summary.files.push_back(out / name);
       }
       const std::string label_text = std::to_string(label) + "\n";

@@ -10,8 +10,6 @@
 #include <filesystem>
 #include <vector>
 
-#include "bench/datagen/tar_writer.h"
-
 namespace feedrate::datagen {
 
 enum class ColorKind { kRgb, kGray, kCmyk };

@@ -16,6 +16,7 @@ namespace {
 
 constexpr const char* kCapsuleName = "dltensor";
 constexpr const char* kUsedCapsuleName = "used_dltensor";  // renamed by the consumer
+constexpr int kNpyHalf = 23;  // NPY_HALF, numpy's float16 type number (stable since numpy 1.6)
 
 // A capsule that owns `tensor` until a consumer takes it (and renames the capsule).
 py::capsule dlpack_capsule(DLManagedTensor* tensor) {
@@ -26,17 +27,29 @@ py::capsule dlpack_capsule(DLManagedTensor* tensor) {
   });
 }
 
+// The numpy type of a DLPack element type, by type number: pybind11 before 2.12 reads a
+// descriptor's element size from numpy 1's struct layout, which numpy 2 changed (it reads 0), so
+// nothing here asks a dtype for its size.
 py::dtype numpy_dtype(const DLDataType& type) {
-  switch (type.code) {
-    case kDLUInt:
-      return py::dtype("uint8");
-    case kDLInt:
-      return py::dtype("int32");
-    case kDLFloat:
-      return py::dtype(type.bits == 16 ? "float16" : "float32");
-    default:
-      throw Error("feedrate: unexpected DLPack element type " + std::to_string(type.code));
+  if (type.code == kDLUInt && type.bits == 8) return py::dtype::of<std::uint8_t>();
+  if (type.code == kDLInt && type.bits == 32) return py::dtype::of<std::int32_t>();
+  if (type.code == kDLFloat && type.bits == 32) return py::dtype::of<float>();
+  if (type.code == kDLFloat && type.bits == 16) return py::dtype(kNpyHalf);
+  throw Error("feedrate: unexpected DLPack element type " + std::to_string(type.code) + "/" +
+              std::to_string(type.bits));
+}
+
+// Row-major strides in bytes. Given explicitly to every array made here: left empty, pybind11
+// before 2.12 derives them from the dtype's element size, which is 0 under numpy 2, and every
+// element then reads the first one.
+std::vector<py::ssize_t> c_strides(const std::vector<py::ssize_t>& shape, py::ssize_t element) {
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t stride = element;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
   }
+  return strides;
 }
 
 // A numpy array over the tensor's host memory; the array's base owns the tensor.
@@ -52,8 +65,8 @@ py::array numpy_view(DLManagedTensor* tensor) {
         "install torch for device tensors");
   }
   const std::vector<py::ssize_t> shape(t.shape, t.shape + t.ndim);
-  return py::array(numpy_dtype(t.dtype), shape, static_cast<const char*>(t.data) + t.byte_offset,
-                   owner);
+  return py::array(numpy_dtype(t.dtype), shape, c_strides(shape, t.dtype.bits / 8),
+                   static_cast<const char*>(t.data) + t.byte_offset, owner);
 }
 
 const py::object& torch_from_dlpack() {
@@ -107,11 +120,16 @@ py::tuple to_python(const Batch& batch, ArrayKind arrays, bool with_indices) {
   }
   if (!with_indices) return py::make_tuple(images, labels);
   const std::span<const std::uint32_t> indices = batch.indices();
-  py::array_t<std::int64_t> index_array(static_cast<py::ssize_t>(indices.size()));
+  const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(indices.size())};
+  py::array_t<std::int64_t> index_array(shape, c_strides(shape, sizeof(std::int64_t)));
   std::copy(indices.begin(), indices.end(), index_array.mutable_data());
   py::object index_object = index_array;
   if (arrays == ArrayKind::kTorch) {
-    index_object = py::module_::import("torch").attr("from_numpy")(index_array);
+    // torch.tensor, not torch.from_numpy: a torch built against numpy 1 has no numpy interop
+    // under numpy 2 ("Numpy is not available").
+    const py::module_ torch = py::module_::import("torch");
+    index_object =
+        torch.attr("tensor")(index_array.attr("tolist")(), py::arg("dtype") = torch.attr("int64"));
   }
   return py::make_tuple(images, labels, index_object);
 }

@@ -8,12 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -21,11 +18,16 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/test_data.h"
+
 namespace feedrate::datagen {
 namespace {
 
 namespace fs = std::filesystem;
 using Bytes = std::vector<unsigned char>;
+using feedrate::testing::read_file;
+using feedrate::testing::read_tar;
+using feedrate::testing::tar_list;
 
 struct Header {
   int width = 0, height = 0, subsamp = -1, colorspace = -1;
@@ -66,63 +68,8 @@ bool has_marker(const Bytes& jpeg, unsigned char marker) {
   return false;
 }
 
-Bytes read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << path;
-  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 Bytes to_bytes(const std::string& s) {
   return Bytes(s.begin(), s.end());
-}
-
-// An independent ustar reader: checks magic and checksum of every header and returns the
-// members in archive order.
-std::vector<std::pair<std::string, Bytes>> read_tar(const fs::path& path) {
-  const Bytes tar = read_file(path);
-  std::vector<std::pair<std::string, Bytes>> members;
-  EXPECT_EQ(tar.size() % 512, 0u);
-  std::size_t pos = 0;
-  while (pos + 512 <= tar.size()) {
-    const unsigned char* h = &tar[pos];
-    if (std::all_of(h, h + 512, [](unsigned char c) { return c == 0; })) break;
-    static constexpr unsigned char kMagic[8] = {'u', 's', 't', 'a', 'r', '\0', '0', '0'};
-    EXPECT_EQ(std::memcmp(h + 257, kMagic, sizeof(kMagic)), 0) << "magic at " << pos;
-    unsigned sum = 0;
-    for (int i = 0; i < 512; ++i) sum += (i >= 148 && i < 156) ? ' ' : h[i];
-    EXPECT_EQ(std::strtoul(reinterpret_cast<const char*>(h + 148), nullptr, 8), sum);
-    EXPECT_EQ(h[156], '0');
-    const std::size_t size = std::strtoull(reinterpret_cast<const char*>(h + 124), nullptr, 8);
-    const std::string name(reinterpret_cast<const char*>(h),
-                           strnlen(reinterpret_cast<const char*>(h), 100));
-    pos += 512;
-    if (pos + size > tar.size()) {
-      ADD_FAILURE() << "member " << name << " truncated";
-      break;
-    }
-    members.emplace_back(name, Bytes(tar.begin() + pos, tar.begin() + pos + size));
-    pos += (size + 511) / 512 * 512;
-  }
-  // The end-of-archive marker: two zero blocks.
-  EXPECT_EQ(tar.size(), pos + 1024);
-  return members;
-}
-
-// `tar -tf`, as an outside check that the archive is readable by standard tools.
-std::vector<std::string> tar_list(const fs::path& path) {
-  const std::string command = "tar -tf '" + path.string() + "' 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  std::vector<std::string> names;
-  if (!pipe) return names;
-  char line[4096];
-  while (std::fgets(line, sizeof(line), pipe)) {
-    std::string name(line);
-    if (!name.empty() && name.back() == '\n') name.pop_back();
-    names.push_back(name);
-  }
-  EXPECT_EQ(pclose(pipe), 0) << "tar -tf failed on " << path;
-  return names;
 }
 
 JpegSpec spec_of(int width, int height, ColorKind color = ColorKind::kRgb) {
@@ -337,47 +284,6 @@ TEST(DatasetImageSize, ImageNetLikeMix) {
   EXPECT_NEAR(counts[std::pair(500, 375)], 1400, 120);
   EXPECT_NEAR(counts[std::pair(375, 500)], 400, 80);
   EXPECT_NEAR(other, 200, 60);
-}
-
-TEST_F(DatagenDirTest, TarWriterArchivesReadBack) {
-  const fs::path path = dir_ / "a.tar";
-  const std::string long_name(100, 'n');
-  {
-    TarWriter tar(path);
-    tar.add("x.jpg", to_bytes("hello"));
-    tar.add("empty.cls", {});
-    tar.add(long_name, Bytes(512, 7));
-    EXPECT_THROW(tar.add(std::string(101, 'n'), to_bytes("x")), std::invalid_argument);
-    EXPECT_THROW(tar.add("", to_bytes("x")), std::invalid_argument);
-    tar.finish();
-    EXPECT_EQ(tar.bytes_written(), fs::file_size(path));
-    EXPECT_THROW(tar.add("late", to_bytes("x")), std::logic_error);
-  }
-  const auto members = read_tar(path);
-  ASSERT_EQ(members.size(), 3u);
-  EXPECT_EQ(members[0], std::pair(std::string("x.jpg"), to_bytes("hello")));
-  EXPECT_EQ(members[1], std::pair(std::string("empty.cls"), Bytes{}));
-  EXPECT_EQ(members[2], std::pair(long_name, Bytes(512, 7)));
-  EXPECT_EQ(fs::file_size(path), 512u * (2 + 1 + 2 + 2));  // headers, data blocks, end marker
-  EXPECT_EQ(tar_list(path), (std::vector<std::string>{"x.jpg", "empty.cls", long_name}));
-}
-
-TEST_F(DatagenDirTest, TarWriterDestructorFinishes) {
-  const fs::path path = dir_ / "b.tar";
-  { TarWriter(path).add("a", to_bytes("1")); }
-  EXPECT_EQ(read_tar(path).size(), 1u);
-}
-
-TEST_F(DatagenDirTest, TarWriterRawBytesMakeMalformedArchives) {
-  const fs::path path = dir_ / "truncated.tar";
-  {
-    TarWriter tar(path);
-    const auto header = ustar_header("cut.jpg", 1000);
-    tar.write_raw(header);
-    tar.write_raw(Bytes(10, 1));  // 990 bytes short
-  }
-  EXPECT_EQ(fs::file_size(path), 512u + 10 + 1024);
-  EXPECT_THROW(TarWriter(dir_ / "missing" / "x.tar"), std::runtime_error);
 }
 
 TEST_F(DatagenDirTest, FolderLayout) {

@@ -1,6 +1,6 @@
 // The planner's projection: requirements from per-image costs, instance parsing, and which
 // resource binds on a given shape.
-#include "bench/instance_model.h"
+#include "bench/plan/instance_model.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/gpu_catalogue.h"
+#include "bench/plan/gpu_catalogue.h"
 
 namespace feedrate::bench {
 namespace {

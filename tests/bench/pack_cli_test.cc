@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/datagen/tar_writer.h"
 #include "decode/decoder.h"
 #include "decode/restart_index.h"
 #include "io/file.h"
+#include "io/tar_writer.h"
 #include "loader/dataset.h"
 #include "loader/error.h"
 #include "tests/bench/cli_run.h"
@@ -90,7 +90,7 @@ TEST(PackCli, ShardAlteredAfterThePackIsRefused) {
   ASSERT_EQ(run_cli("pack " + source + " " + out).status, 0);
   ASSERT_EQ(Dataset::open(out).size(), 5u);
   {  // the same shard name, one valid sample instead of five
-    datagen::TarWriter tar(dir / "packed" / "shard-000000.tar");
+    io::TarWriter tar(dir / "packed" / "shard-000000.tar");
     const std::vector<unsigned char> jpeg = testing::small_jpeg(1);
     tar.add("00000000.jpg", jpeg);
     tar.add("00000000.cls", std::vector<unsigned char>{'0', '\n'});

@@ -1,6 +1,6 @@
 // The num_workers search on synthetic curves: where the knee lands, how many points the smart
 // search spends against the exhaustive sweep, and refused (memory) settings.
-#include "bench/tune_search.h"
+#include "bench/tune/tune_search.h"
 
 #include <gtest/gtest.h>
 

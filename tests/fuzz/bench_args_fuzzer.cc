@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/commands.h"
+#include "bench/cli/commands.h"
 #include "loader/error.h"
 #include "loader/options.h"
 

@@ -21,15 +21,15 @@
 
 #include "bench/datagen/image_formats.h"
 #include "bench/datagen/jpeg_corpus.h"
-#include "bench/datagen/tar_writer.h"
+#include "io/tar_writer.h"
 #include "loader/loader_state.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using feedrate::datagen::kTarBlockSize;
-using feedrate::datagen::TarWriter;
-using feedrate::datagen::ustar_header;
+using feedrate::io::kTarBlockSize;
+using feedrate::io::TarWriter;
+using feedrate::io::ustar_header;
 using Bytes = std::vector<unsigned char>;
 using Header = std::array<unsigned char, kTarBlockSize>;
 

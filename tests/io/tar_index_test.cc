@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "bench/datagen/tar_writer.h"
 #include "io/file.h"
+#include "io/tar_writer.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate::io {
@@ -32,9 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Bytes = std::vector<unsigned char>;
-using datagen::kTarBlockSize;
-using datagen::TarWriter;
-using datagen::ustar_header;
 using feedrate::testing::read_file;
 using feedrate::testing::run_command;
 using feedrate::testing::TempDir;

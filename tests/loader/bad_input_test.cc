@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "io/tar_writer.h"
 #include "loader/error.h"
 #include "loader/loader.h"
 #include "tests/support/test_data.h"
@@ -191,7 +192,7 @@ TEST(WarningPolicy, IsAnOptionAndRejectedImagesAreBadSamples) {
 TEST(BadTarMember, ErrorNamesShardAndMember) {
   TempDir dir;
   {
-    datagen::TarWriter tar(dir / "shard.tar");
+    io::TarWriter tar(dir / "shard.tar");
     const auto jpeg = small_jpeg(5);
     const std::string label = "0\n";
     const std::span<const unsigned char> cls(reinterpret_cast<const unsigned char*>(label.data()),

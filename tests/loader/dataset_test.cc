@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "io/tar_writer.h"
 #include "loader/error.h"
 #include "tests/support/test_data.h"
 
@@ -191,7 +192,7 @@ TEST(TarShards, GnuTarShardsPairImagesWithLabels) {
 TEST(TarShards, MissingLabelOrImageIsNamed) {
   TempDir dir;
   {
-    datagen::TarWriter tar(dir / "a.tar");
+    io::TarWriter tar(dir / "a.tar");
     const auto jpeg = small_jpeg(1);
     tar.add("k1.jpg", jpeg);
     tar.finish();
@@ -200,7 +201,7 @@ TEST(TarShards, MissingLabelOrImageIsNamed) {
       error_of([&] { Dataset::open(dir / "a.tar"); }).find("a.tar:k1.jpg has no matching .cls"),
       std::string::npos);
   {
-    datagen::TarWriter tar(dir / "b.tar");
+    io::TarWriter tar(dir / "b.tar");
     const std::string label = "x1\n";
     tar.add("k1.jpg", small_jpeg(1));
     tar.add("k1.cls", {reinterpret_cast<const unsigned char*>(label.data()), label.size()});
@@ -213,7 +214,7 @@ TEST(TarShards, MissingLabelOrImageIsNamed) {
 TEST(TarShards, EveryImageKindIsAMemberOtherKindsAreCounted) {
   TempDir dir;
   {
-    datagen::TarWriter tar(dir / "m.tar");
+    io::TarWriter tar(dir / "m.tar");
     const std::string label = "1\n";
     const std::span<const unsigned char> cls(reinterpret_cast<const unsigned char*>(label.data()),
                                              label.size());
@@ -237,7 +238,7 @@ TEST(TarShards, EveryImageKindIsAMemberOtherKindsAreCounted) {
 TEST(TarShards, TruncatedShardIsAnErrorNamingIt) {
   TempDir dir;
   {
-    datagen::TarWriter tar(dir / "t.tar");
+    io::TarWriter tar(dir / "t.tar");
     tar.add("k.jpg", small_jpeg(1));
     tar.finish();
   }

@@ -8,9 +8,9 @@
 #include <set>
 
 #include "bench/datagen/jpeg_corpus.h"
-#include "bench/datagen/tar_writer.h"
 #include "decode/format.h"
 #include "decode/status.h"
+#include "io/tar_writer.h"
 #include "loader/dataset.h"
 #include "loader/error.h"
 #include "loader/loader.h"
@@ -90,7 +90,7 @@ TEST(HostileTar, HugeLabelsAndDeviceEntriesAreRejectedNamingShardAndMember) {
   TempDir dir;
   const auto jpeg = small_jpeg(1);
   {
-    datagen::TarWriter writer(dir / "labels.tar");
+    io::TarWriter writer(dir / "labels.tar");
     writer.add("a.jpg", jpeg);
     const std::string label = "2147483647\n";
     writer.add("a.cls", {reinterpret_cast<const unsigned char*>(label.data()), label.size()});
@@ -101,16 +101,16 @@ TEST(HostileTar, HugeLabelsAndDeviceEntriesAreRejectedNamingShardAndMember) {
             std::string::npos)
       << message;
   {
-    datagen::TarWriter writer(dir / "device.tar");
+    io::TarWriter writer(dir / "device.tar");
     writer.add("a.jpg", jpeg);
-    writer.write_raw(datagen::ustar_header("a.cls", 0, '3'));
+    writer.write_raw(io::ustar_header("a.cls", 0, '3'));
     writer.finish();
   }
   message = open_error(dir / "device.tar");
   EXPECT_NE(message.find("device.tar: malformed tar"), std::string::npos) << message;
   EXPECT_NE(message.find("character device"), std::string::npos) << message;
   {
-    datagen::TarWriter writer(dir / "escape.tar");
+    io::TarWriter writer(dir / "escape.tar");
     writer.add("../../etc/a.jpg", jpeg);
     writer.finish();
   }

@@ -1,9 +1,12 @@
 #include "tests/support/test_data.h"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -66,6 +69,53 @@ std::vector<fs::path> make_image_folder(const fs::path& root, int count, int cla
 int run_command(const std::string& command) {
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<std::pair<std::string, std::vector<unsigned char>>> read_tar(const fs::path& path) {
+  const std::vector<unsigned char> tar = read_file(path);
+  std::vector<std::pair<std::string, std::vector<unsigned char>>> members;
+  EXPECT_EQ(tar.size() % 512, 0u);
+  std::size_t pos = 0;
+  while (pos + 512 <= tar.size()) {
+    const unsigned char* h = &tar[pos];
+    if (std::all_of(h, h + 512, [](unsigned char c) { return c == 0; })) break;
+    static constexpr unsigned char kMagic[8] = {'u', 's', 't', 'a', 'r', '\0', '0', '0'};
+    EXPECT_EQ(std::memcmp(h + 257, kMagic, sizeof(kMagic)), 0) << "magic at " << pos;
+    unsigned sum = 0;
+    for (int i = 0; i < 512; ++i) sum += (i >= 148 && i < 156) ? ' ' : h[i];
+    EXPECT_EQ(std::strtoul(reinterpret_cast<const char*>(h + 148), nullptr, 8), sum);
+    EXPECT_EQ(h[156], '0');
+    const std::size_t size = std::strtoull(reinterpret_cast<const char*>(h + 124), nullptr, 8);
+    const std::string name(reinterpret_cast<const char*>(h),
+                           strnlen(reinterpret_cast<const char*>(h), 100));
+    pos += 512;
+    if (pos + size > tar.size()) {
+      ADD_FAILURE() << "member " << name << " truncated";
+      break;
+    }
+    members.emplace_back(name,
+                         std::vector<unsigned char>(tar.begin() + pos, tar.begin() + pos + size));
+    pos += (size + 511) / 512 * 512;
+  }
+  // The end-of-archive marker: two zero blocks.
+  EXPECT_EQ(tar.size(), pos + 1024);
+  return members;
+}
+
+std::vector<std::string> tar_list(const fs::path& path) {
+  const std::string command = "tar -tf '" + path.string() + "' 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  std::vector<std::string> names;
+  if (!pipe) return names;
+  char line[4096];
+  while (std::fgets(line, sizeof(line), pipe)) {
+    std::string name(line);
+    if (!name.empty() && name.back() == '\n') name.pop_back();
+    names.push_back(name);
+  }
+  EXPECT_EQ(pclose(pipe), 0) << "tar -tf failed on " << path;
+  return names;
 }
 
 }  // namespace feedrate::testing

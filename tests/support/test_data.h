@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/datagen/datagen.h"
@@ -38,5 +39,15 @@ std::vector<std::filesystem::path> make_image_folder(const std::filesystem::path
 
 // Runs a shell command; returns its exit status (for GNU tar in tests).
 int run_command(const std::string& command);
+
+// An independent ustar reader (not io/tar_index.h): checks the magic, checksum and type of every
+// header and the end-of-archive marker with gtest expectations, and returns the members (name,
+// bytes) in archive order.
+std::vector<std::pair<std::string, std::vector<unsigned char>>> read_tar(
+    const std::filesystem::path& path);
+
+// `tar -tf`, as an outside check that the archive is readable by standard tools: the member
+// names it lists (a failing tar is a test failure).
+std::vector<std::string> tar_list(const std::filesystem::path& path);
 
 }  // namespace feedrate::testing

@@ -1,0 +1,75 @@
+#include "bench/plan/gpu_catalogue.h"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace feedrate::bench {
+namespace {
+
+std::string simplify(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  for (const std::string prefix : {"geforce", "nvidia", "tesla"}) {
+    if (out.rfind(prefix, 0) == 0) out = out.substr(prefix.size());
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<GpuModel>& gpu_catalogue() {
+  // DOMAIN.md's table (memory GB, FP32 TFLOPS), then the other rentable cards it names with
+  // their memory (no FP32 figure there, so no images/s estimate).
+  static const std::vector<GpuModel> catalogue = {
+      {"GeForce RTX 3090 Ti", 24, 40.0},
+      {"GeForce RTX 3090", 24, 35.58},
+      {"GeForce RTX 3080 Ti", 12, 34.71},
+      {"GeForce RTX 3080", 12, 29.77},
+      {"NVIDIA RTX A5000", 24, 27.77},
+      {"GeForce RTX 3070", 8, 20.31},
+      {"GeForce RTX 3060 Ti", 8, 16.20},
+      {"Tesla V100S PCIe", 32, 16.4},
+      {"Tesla V100 NVLink", 32, 15.7},
+      {"GeForce RTX 2080 Ti", 11, 13.4},
+      {"GeForce RTX 3060", 12, 12.74},
+      {"Quadro RTX 5000", 16, 11.15},
+      {"Tesla P100 PCIe", 16, 10.6},
+      {"Tesla T4", 16, 8.141},
+      {"GeForce GTX TITAN X", 12, 6.691},
+      {"NVIDIA L20", 48, 59.35},
+      {"RTX 4090", 24, 0},
+      {"Quadro RTX 8000", 48, 0},
+      {"Titan RTX", 24, 0},
+      {"Quadro RTX 6000", 24, 0},
+  };
+  return catalogue;
+}
+
+const GpuModel& find_gpu(std::string_view name) {
+  const std::string wanted = simplify(name);
+  for (const GpuModel& gpu : gpu_catalogue()) {
+    if (simplify(gpu.name) == wanted) return gpu;
+  }
+  // A unique prefix ("v100s", "a5000") is enough.
+  const GpuModel* match = nullptr;
+  for (const GpuModel& gpu : gpu_catalogue()) {
+    if (!wanted.empty() && simplify(gpu.name).find(wanted) != std::string::npos) {
+      if (match != nullptr) {
+        throw std::invalid_argument("GPU \"" + std::string(name) +
+                                    "\" is ambiguous: " + match->name + ", " + gpu.name + ", ...");
+      }
+      match = &gpu;
+    }
+  }
+  if (match != nullptr) return *match;
+  std::string names;
+  for (const GpuModel& gpu : gpu_catalogue()) names += (names.empty() ? "" : ", ") + gpu.name;
+  throw std::invalid_argument("GPU \"" + std::string(name) + "\" is not in the catalogue (" +
+                              names + "): give --gpu-rate or --rate");
+}
+
+}  // namespace feedrate::bench

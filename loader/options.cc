@@ -163,6 +163,11 @@ decode::TransformKind parse_transform_kind(std::string_view text) {
   return parse_word("transform", text, kTransformKinds);
 }
 
+std::string transform_problem(const std::string& text) {
+  decode::TransformSpec spec;
+  return decode::parse_transform(text, 224, spec);
+}
+
 decode::TransformSpec parse_transform(std::string_view text, int size) {
   decode::TransformSpec spec;
   if (std::string problem = decode::parse_transform(text, size, spec); !problem.empty()) {

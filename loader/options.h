@@ -161,5 +161,7 @@ decode::TransformKind parse_transform_kind(std::string_view text);
 // spec against the layout: normalize needs a float layout (and sets `normalization`),
 // erase(value=random) too, and erase is refused on float batches converted on a CUDA device.
 decode::TransformSpec parse_transform(std::string_view text, int size);
+// What is wrong with the spec text `text`, or an empty string (a command-line validator).
+std::string transform_problem(const std::string& text);
 
 }  // namespace feedrate

@@ -72,9 +72,7 @@ LoaderOptions options_for(const TuneArgs& args, const Setting& setting) {
   LoaderOptions options;
   options.source = args.dataset;
   options.batch_size = args.batch;
-  options.transform.kind = parse_transform_kind(args.transform);
-  options.transform.size = args.size;
-  options.transform.resize = decode::eval_resize_for(args.size);
+  options.transform = parse_transform(args.transform, args.size);
   options.throttle = args.throttle;
   options.direct_io = args.direct;
   options.force_pread = args.pread;
@@ -360,8 +358,10 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--size", args->size, "Output side in pixels")
       ->check(CLI::Range(8, 4096))
       ->capture_default_str();
-  sub->add_option("-t,--transform", args->transform, "train or eval")
-      ->check(CLI::IsMember(transform_kind_names()))
+  sub->add_option("-t,--transform", args->transform,
+                  "train, eval, or a spec such as \"rrc(176),hflip,ta_wide,normalize,erase(0.1)\" "
+                  "(docs/augmentations.md); train and eval take --size")
+      ->check(CLI::Validator(transform_problem, "SPEC"))
       ->capture_default_str();
   sub->add_option("--prefetch", args->prefetch, "Batches in flight while searching num_workers")
       ->check(CLI::Range(1, 1024))

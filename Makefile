@@ -7,7 +7,8 @@ DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
                 libjpeg62-turbo-dev libtbb-dev libgtest-dev libcli11-dev nlohmann-json3-dev \
                 libfmt-dev libdlpack-dev python3-dev python3-pybind11 python3-numpy \
                 python3-pytest python3-torch python3-torchvision python3-pil \
-                libjpeg-turbo-progs libspng-dev libwebp-dev libtiff-dev libtiff-tools
+                libjpeg-turbo-progs libspng-dev libwebp-dev libtiff-dev libtiff-tools \
+                libxxhash-dev
 # cmake/pip.cmake checks the build-time ones of these for `pip install .` (ctest: package.pip_*).
 
 # Only `make fuzz` needs these: clang brings libFuzzer.
@@ -123,7 +124,8 @@ test-tsan: deps
 # crashes in build-fuzz/crashes/ (each one becomes a regression test; see README).
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := tar_index file_list jpeg_decode image_decode bench_args loader_state
+FUZZ_TARGETS := tar_index file_list jpeg_decode image_decode bench_args loader_state png_decode \
+                webp_decode tiff_decode bmp_pnm_decode pack_index
 
 fuzz: deps
 	$(call install_missing,$(FUZZ_DEB_PACKAGES))

@@ -16,6 +16,7 @@ set(_feedrate_header_packages
     spng.h libspng-dev
     webp/decode.h libwebp-dev
     tiffio.h libtiff-dev
+    xxhash.h libxxhash-dev
     oneapi/tbb.h libtbb-dev
     CLI/CLI.hpp libcli11-dev
     nlohmann/json.hpp nlohmann-json3-dev

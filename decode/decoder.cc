@@ -28,10 +28,17 @@ DecodeStatus Decoder::decode_whole(std::span<const std::uint8_t> bytes) {
       break;
   }
   if (bytes.empty()) return {DecodeErrc::kEmpty, "empty file (0 bytes)"};
-  char message[128];
+  char message[160];
+  if (damaged_signature(bytes) == ImageFormat::kPng) {
+    std::snprintf(message, sizeof(message),
+                  "PNG: damaged signature (%02x %02x %02x %02x %02x %02x %02x %02x, expected 89 50 "
+                  "4e 47 0d 0a 1a 0a)",
+                  bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]);
+    return {DecodeErrc::kCorrupt, message};
+  }
   std::snprintf(message, sizeof(message),
                 "the first bytes (%02x %02x %02x %02x) match no supported format (JPEG, PNG, "
-                "WebP, TIFF, BMP, PPM/PGM)",
+                "WebP, TIFF, BMP, PBM/PGM/PPM)",
                 bytes[0], bytes.size() > 1 ? bytes[1] : 0, bytes.size() > 2 ? bytes[2] : 0,
                 bytes.size() > 3 ? bytes[3] : 0);
   return {DecodeErrc::kNotImage, message};

@@ -33,6 +33,17 @@ ImageFormat sniff_format(std::span<const std::uint8_t> bytes) {
   return ImageFormat::kUnknown;
 }
 
+ImageFormat damaged_signature(std::span<const std::uint8_t> bytes) {
+  static constexpr std::uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (bytes.size() < 8 || sniff_format(bytes) != ImageFormat::kUnknown)
+    return ImageFormat::kUnknown;
+  // "PNG" in place, or 6 of the 8 bytes: no other format starts that way.
+  int same = 0;
+  for (int i = 0; i < 8; ++i) same += bytes[i] == kPng[i];
+  if (starts_with(bytes, "PNG", 3, 1) || same >= 6) return ImageFormat::kPng;
+  return ImageFormat::kUnknown;
+}
+
 const char* image_format_name(ImageFormat format) {
   switch (format) {
     case ImageFormat::kUnknown:

@@ -23,6 +23,11 @@ enum class ImageFormat { kUnknown, kJpeg, kPng, kWebp, kBmp, kPnm, kTiff, kGif }
 ImageFormat sniff_format(std::span<const std::uint8_t> bytes);
 const char* image_format_name(ImageFormat format);
 
+// For bytes that match no signature: the format whose signature they nearly hold ("PNG" in
+// place, or 6 of its 8 bytes: a text-mode transfer rewrote "\r\n", a bit flipped), else
+// kUnknown. Used to say "damaged PNG signature" rather than "not an image".
+ImageFormat damaged_signature(std::span<const std::uint8_t> bytes);
+
 struct RgbImage {
   int width = 0, height = 0;
   std::vector<std::uint8_t> pixels;  // width * height * 3, packed RGB
@@ -40,11 +45,11 @@ DecodeStatus decode_webp_full(std::span<const std::uint8_t> bytes, const DecodeL
                               RgbImage& out);
 DecodeStatus decode_tiff_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
                               RgbImage& out);
-// 24/32-bit uncompressed and 8-bit palette BMP (BITMAPINFOHEADER or later), bottom-up or
-// top-down; 32-bit BI_BITFIELDS only with the standard BGR(A) masks.
+// BMP as Pillow 9.4 reads it: 12- (OS/2 1.x) to 124-byte headers, 1/4/8-bit palettes, RLE8,
+// RLE4, 16/24/32 bits, the bit-field masks Pillow knows; bottom-up or top-down.
 DecodeStatus decode_bmp_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
                              RgbImage& out);
-// Binary PGM (P5) and PPM (P6) with maxval 255.
+// PBM, PGM and PPM, plain (P1-P3) and binary (P4-P6), maxval 1-65535, as Pillow 9.4 reads them.
 DecodeStatus decode_pnm_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
                              RgbImage& out);
 

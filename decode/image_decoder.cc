@@ -3,12 +3,13 @@
 #include <csetjmp>
 #include <cstdio>
 // jpeglib.h needs size_t and FILE declared first.
-#include <jerror.h>
 #include <jpeglib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+
+#include "decode/jpeg_error.h"
 
 namespace feedrate::decode {
 
@@ -42,20 +43,13 @@ const char* warning_policy_name(WarningPolicy policy) {
   return policy == WarningPolicy::kAccept ? "accept" : "reject";
 }
 
-// libjpeg reports fatal errors through error_exit, which must not return: it longjmps back to
-// the guarded call. Code between setjmp and a possible longjmp only holds trivially destructible
-// locals, so the jump skips no destructor.
+// The error manager's rules (decode/jpeg_error.h) hold for every guarded call below.
 struct ImageDecoder::State {
   jpeg_decompress_struct cinfo{};
-  jpeg_error_mgr error{};
+  JpegErrors errors;
   jpeg_progress_mgr progress{};
-  std::jmp_buf jump{};
-  char message[JMSG_LENGTH_MAX] = {};
-  char first_warning[JMSG_LENGTH_MAX] = {};
   DecodeErrc fatal = DecodeErrc::kCorrupt;
   int max_scans = 0;
-  bool saw_eof_warning = false;
-  int warnings = 0;
 };
 
 namespace {
@@ -64,27 +58,14 @@ ImageDecoder::State* state_of(j_common_ptr cinfo) {
   return static_cast<ImageDecoder::State*>(cinfo->client_data);
 }
 
-[[noreturn]] void on_error(j_common_ptr cinfo) {
-  ImageDecoder::State* state = state_of(cinfo);
-  cinfo->err->format_message(cinfo, state->message);
-  std::longjmp(state->jump, 1);
-}
-
-void on_message(j_common_ptr cinfo, int level) {
-  if (level >= 0) return;  // trace messages
-  ImageDecoder::State* state = state_of(cinfo);
-  if (state->warnings++ == 0) cinfo->err->format_message(cinfo, state->first_warning);
-  if (cinfo->err->msg_code == JWRN_JPEG_EOF) state->saw_eof_warning = true;
-}
-
 void on_progress(j_common_ptr cinfo) {
   auto* d = reinterpret_cast<j_decompress_ptr>(cinfo);
   ImageDecoder::State* state = state_of(cinfo);
   if (d->is_decompressor && d->input_scan_number > state->max_scans) {
     state->fatal = DecodeErrc::kTooManyScans;
-    std::snprintf(state->message, sizeof(state->message), "more than %d progressive scans",
-                  state->max_scans);
-    std::longjmp(state->jump, 1);
+    char text[64];
+    std::snprintf(text, sizeof(text), "more than %d progressive scans", state->max_scans);
+    state->errors.fail(text);
   }
 }
 
@@ -128,9 +109,7 @@ int pick_scale_denom(const ResizePlan& plan, int width, int height) {
 
 ImageDecoder::ImageDecoder(DecodeLimits limits) : state_(new State), limits_(limits) {
   State& s = *state_;
-  s.cinfo.err = jpeg_std_error(&s.error);
-  s.error.error_exit = on_error;
-  s.error.emit_message = on_message;
+  s.cinfo.err = s.errors.install();
   s.cinfo.client_data = &s;
   s.progress.progress_monitor = on_progress;
   s.max_scans = limits_.max_scans;
@@ -152,17 +131,16 @@ DecodeStatus ImageDecoder::open(std::span<const std::uint8_t> jpeg) {
   }
   State& s = *state_;
   s.fatal = DecodeErrc::kCorrupt;
-  s.saw_eof_warning = false;
-  s.warnings = 0;
-  if (setjmp(s.jump)) {
+  s.errors.reset();
+  if (setjmp(s.errors.jump)) {
     jpeg_abort_decompress(&s.cinfo);
     // libjpeg's fatal errors on a file cut inside its header ("no SOS marker", "bogus marker
     // length") follow the warning that the data ran out: report the cause.
-    if (s.fatal == DecodeErrc::kCorrupt && s.saw_eof_warning) {
+    if (s.fatal == DecodeErrc::kCorrupt && s.errors.saw_eof) {
       return {DecodeErrc::kTruncated,
-              std::string("data ends inside the header (") + s.message + ")"};
+              std::string("data ends inside the header (") + s.errors.message + ")"};
     }
-    return {s.fatal, s.message};
+    return {s.fatal, s.errors.message};
   }
   jpeg_mem_src(&s.cinfo, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
   s.cinfo.progress = &s.progress;
@@ -178,7 +156,7 @@ DecodeStatus ImageDecoder::open(std::span<const std::uint8_t> jpeg) {
                                        std::to_string(info_.height) + " exceeds the limit of " +
                                        std::to_string(limits_.max_pixels) + " pixels"};
   }
-  if (s.saw_eof_warning) {
+  if (s.errors.saw_eof) {
     jpeg_abort_decompress(&s.cinfo);
     return {DecodeErrc::kTruncated, "data ends inside the header"};
   }
@@ -191,9 +169,9 @@ DecodeStatus ImageDecoder::open(std::span<const std::uint8_t> jpeg) {
 DecodeStatus ImageDecoder::read_rows(SourceRect rect, int scale_denom, const SubImage& sub) {
   State& s = *state_;
   j_decompress_ptr cinfo = &s.cinfo;
-  if (setjmp(s.jump)) {
+  if (setjmp(s.errors.jump)) {
     jpeg_abort_decompress(cinfo);
-    return {s.fatal, s.message};
+    return {s.fatal, s.errors.message};
   }
   cinfo->scale_num = 1;
   cinfo->scale_denom = static_cast<unsigned>(scale_denom);
@@ -240,9 +218,9 @@ DecodeStatus ImageDecoder::read_rows(SourceRect rect, int scale_denom, const Sub
 DecodeStatus ImageDecoder::finish(std::span<const std::uint8_t> jpeg) {
   State& s = *state_;
   j_decompress_ptr cinfo = &s.cinfo;
-  if (setjmp(s.jump)) {
+  if (setjmp(s.errors.jump)) {
     jpeg_abort_decompress(cinfo);
-    return {s.fatal, s.message};
+    return {s.fatal, s.errors.message};
   }
   bool complete = false;
   if (cinfo->output_scanline < cinfo->output_height) {
@@ -256,12 +234,13 @@ DecodeStatus ImageDecoder::finish(std::span<const std::uint8_t> jpeg) {
     jpeg_finish_decompress(cinfo);
     complete = true;
   }
-  if (s.saw_eof_warning || !complete) {
+  if (s.errors.saw_eof || !complete) {
     return {DecodeErrc::kTruncated,
             "data ends before the image does (" + std::to_string(jpeg.size()) + " bytes)"};
   }
-  if (s.warnings > 0 && limits_.on_warning == WarningPolicy::kReject) {
-    return {DecodeErrc::kWarning, std::string(s.first_warning) + " (" + std::to_string(s.warnings) +
+  if (s.errors.warnings > 0 && limits_.on_warning == WarningPolicy::kReject) {
+    return {DecodeErrc::kWarning, std::string(s.errors.first_warning) + " (" +
+                                      std::to_string(s.errors.warnings) +
                                       " warning(s); policy on_warning = reject)"};
   }
   return {};

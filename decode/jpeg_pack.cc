@@ -4,48 +4,27 @@
 #include <cstdio>
 #include <cstdlib>
 // jpeglib.h needs size_t and FILE declared first.
-#include <jerror.h>
 #include <jpeglib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "decode/jpeg_error.h"
+
 namespace feedrate::decode {
 
-// As in ImageDecoder: error_exit longjmps back to the guarded call, and code between setjmp
-// and a possible longjmp holds only trivially destructible locals. The compressor's output
-// buffer lives here, not in a local, so that the jump cannot lose it.
+// The error manager's rules (decode/jpeg_error.h) hold for every guarded call below. The
+// compressor's output buffer lives here, not in a local, so that the jump cannot lose it.
 struct JpegPacker::State {
   jpeg_decompress_struct src{};
   jpeg_compress_struct dst{};
-  jpeg_error_mgr error{};
-  std::jmp_buf jump{};
-  char message[JMSG_LENGTH_MAX] = {};
-  int warnings = 0;
-  bool saw_eof = false;
+  JpegErrors errors;
   unsigned char* buffer = nullptr;
   unsigned long buffer_size = 0;
 };
 
 namespace {
-
-JpegPacker::State* state_of(j_common_ptr cinfo) {
-  return static_cast<JpegPacker::State*>(cinfo->client_data);
-}
-
-[[noreturn]] void on_error(j_common_ptr cinfo) {
-  JpegPacker::State* state = state_of(cinfo);
-  cinfo->err->format_message(cinfo, state->message);
-  std::longjmp(state->jump, 1);
-}
-
-void on_message(j_common_ptr cinfo, int level) {
-  if (level >= 0) return;  // trace messages
-  JpegPacker::State* state = state_of(cinfo);
-  if (state->warnings++ == 0) cinfo->err->format_message(cinfo, state->message);
-  if (cinfo->err->msg_code == JWRN_JPEG_EOF) state->saw_eof = true;
-}
 
 // The restart interval for the single scan libjpeg writes with dst's parameters, whose MCU is
 // one block when there is one component, else max_h_samp_factor x max_v_samp_factor blocks.
@@ -63,9 +42,7 @@ unsigned restart_interval_of(const jpeg_compress_struct& dst, int target) {
 }
 
 void reset(JpegPacker::State& s) {
-  s.warnings = 0;
-  s.saw_eof = false;
-  s.message[0] = '\0';
+  s.errors.reset();
   std::free(s.buffer);
   s.buffer = nullptr;
   s.buffer_size = 0;
@@ -84,12 +61,8 @@ DecodeStatus check_jpeg(std::span<const std::uint8_t> jpeg) {
 JpegPacker::JpegPacker(DecodeLimits limits, int mcus_per_interval)
     : state_(new State), limits_(limits), decoder_(limits), mcus_per_interval_(mcus_per_interval) {
   State& s = *state_;
-  s.src.err = jpeg_std_error(&s.error);
-  s.dst.err = &s.error;
-  s.error.error_exit = on_error;
-  s.error.emit_message = on_message;
-  s.src.client_data = &s;
-  s.dst.client_data = &s;
+  s.src.err = s.errors.install();
+  s.dst.err = &s.errors.manager;
   jpeg_create_decompress(&s.src);
   jpeg_create_compress(&s.dst);
 }
@@ -110,10 +83,10 @@ DecodeStatus JpegPacker::start(std::span<const std::uint8_t> jpeg) {
 DecodeStatus JpegPacker::pack(std::span<const std::uint8_t> jpeg, std::vector<std::uint8_t>& out) {
   if (DecodeStatus status = start(jpeg); !status.ok()) return status;
   State& s = *state_;
-  if (setjmp(s.jump)) {
+  if (setjmp(s.errors.jump)) {
     jpeg_abort_compress(&s.dst);
     jpeg_abort_decompress(&s.src);
-    return {s.saw_eof ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt, s.message};
+    return {s.errors.saw_eof ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt, s.errors.message};
   }
   jpeg_mem_src(&s.src, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
   jpeg_read_header(&s.src, TRUE);
@@ -136,9 +109,10 @@ DecodeStatus JpegPacker::pack(std::span<const std::uint8_t> jpeg, std::vector<st
   jpeg_write_coefficients(&s.dst, coefficients);
   jpeg_finish_compress(&s.dst);
   jpeg_finish_decompress(&s.src);
-  if (s.saw_eof)
-    return {DecodeErrc::kTruncated, std::string("data ends early (") + s.message + ")"};
-  if (s.warnings > 0) return {DecodeErrc::kWarning, s.message};
+  if (s.errors.saw_eof)
+    return {DecodeErrc::kTruncated,
+            std::string("data ends early (") + s.errors.first_warning + ")"};
+  if (s.errors.warnings > 0) return {DecodeErrc::kWarning, s.errors.first_warning};
   const std::span<const std::uint8_t> written(s.buffer, s.buffer_size);
   return add_restart_index(written, out);
 }
@@ -146,9 +120,9 @@ DecodeStatus JpegPacker::pack(std::span<const std::uint8_t> jpeg, std::vector<st
 DecodeStatus JpegPacker::encode(const std::uint8_t* rgb, int width, int height, int quality) {
   State& s = *state_;
   reset(s);
-  if (setjmp(s.jump)) {
+  if (setjmp(s.errors.jump)) {
     jpeg_abort_compress(&s.dst);
-    return {DecodeErrc::kCorrupt, s.message};
+    return {DecodeErrc::kCorrupt, s.errors.message};
   }
   s.dst.image_width = static_cast<JDIMENSION>(width);
   s.dst.image_height = static_cast<JDIMENSION>(height);
@@ -174,9 +148,9 @@ DecodeStatus JpegPacker::pack_resized(std::span<const std::uint8_t> jpeg, int ma
                                       std::vector<std::uint8_t>& out) {
   if (DecodeStatus status = start(jpeg); !status.ok()) return status;
   State& s = *state_;
-  if (setjmp(s.jump)) {
+  if (setjmp(s.errors.jump)) {
     jpeg_abort_decompress(&s.src);
-    return {s.saw_eof ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt, s.message};
+    return {s.errors.saw_eof ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt, s.errors.message};
   }
   jpeg_mem_src(&s.src, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
   jpeg_read_header(&s.src, TRUE);

@@ -65,8 +65,8 @@ class CudaTransfer final : public Transfer {
     for (Slot& slot : slots_) {
       check(cudaMalloc(&slot.images_u8, pixels * 3), "cudaMalloc (images)");
       slot.images_out = slot.images_u8;
-      if (options_.dtype != DType::kUint8) {
-        check(cudaMalloc(&slot.images_out, pixels * 3 * dtype_size(options_.dtype)),
+      if (options_.dtype != ElementType::kUint8) {
+        check(cudaMalloc(&slot.images_out, pixels * 3 * element_size(options_.dtype)),
               "cudaMalloc (normalised images)");
       }
       check(cudaMalloc(&slot.labels, options_.batch_size * sizeof(std::int32_t)),
@@ -110,7 +110,7 @@ class CudaTransfer final : public Transfer {
     check(cudaMemcpyAsync(slot.labels, slot.host_labels, count * sizeof(std::int32_t),
                           cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync (labels)");
-    if (options_.dtype != DType::kUint8 && pixels > 0) {
+    if (options_.dtype != ElementType::kUint8 && pixels > 0) {
       float3 scale, bias;
       float* s = &scale.x;
       float* b = &bias.x;
@@ -121,7 +121,7 @@ class CudaTransfer final : public Transfer {
       constexpr unsigned kThreads = 256;
       const auto blocks = static_cast<unsigned>((pixels + kThreads - 1) / kThreads);
       const auto* in = static_cast<const unsigned char*>(slot.images_u8);
-      if (options_.dtype == DType::kFloat16) {
+      if (options_.dtype == ElementType::kFloat16) {
         normalize_kernel<<<blocks, kThreads, 0, stream_>>>(
             in, static_cast<__half*>(slot.images_out), pixels_per_image, pixels, scale, bias);
       } else {
@@ -164,8 +164,6 @@ class CudaTransfer final : public Transfer {
     check(status, "cudaEventQuery");
     return true;
   }
-
-  bool converts_on_device() const override { return true; }
 
  private:
   struct Slot {

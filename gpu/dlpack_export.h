@@ -10,10 +10,9 @@
 #include <span>
 
 #include "gpu/device.h"
+#include "gpu/element_type.h"
 
 namespace feedrate::gpu {
-
-enum class ElementType { kUint8, kInt32, kFloat16, kFloat32 };
 
 // A contiguous (row-major) tensor of `shape` at `data` on `device`. `on_delete` runs when the
 // consumer calls the tensor's deleter: it keeps the memory alive until then.

@@ -28,20 +28,22 @@
 #include <memory>
 
 #include "gpu/device.h"
+#include "gpu/element_type.h"
 #include "gpu/host_memory.h"
 
 namespace feedrate::gpu {
 
-enum class DType { kUint8, kFloat16, kFloat32 };
-std::size_t dtype_size(DType dtype);
-const char* dtype_name(DType dtype);
+// Who converts to float: true when the copier for `device` normalises uint8 images into the
+// float layouts on the device (CUDA), so decoders write uint8 NHWC whatever the layout; false on
+// the host backend, whose decoders write the final layout into the staging buffer.
+bool converts_on_device(const Device& device);
 
 struct TransferOptions {
   Device device;
   std::size_t slots = 3;
   std::size_t batch_size = 64;
   int size = 224;                                     // images are size x size x 3
-  DType dtype = DType::kUint8;                        // what training receives
+  ElementType dtype = ElementType::kUint8;            // what training receives (not int32)
   std::array<float, 3> mean{0.485f, 0.456f, 0.406f};  // for float outputs, on the 0..1 scale
   std::array<float, 3> std{0.229f, 0.224f, 0.225f};
 };
@@ -51,7 +53,7 @@ struct DeviceBatch {
   Device device;
   void* images = nullptr;
   std::int32_t* labels = nullptr;
-  DType dtype = DType::kUint8;
+  ElementType dtype = ElementType::kUint8;
 };
 
 class Transfer {
@@ -68,8 +70,6 @@ class Transfer {
   virtual void release(std::size_t slot) = 0;
   // True when no copy reads the slot's staging buffer any more. Never blocks.
   virtual bool staging_idle(std::size_t slot) = 0;
-  // True when decoders must write uint8 NHWC whatever the requested dtype (the device converts).
-  virtual bool converts_on_device() const = 0;
 };
 
 // Throws std::runtime_error (see require()) when the device cannot be used.

@@ -14,18 +14,6 @@ void unref(const std::shared_ptr<detail::SlotOwner>& owner, detail::Slot* slot) 
   if (slot->holders.fetch_sub(1) == 1) owner->release(slot);
 }
 
-gpu::ElementType element_type(OutputLayout layout) {
-  switch (layout) {
-    case OutputLayout::kUint8NHWC:
-      return gpu::ElementType::kUint8;
-    case OutputLayout::kFloat32NCHW:
-      return gpu::ElementType::kFloat32;
-    case OutputLayout::kFloat16NCHW:
-      return gpu::ElementType::kFloat16;
-  }
-  return gpu::ElementType::kUint8;
-}
-
 }  // namespace
 
 Batch::Batch(std::shared_ptr<detail::SlotOwner> owner, detail::Slot* slot)
@@ -92,7 +80,7 @@ DLManagedTensor* Batch::images_dlpack() const {
   const std::vector<std::int64_t> dims = shape();
   slot_->holders.fetch_add(1);
   return gpu::make_dlpack_tensor(owner_->device_images(slot_), slot_->device,
-                                 element_type(slot_->layout), dims,
+                                 detail::element_type(slot_->layout), dims,
                                  [owner = owner_, slot = slot_] { unref(owner, slot); });
 }
 

@@ -15,10 +15,19 @@ using detail::Slot;
 
 BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
                          std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
-                         std::unique_ptr<BlockStore> blocks)
-    : dataset_(dataset), tar_chunk_bytes_(tar_chunk_bytes), blocks_(std::move(blocks)) {
+                         std::unique_ptr<BlockStore> blocks, PackCache* cache)
+    : dataset_(dataset),
+      tar_chunk_bytes_(tar_chunk_bytes),
+      cache_(cache),
+      blocks_(std::move(blocks)) {
   reader_ = make_reader ? make_reader(options, &fallback_reason_)
                         : io::Reader::create(options, &fallback_reason_);
+  if (cache_ != nullptr && !blocks_) {
+    io::ReaderOptions unthrottled = options;
+    unthrottled.throttle = io::ThrottleSpec{};
+    unthrottled.direct_io = false;  // the cache's segments are opened buffered
+    cache_reader_ = io::Reader::create(unthrottled, nullptr);
+  }
   if (!dataset_.files_are_shared()) return;
   // Opened through the reader, which applies O_DIRECT (before the I/O thread starts).
   for (const auto& path : dataset_.files()) {
@@ -31,28 +40,61 @@ BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& option
 void BatchReader::read(Slot& slot) {
   const std::size_t n = slot.count;
   slot.labels.resize(n);
-  slot.errors.assign(n, std::string());
   slot.skipped.clear();
-  slot.encoded_offset.assign(n, 0);
-  slot.read_of_sample.assign(n, kNoRead);
   slot.files.resize(n);
-  slot.reads.clear();
-  read_sizes_.clear();
   for (std::size_t i = 0; i < n; ++i) slot.labels[i] = dataset_.sample(slot.indices[i]).label;
 
   if (blocks_) {
+    slot.errors.assign(n, std::string());
+    slot.encoded_offset.assign(n, 0);
+    slot.from_cache.assign(n, 0);
+    slot.encoded_size.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      slot.encoded_size[i] = dataset_.sample(slot.indices[i]).size;
+    slot.read_of_sample.assign(n, kNoRead);
+    slot.reads.clear();
     read_blocks(slot);
+    if (cache_ != nullptr) cache_->count(0, n);
     return;
   }
+  while (!read_once(slot)) {
+  }
+  if (cache_ != nullptr) {
+    const auto hits = static_cast<std::uint64_t>(
+        std::count(slot.from_cache.begin(), slot.from_cache.begin() + n, std::uint8_t{1}));
+    cache_->count(hits, n - hits);
+  }
+  for (io::File& file : slot.files) file = io::File();
+}
+
+bool BatchReader::read_once(Slot& slot) {
+  const std::size_t n = slot.count;
+  slot.errors.assign(n, std::string());
+  slot.encoded_offset.assign(n, 0);
+  slot.read_of_sample.assign(n, kNoRead);
+  slot.encoded_size.resize(n);
+  slot.from_cache.assign(n, 0);
+  slot.reads.clear();
+  read_sizes_.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t index = slot.indices[i];
+    const PackCacheStore::Entry* entry = cache_ != nullptr ? cache_->find(index) : nullptr;
+    slot.from_cache[i] = entry != nullptr ? 1 : 0;
+    slot.encoded_size[i] = entry != nullptr ? entry->size : dataset_.sample(index).size;
+  }
+
   if (dataset_.files_are_shared() && tar_chunk_bytes_ > 0) {
     plan_chunks(slot);
   } else {
     plan_files(slot);
   }
+  source_reads_ = slot.reads.size();
+  plan_cached(slot);
   lay_out(slot);
-  reader_->read(slot.reads);
-  check_results(slot);
-  for (io::File& file : slot.files) file = io::File();
+  const std::span<io::ReadRequest> reads(slot.reads);
+  reader_->read(reads.first(source_reads_));
+  if (slot.reads.size() > source_reads_) cache_reader_->read(reads.subspan(source_reads_));
+  return check_results(slot);
 }
 
 void BatchReader::add_read(Slot& slot, int fd, std::uint64_t offset, std::uint64_t size) {
@@ -65,6 +107,7 @@ void BatchReader::add_read(Slot& slot, int fd, std::uint64_t offset, std::uint64
 
 void BatchReader::plan_files(Slot& slot) {
   for (std::size_t i = 0; i < slot.count; ++i) {
+    if (slot.from_cache[i]) continue;
     const SampleRef& ref = dataset_.sample(slot.indices[i]);
     int fd = -1;
     if (dataset_.files_are_shared()) {
@@ -85,8 +128,10 @@ void BatchReader::plan_files(Slot& slot) {
 
 void BatchReader::plan_chunks(Slot& slot) {
   // Sorted by position in the shards, members close together become one chunk.
-  by_position_.resize(slot.count);
-  std::iota(by_position_.begin(), by_position_.end(), std::size_t{0});
+  by_position_.clear();
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (!slot.from_cache[i]) by_position_.push_back(i);
+  }
   const auto ref = [&](std::size_t i) -> const SampleRef& {
     return dataset_.sample(slot.indices[i]);
   };
@@ -118,6 +163,15 @@ void BatchReader::plan_chunks(Slot& slot) {
   }
 }
 
+void BatchReader::plan_cached(Slot& slot) {
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (!slot.from_cache[i]) continue;
+    const PackCacheStore::Entry& entry = *cache_->find(slot.indices[i]);
+    slot.read_of_sample[i] = slot.reads.size();
+    add_read(slot, cache_->fd(entry), entry.offset, entry.size);
+  }
+}
+
 void BatchReader::lay_out(Slot& slot) {
   const std::uint64_t total =
       std::accumulate(read_sizes_.begin(), read_sizes_.end(), std::uint64_t{0});
@@ -135,16 +189,26 @@ void BatchReader::lay_out(Slot& slot) {
   }
 }
 
-void BatchReader::check_results(Slot& slot) {
+bool BatchReader::check_results(Slot& slot) {
+  bool cache_ok = true;
   for (std::size_t i = 0; i < slot.count; ++i) {
     if (slot.read_of_sample[i] == kNoRead) continue;  // could not open: already an error
     const io::ReadRequest& request = slot.reads[slot.read_of_sample[i]];
     const auto read_start = static_cast<std::size_t>(request.dest.data() - slot.encoded.data());
-    const std::uint64_t end_in_read =
-        slot.encoded_offset[i] - read_start + dataset_.sample(slot.indices[i]).size;
-    if (!request.error || end_in_read <= request.bytes_read) continue;
-    slot.errors[i] = read_failure(slot.indices[i], request);
+    const std::uint64_t end_in_read = slot.encoded_offset[i] - read_start + slot.encoded_size[i];
+    const bool failed = request.error && end_in_read > request.bytes_read;
+    if (slot.from_cache[i]) {
+      const std::span<const std::uint8_t> bytes(
+          reinterpret_cast<const std::uint8_t*>(slot.encoded.data() + slot.encoded_offset[i]),
+          slot.encoded_size[i]);
+      if (!cache_->verify(slot.indices[i], bytes, failed ? request.error.message() : "")) {
+        cache_ok = false;
+      }
+      continue;
+    }
+    if (failed) slot.errors[i] = read_failure(slot.indices[i], request);
   }
+  return cache_ok;
 }
 
 std::string BatchReader::read_failure(std::uint32_t index, const io::ReadRequest& request) const {

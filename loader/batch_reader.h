@@ -10,6 +10,10 @@
 // Blocks (shuffle=blocks on tar shards): whole storage blocks are read and held by a
 // BlockStore (block_store.h), and each sample's bytes are copied from its block into the slot.
 //
+// Pack cache (pack_cache.h): a sample with a cache entry is read from its segment, by a reader
+// of its own without the throttle (the throttle emulates the source's disk), and checked; one
+// that reads badly is forgotten and the batch read again, that sample from the source.
+//
 // Errors are per sample (Slot::errors): "FILE: cannot open: REASON", or "FILE: read failed at
 // byte N: REASON" (an unexpected end of file says how many bytes of how many arrived). A chunk
 // or block that failed part-way still delivers every member that ends before the failure.
@@ -28,6 +32,7 @@
 #include "io/reader.h"
 #include "loader/block_store.h"
 #include "loader/dataset.h"
+#include "loader/pack_cache.h"
 #include "loader/slot.h"
 
 namespace feedrate {
@@ -41,9 +46,10 @@ class BatchReader {
   // Opens the tar shards of `dataset` for its lifetime (throws feedrate::Error naming the
   // shard when one cannot be opened). tar_chunk_bytes 0 reads one member at a time.
   // `blocks` (tar shards and shuffle=blocks only) turns on block reads.
+  // `cache` (may be null) outlives the reader.
   BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
               std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
-              std::unique_ptr<BlockStore> blocks = nullptr);
+              std::unique_ptr<BlockStore> blocks = nullptr, PackCache* cache = nullptr);
 
   // Block reads: this rank's `order` for the epoch and the epoch's read units
   // (BlockStore::start_epoch). Call before the epoch's first read().
@@ -66,12 +72,16 @@ class BatchReader {
  private:
   // Append one read per sample, or per chunk, to slot.reads with read_sizes_; set each
   // sample's read_of_sample and its offset in that read (encoded_offset, for now).
+  // One attempt at the batch; false when a cached sample read badly (forgotten: read again).
+  bool read_once(detail::Slot& slot);
   void plan_files(detail::Slot& slot);
   void plan_chunks(detail::Slot& slot);
+  void plan_cached(detail::Slot& slot);
   void add_read(detail::Slot& slot, int fd, std::uint64_t offset, std::uint64_t size);
   // Places the planned reads back to back in slot.encoded (grown when short).
   void lay_out(detail::Slot& slot);
-  void check_results(detail::Slot& slot);
+  // False when a cached sample read badly.
+  bool check_results(detail::Slot& slot);
   // "WHERE: read failed at byte N: REASON" for sample `index`, which `request` held.
   std::string read_failure(std::uint32_t index, const io::ReadRequest& request) const;
   // Block reads: reads the blocks the batch needs (and look-ahead ones), copies the members.
@@ -84,6 +94,10 @@ class BatchReader {
   std::vector<io::File> shared_files_;     // tar shards, open for the reader's lifetime
   std::vector<std::uint64_t> read_sizes_;  // per planned read, until lay_out()
   std::vector<std::size_t> by_position_;   // plan_chunks: samples in shard order
+
+  PackCache* cache_;                          // null: no cache
+  std::unique_ptr<io::Reader> cache_reader_;  // for cache segments: no throttle
+  std::size_t source_reads_ = 0;              // slot.reads before the cache's, in read_once
 
   std::unique_ptr<BlockStore> blocks_;        // null: no block reads
   std::vector<io::ReadRequest> block_reads_;  // of one batch

@@ -96,6 +96,9 @@ LoaderOptions resolve(LoaderOptions options) {
       throw Error(std::string("option throttle: ") + e.what());
     }
   }
+  if (!(options.cache_gb >= 0) || options.cache_gb > 1e9) {
+    throw Error("option cache_gb must be in [0, 1e9] GB, got " + std::to_string(options.cache_gb));
+  }
   gpu::Device device;
   try {
     device = gpu::parse_device(options.device);

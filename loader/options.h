@@ -92,6 +92,17 @@ struct LoaderOptions {
   // Tar shards: members close together in a shard are read as one sequential chunk of up to
   // this many bytes (0: one read per member). Folders and file lists read one file per sample.
   std::uint64_t tar_chunk_bytes = std::uint64_t{4} << 20;
+
+  // The pack cache (docs/pack-cache.md). With cache_dir set, the JPEGs read from the source are
+  // also transcoded losslessly with restart markers (as `feedrate pack` does) into a folder
+  // under cache_dir, with CPU that delivery does not need, and later epochs read the cached
+  // samples from there: the same batches, decoded faster, and read from a local disk. Other
+  // formats are stored unchanged. The folder is keyed by the source's paths, sizes, modification
+  // times and index (a changed source gets a new one), and may be shared by loaders on one
+  // machine. cache_gb caps its size (GB, 10^9 bytes; 0: no cap, but 5% of the disk, at least
+  // 1 GiB, stays free).
+  std::string cache_dir;
+  double cache_gb = 0;
 };
 
 // Fills rank / world_size from the environment where they are -1, then checks every field.

@@ -29,18 +29,6 @@ io::ReaderOptions reader_options(const LoaderOptions& options) {
   return reader;
 }
 
-gpu::DType dtype_of(OutputLayout layout) {
-  switch (layout) {
-    case OutputLayout::kUint8NHWC:
-      return gpu::DType::kUint8;
-    case OutputLayout::kFloat16NCHW:
-      return gpu::DType::kFloat16;
-    case OutputLayout::kFloat32NCHW:
-      return gpu::DType::kFloat32;
-  }
-  return gpu::DType::kUint8;
-}
-
 // What the loader holds besides its slots: the reader's O_DIRECT bounce buffers (as many as
 // reads in flight, each as long as the longest aligned read, capped by the reader) and each
 // worker's float scratch.
@@ -69,7 +57,8 @@ double shared_buffer_bytes(const LoaderOptions& options, const Dataset& dataset,
 
 }  // namespace
 
-Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader)
+Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader,
+                   const PackCacheHooks& cache_hooks)
     : options_(resolve(options)),
       dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root,
                              options_.allow_empty_classes)),
@@ -80,8 +69,16 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   if (held_blocks > 0) {
     blocks = std::make_unique<BlockStore>(dataset_, held_blocks * options_.tar_chunk_bytes);
   }
-  reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
-                                          options_.tar_chunk_bytes, make_reader, std::move(blocks));
+  if (!options_.cache_dir.empty()) {
+    // The decode threads that can run at once; the writer starts with the first epoch, once the
+    // telemetry it reads exists.
+    const int cores = std::max(1, std::min(options_.num_workers, cpu_info().available));
+    cache_ = std::make_unique<PackCache>(
+        options_, dataset_, [this, cores] { return pacing_counters(cores); }, cache_hooks);
+  }
+  reader_ =
+      std::make_unique<BatchReader>(dataset_, reader_options(options_), options_.tar_chunk_bytes,
+                                    make_reader, std::move(blocks), cache_.get());
 
   if (options_.num_workers > 0) {
     // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
@@ -96,9 +93,9 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
 
   gpu::TransferOptions transfer;
   transfer.device = gpu::parse_device(options_.device);
-  // Decoders write uint8 when the device converts (CUDA) or uint8 is wanted, else the floats.
+  // Decoders write uint8 when the device converts or uint8 is wanted, else the floats.
   const bool decode_to_u8 =
-      transfer.device.is_cuda() || options_.layout == OutputLayout::kUint8NHWC;
+      gpu::converts_on_device(transfer.device) || options_.layout == OutputLayout::kUint8NHWC;
   const std::size_t sample_bytes =
       SampleDecoder::bytes_per_sample(options_.transform.size, decode_to_u8);
   MemoryNeeds needs;
@@ -118,7 +115,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   transfer.slots = options_.prefetch_batches;
   transfer.batch_size = options_.batch_size;
   transfer.size = options_.transform.size;
-  transfer.dtype = dtype_of(options_.layout);
+  transfer.dtype = detail::element_type(options_.layout);
   transfer.mean = options_.normalization.mean;
   transfer.std = options_.normalization.std;
   std::unique_ptr<gpu::Transfer> copier;
@@ -163,6 +160,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
 
 Pipeline::~Pipeline() {
   stop();
+  cache_.reset();  // its writer thread reads the telemetry, which is destroyed before it
 }
 
 std::size_t Pipeline::batches_per_epoch() const {
@@ -180,6 +178,7 @@ void Pipeline::stop() {
 void Pipeline::start_epoch(std::uint64_t epoch) {
   stop();
   telemetry_->start();
+  if (cache_) cache_->begin_epoch();
   started_ = true;
   plan_.begin(epoch);
   reader_->start_epoch(plan_.order(), plan_.read_units());
@@ -257,8 +256,37 @@ void Pipeline::io_main(std::uint64_t epoch) {
   }
 }
 
+void Pipeline::decode_sample(Slot& slot, std::size_t i) {
+  decoder_->decode(slot, i);
+  if (cache_ && !slot.from_cache[i] && slot.errors[i].empty()) {
+    cache_->offer(slot.indices[i], {reinterpret_cast<const std::uint8_t*>(slot.encoded.data() +
+                                                                          slot.encoded_offset[i]),
+                                    slot.encoded_size[i]});
+  }
+}
+
+PacingCounters Pipeline::pacing_counters(int cores) const {
+  const Report report = telemetry_->report();
+  PacingCounters counters;
+  counters.wall_s = report.wall_s;
+  counters.delivered = report.images;
+  for (const StageFigures& stage : report.stages) {
+    if (stage.name != "decode") continue;
+    counters.decode_busy_s = stage.busy_s;
+    counters.decoded = stage.items;
+  }
+  counters.cores = cores;
+  return counters;
+}
+
+Report Pipeline::report() const {
+  Report report = telemetry_->report();
+  if (cache_) report.cache = cache_->figures();
+  return report;
+}
+
 void Pipeline::decode_task(Slot* slot, std::size_t i) {
-  if (!cancel_) decoder_->decode(*slot, i);
+  if (!cancel_) decode_sample(*slot, i);
   if (slot->pending.fetch_sub(1) != 1) return;
   // The batch's last sample: this task is the copy stage too.
   if (!cancel_) {
@@ -301,7 +329,7 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
     if (options_.num_workers == 0) {
       // Decoding on the consumer's thread keeps the consumer waiting: a CPU stall.
       const auto start = Clock::now();
-      for (std::size_t i = 0; i < slot->count; ++i) decoder_->decode(*slot, i);
+      for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
       telemetry_->stalled(
           detail::Stall::kCpu,
           static_cast<std::uint64_t>(

@@ -33,6 +33,7 @@
 #include "loader/epoch_plan.h"
 #include "loader/loader.h"
 #include "loader/loader_state.h"
+#include "loader/pack_cache.h"
 #include "loader/report.h"
 #include "loader/sample_decoder.h"
 #include "loader/slot_ring.h"
@@ -45,7 +46,9 @@ class Pipeline {
  public:
   // Makes the reader; tests pass a test double (fault injection) instead of io::Reader::create.
   using ReaderFactory = BatchReader::ReaderFactory;
-  explicit Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader = {});
+  // `cache_hooks`: the pack cache's test seams.
+  explicit Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader = {},
+                    const PackCacheHooks& cache_hooks = {});
   ~Pipeline();
 
   const LoaderOptions& options() const { return options_; }
@@ -59,7 +62,7 @@ class Pipeline {
   // `while_waiting` (may be empty): see Loader::next.
   std::optional<Batch> next(const std::function<void()>& while_waiting = {});
   RunStats stats() const { return telemetry_->stats(); }
-  Report report() const { return telemetry_->report(); }
+  Report report() const;
   const TraceRecorder& trace() const { return trace_; }
 
  private:
@@ -67,12 +70,16 @@ class Pipeline {
   std::optional<Batch> next_batch(const std::function<void()>& while_waiting);
   void io_main(std::uint64_t epoch);
   void decode_task(detail::Slot* slot, std::size_t i);
+  // Decodes sample i of the slot, then offers it to the pack cache.
+  void decode_sample(detail::Slot& slot, std::size_t i);
+  PacingCounters pacing_counters(int cores) const;
 
   LoaderOptions options_;
   Dataset dataset_;
   EpochPlan plan_;
   TraceRecorder trace_;
 
+  std::unique_ptr<PackCache> cache_;     // null without cache_dir
   std::unique_ptr<BatchReader> reader_;  // used by the I/O thread only
   std::unique_ptr<Telemetry> telemetry_;
   std::shared_ptr<SlotRing> ring_;

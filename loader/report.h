@@ -36,6 +36,29 @@ struct Verdict {
   std::vector<std::string> advice;  // concrete, in the user's terms
 };
 
+// The pack cache (LoaderOptions::cache_dir, loader/pack_cache.h): what it holds, how much of
+// the run it served, and what caching cost. All zero when the cache is off.
+struct CacheFigures {
+  bool enabled = false;
+  std::string folder;         // the source's folder in cache_dir
+  std::uint64_t samples = 0;  // with an entry, of dataset_samples
+  std::uint64_t dataset_samples = 0;
+  std::uint64_t bytes = 0;             // of those entries
+  std::uint64_t source_bytes = 0;      // of the same samples in the source
+  std::uint64_t disk_bytes = 0;        // of the segments on disk (superseded entries included)
+  std::uint64_t hits = 0, misses = 0;  // samples this run read from the cache / the source
+  double hit_rate = 0;                 // hits / (hits + misses)
+  std::uint64_t fallbacks = 0;         // cached samples that read badly: read from the source
+  // What caching cost this run: entries written (transcoded JPEGs, samples stored unchanged),
+  // their bytes, and the writer thread's CPU time.
+  std::uint64_t transcoded = 0, unchanged = 0, written_bytes = 0;
+  double cpu_s = 0;
+  std::uint64_t declined = 0;         // samples not queued: the writer was behind (pacing)
+  double allowed_per_s = 0;           // the pacing's last decision, transcodes/s
+  bool stopped = false;               // cache_gb reached, disk full or a write error
+  std::vector<std::string> warnings;  // the first few problems, also printed to stderr
+};
+
 struct Report {
   // Which process of a distributed run measured this (DistributedSampler's rank / world size).
   int rank = 0, world_size = 1;
@@ -50,6 +73,7 @@ struct Report {
   double in_flight_mean = 0, in_flight_max = 0, in_flight_capacity = 0;  // batches
   std::vector<StageFigures> stages;
   Verdict verdict;
+  CacheFigures cache;
 };
 
 }  // namespace feedrate

@@ -34,7 +34,7 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   const std::uint32_t index = slot.indices[i];
   const std::span<const std::uint8_t> encoded(
       reinterpret_cast<const std::uint8_t*>(slot.encoded.data() + slot.encoded_offset[i]),
-      static_cast<std::size_t>(dataset_.sample(index).size));
+      slot.encoded_size[i]);
   std::byte* out = slot.images.data() + i * sample_bytes_;
   const std::uint64_t seed = decode::sample_seed(options_.seed, slot.epoch, index);
   Worker& worker = *workers_.local();

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "gpu/device.h"
+#include "gpu/element_type.h"
 #include "gpu/host_memory.h"
 #include "io/file.h"
 #include "io/reader.h"
@@ -37,6 +38,20 @@ enum class Stall { kIo = 0, kCpu = 1, kRam = 2, kH2d = 3 };
 inline constexpr int kStallKinds = 4;
 
 inline constexpr std::size_t kNoRead = static_cast<std::size_t>(-1);
+
+// The element type of a slot's images on its device in `layout`: what the copier delivers and
+// the DLPack export describes.
+constexpr gpu::ElementType element_type(OutputLayout layout) {
+  switch (layout) {
+    case OutputLayout::kUint8NHWC:
+      return gpu::ElementType::kUint8;
+    case OutputLayout::kFloat16NCHW:
+      return gpu::ElementType::kFloat16;
+    case OutputLayout::kFloat32NCHW:
+      return gpu::ElementType::kFloat32;
+  }
+  return gpu::ElementType::kUint8;
+}
 
 struct Slot {
   enum class State { kFree, kReading, kRead, kDecoding, kCopying, kReady, kHeld, kReturning };
@@ -67,6 +82,8 @@ struct Slot {
   // chunks, which decoders read in place (grows, never shrinks).
   gpu::HostBuffer encoded;
   std::vector<std::size_t> encoded_offset;  // where each sample's bytes start in `encoded`
+  std::vector<std::size_t> encoded_size;    // how many: the source's, or its cache entry's
+  std::vector<std::uint8_t> from_cache;     // 1: read from the pack cache (loader/pack_cache.h)
   std::vector<io::ReadRequest> reads;
   std::vector<std::size_t> read_of_sample;  // which read holds each sample (kNoRead: none)
   std::vector<io::File> files;              // per-sample files (image folders, file lists)

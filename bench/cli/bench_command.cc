@@ -18,6 +18,7 @@
 #include "bench/tune/tune_measure.h"
 #include "loader/loader.h"
 #include "loader/options.h"
+#include "loader/pack_cache_json.h"
 #include "loader/shuffle_quality.h"
 #include "loader/system_info.h"
 #include "loader/verdict.h"
@@ -55,6 +56,9 @@ struct BenchArgs {
   double step_ms = 0;       // or the time of one step
   std::string trace;        // Chrome trace file to write
   bool no_pack_probe = false;
+  // The pack cache.
+  std::string cache_dir;
+  double cache_gb = 0;
 };
 
 // Emulates a training step of a fixed speed: each batch "trains" for size / rate seconds,
@@ -75,6 +79,10 @@ struct EpochFigures {
   std::uint64_t images = 0;
   std::uint64_t bytes_read = 0;  // a dataset that cannot stay in page cache reads it every epoch
   double seconds = 0;
+  // --cache-dir: samples read from the cache, entries written and the writer's CPU in the
+  // epoch; samples cached at its end.
+  std::uint64_t cache_hits = 0, cache_written = 0, cache_samples = 0;
+  double cache_cpu_s = 0;
 };
 
 double seconds_since(Clock::time_point start) {
@@ -118,6 +126,8 @@ LoaderOptions loader_options(const BenchArgs& args) {
   options.tar_chunk_bytes = args.tar_chunk_kb << 10;
   options.training_images_per_s = training_rate(args);
   options.trace = !args.trace.empty();
+  options.cache_dir = args.cache_dir;
+  options.cache_gb = args.cache_gb;
   return options;
 }
 
@@ -147,6 +157,7 @@ int run(const BenchArgs& args) {
   for (std::uint64_t epoch = 0; epoch < epoch_count; ++epoch) {
     const auto start = Clock::now();
     const std::uint64_t bytes_before = loader.stats().bytes_read;
+    const CacheFigures cache_before = loader.report().cache;
     EpochFigures figures;
     loader.start_epoch(epoch);
     while (std::optional<Batch> batch = loader.next()) {
@@ -165,6 +176,12 @@ int run(const BenchArgs& args) {
     }
     figures.seconds = seconds_since(start);
     figures.bytes_read = loader.stats().bytes_read - bytes_before;
+    const CacheFigures cache_after = loader.report().cache;
+    figures.cache_hits = cache_after.hits - cache_before.hits;
+    figures.cache_written = cache_after.transcoded + cache_after.unchanged -
+                            cache_before.transcoded - cache_before.unchanged;
+    figures.cache_samples = cache_after.samples;
+    figures.cache_cpu_s = cache_after.cpu_s - cache_before.cpu_s;
     epochs.push_back(figures);
     if (args.batches > 0 && delivered_batches == args.batches) break;
   }
@@ -236,7 +253,11 @@ int run(const BenchArgs& args) {
                            {"seconds", e.seconds},
                            {"images_per_s", e.seconds > 0 ? e.images / e.seconds : 0.0},
                            {"bytes_read", e.bytes_read},
-                           {"mb_per_s", e.seconds > 0 ? e.bytes_read / 1e6 / e.seconds : 0.0}});
+                           {"mb_per_s", e.seconds > 0 ? e.bytes_read / 1e6 / e.seconds : 0.0},
+                           {"cache_hits", e.cache_hits},
+                           {"cache_written", e.cache_written},
+                           {"cache_samples", e.cache_samples},
+                           {"cache_cpu_s", e.cache_cpu_s}});
     }
     out["epochs"] = per_epoch;
     nlohmann::json skipped = nlohmann::json::array();
@@ -250,6 +271,7 @@ int run(const BenchArgs& args) {
     RunCosts costs = run_costs(loader, images_per_s, peak_rss_mb);
     costs.packed = packed;
     out["costs"] = costs_json(costs);
+    out["cache"] = cache_json(report.cache);
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
@@ -257,9 +279,14 @@ int run(const BenchArgs& args) {
              stats.images, stats.batches, seconds, options.num_workers, options.batch_size,
              args.transform, options.transform.size, layout_name(options.layout));
   for (std::size_t e = 0; e < epochs.size() && epochs.size() > 1; ++e) {
-    fmt::print("epoch {:<3} {:.1f} images/s, {:.1f} MB read at {:.1f} MB/s\n", e,
+    fmt::print("epoch {:<3} {:.1f} images/s, {:.1f} MB read at {:.1f} MB/s{}\n", e,
                epochs[e].images / epochs[e].seconds, epochs[e].bytes_read / 1e6,
-               epochs[e].bytes_read / 1e6 / epochs[e].seconds);
+               epochs[e].bytes_read / 1e6 / epochs[e].seconds,
+               report.cache.enabled
+                   ? fmt::format("; cache: {} read, {} written ({:.1f} s of CPU), {} cached",
+                                 epochs[e].cache_hits, epochs[e].cache_written,
+                                 epochs[e].cache_cpu_s, epochs[e].cache_samples)
+                   : std::string());
   }
   fmt::print("speed     {:.1f} images/s, {:.1f} MB/s\n", images_per_s, mb_per_s);
   fmt::print("decode    {:.2f} ms of CPU per image\n", report.decode_cpu_ms_per_image);
@@ -284,6 +311,18 @@ int run(const BenchArgs& args) {
       stats.io.throttle, stats.io.latency_p50_us, stats.io.latency_p99_us,
       stats.io.average_in_flight, stats.io.peak_in_flight);
   if (!stats.io.notes.empty()) fmt::print("          {}\n", stats.io.notes);
+  if (const CacheFigures& c = report.cache; c.enabled) {
+    fmt::print(
+        "cache     {}: {} of {} samples, {:.1f} MB ({:.3f}x their source's {:.1f} MB); hit rate "
+        "{:.0f}%; this run wrote {} transcoded + {} unchanged with {:.1f} s of CPU{}{}\n",
+        c.folder, c.samples, c.dataset_samples, c.bytes / 1e6,
+        c.source_bytes > 0 ? static_cast<double>(c.bytes) / static_cast<double>(c.source_bytes)
+                           : 0.0,
+        c.source_bytes / 1e6, 100 * c.hit_rate, c.transcoded, c.unchanged, c.cpu_s,
+        c.fallbacks > 0 ? fmt::format("; {} bad entries read from the source", c.fallbacks)
+                        : std::string(),
+        c.stopped ? "; caching stopped (see the warning)" : "");
+  }
   fmt::print("device    {}\n", stats.device);
   fmt::print("skipped   {}\n", stats.skipped);
   for (const SkippedSample& s : stats.skipped_samples) {
@@ -367,6 +406,13 @@ void add_bench_options(CLI::App* sub, BenchArgs* args) {
   sub->add_flag("--no-pack-probe", args->no_pack_probe,
                 "Skip the measurement of what packing (feedrate pack) would save: a few of the "
                 "dataset's JPEGs transcoded in memory and decoded both ways after the run");
+  sub->add_option("--cache-dir", args->cache_dir,
+                  "Pack cache: transcode the JPEGs read into this folder with spare CPU (as "
+                  "feedrate pack does) and read them from there in later epochs; the same batches");
+  sub->add_option("--cache-gb", args->cache_gb,
+                  "Cap of the pack cache in GB (0: none, but 5% of the disk stays free)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->add_flag("--json", args->json, "Print one JSON object instead of text");
 }
 

@@ -1,48 +1,33 @@
-// libjpeg encoder for restart intervals. libjpeg reports errors through a callback that must not
-// return; throwing C++ exceptions through libjpeg's C frames is undefined, so the callback
-// longjmps back to compress(), which holds no C++ objects and leaves all C++ work to its caller.
+// libjpeg encoder for restart intervals. libjpeg's errors go through the product's error manager
+// (decode/jpeg_error.h): it longjmps back to compress(), which holds no C++ objects and leaves
+// all C++ work to its caller.
 
 #include "bench/datagen/jpeg_libjpeg.h"
 
 #include <csetjmp>
-#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
-// jpeglib.h needs size_t and FILE declared before it.
-#include <jpeglib.h>
+#include "decode/jpeg_error.h"
 
 namespace feedrate::datagen {
 namespace {
-
-struct ErrorManager {
-  jpeg_error_mgr pub;
-  std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX];
-};
 
 // Everything libjpeg writes to, kept in the caller's frame rather than in compress(): locals of
 // the function that calls setjmp have indeterminate values after the longjmp.
 struct Compression {
   jpeg_compress_struct cinfo;
-  ErrorManager errors;
+  decode::JpegErrors errors;
   unsigned char* buffer = nullptr;  // malloc'ed by libjpeg's memory destination
   unsigned long size = 0;
 };
 
-void on_error(j_common_ptr cinfo) {
-  auto* errors = reinterpret_cast<ErrorManager*>(cinfo->err);
-  (*cinfo->err->format_message)(cinfo, errors->message);
-  std::longjmp(errors->jump, 1);
-}
-
 // Returns true on success; on failure c->errors.message holds libjpeg's text.
 bool compress(const unsigned char* pixels, const JpegSpec& spec, Compression* c) {
   jpeg_compress_struct& cinfo = c->cinfo;
-  cinfo.err = jpeg_std_error(&c->errors.pub);
-  c->errors.pub.error_exit = on_error;
+  cinfo.err = c->errors.install();
   if (setjmp(c->errors.jump)) {
     jpeg_destroy_compress(&cinfo);
     return false;

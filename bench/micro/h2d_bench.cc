@@ -27,7 +27,7 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using feedrate::gpu::DType;
+using feedrate::gpu::ElementType;
 
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) {
@@ -54,7 +54,7 @@ double memcpy_loop(const void* source, std::size_t bytes, int iterations, cudaSt
 }
 
 // GB/s (of uint8 input) through feedrate's copier, as the loader drives it.
-double transfer_loop(DType dtype, std::size_t batch, int iterations, cudaStream_t consumer) {
+double transfer_loop(ElementType dtype, std::size_t batch, int iterations, cudaStream_t consumer) {
   feedrate::gpu::TransferOptions options;
   options.device = feedrate::gpu::parse_device("cuda:0");
   options.slots = 3;
@@ -143,8 +143,8 @@ int run(int argc, char** argv) {
 
   const double pageable_gbs = memcpy_loop(pageable.data(), bytes, iterations, stream, device);
   const double pinned_gbs = memcpy_loop(pinned, bytes, iterations, stream, device);
-  const double copier_u8 = transfer_loop(DType::kUint8, batch, iterations, stream);
-  const double copier_f16 = transfer_loop(DType::kFloat16, batch, iterations, stream);
+  const double copier_u8 = transfer_loop(ElementType::kUint8, batch, iterations, stream);
+  const double copier_f16 = transfer_loop(ElementType::kFloat16, batch, iterations, stream);
 
   fmt::print("\n{:<52} {:>10} {:>10}\n", "measurement", "GB/s", "ratio");
   fmt::print("{:<52} {:>10.2f} {:>10}\n", "cudaMemcpyAsync from pageable memory", pageable_gbs, "");

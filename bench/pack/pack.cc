@@ -15,9 +15,9 @@
 #include "decode/decoder.h"
 #include "decode/format.h"
 #include "decode/jpeg_pack.h"
-#include "io/file.h"
 #include "io/tar_writer.h"
 #include "loader/dataset.h"
+#include "loader/dataset_reader.h"
 #include "loader/error.h"
 #include "loader/pack_index.h"
 
@@ -96,18 +96,11 @@ void prepare_output(const fs::path& out) {
   }
 }
 
-Packed pack_one(Worker& worker, const Dataset& dataset, std::size_t index,
-                const std::vector<io::File>& shared_files, const PackOptions& options) {
+Packed pack_one(Worker& worker, const DatasetReader& reader, std::size_t index,
+                const PackOptions& options) {
   Packed result;
-  const SampleRef& ref = dataset.sample(index);
-  worker.source.resize(ref.size);
   std::error_code error;
-  if (dataset.files_are_shared()) {
-    io::pread_exact(shared_files[ref.file].fd(), ref.offset, worker.source.data(), ref.size, error);
-  } else {
-    const io::File file = io::File::open(dataset.files()[ref.file], error);
-    if (!error) io::pread_exact(file.fd(), ref.offset, worker.source.data(), ref.size, error);
-  }
+  reader.read(index, worker.source, error);
   if (error) {
     result.error = "cannot read: " + error.message();
     return result;
@@ -206,14 +199,7 @@ class ShardWriter {
 PackSummary pack_dataset(const PackOptions& options, const PackProgress& progress) {
   const Dataset dataset = Dataset::open(options.source);
   prepare_output(options.out);
-  std::vector<io::File> shared_files;
-  if (dataset.files_are_shared()) {
-    for (const fs::path& path : dataset.files()) {
-      std::error_code error;
-      shared_files.push_back(io::File::open(path, error));
-      if (error) throw Error(path.string() + ": cannot open: " + error.message());
-    }
-  }
+  const DatasetReader reader(dataset);
   const int workers = options.workers > 0
                           ? options.workers
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -233,7 +219,7 @@ PackSummary pack_dataset(const PackOptions& options, const PackProgress& progres
       tbb::parallel_for(begin, end, [&](std::size_t i) {
         std::unique_ptr<Worker>& worker = per_thread.local();
         if (!worker) worker = std::make_unique<Worker>(options.restart_mcus);
-        batch[i - begin] = pack_one(*worker, dataset, i, shared_files, options);
+        batch[i - begin] = pack_one(*worker, reader, i, options);
       });
     });
     for (std::size_t i = begin; i < end; ++i) {

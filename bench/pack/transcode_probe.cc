@@ -14,7 +14,7 @@
 #include "decode/jpeg_pack.h"
 #include "decode/random.h"
 #include "decode/restart_index.h"
-#include "io/file.h"
+#include "loader/dataset_reader.h"
 
 namespace feedrate::bench {
 namespace {
@@ -26,17 +26,6 @@ double thread_cpu_ms() {
   timespec now{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
-}
-
-// Sample `index`'s bytes, or empty when it cannot be read (the run reports such samples itself).
-std::vector<std::uint8_t> read_sample(const Dataset& dataset, std::size_t index) {
-  const SampleRef& ref = dataset.sample(index);
-  std::error_code error;
-  const io::File file = io::File::open(dataset.files()[ref.file], error);
-  std::vector<std::uint8_t> bytes(ref.size);
-  if (!error) io::pread_exact(file.fd(), ref.offset, bytes.data(), bytes.size(), error);
-  if (error) bytes.clear();
-  return bytes;
 }
 
 struct Pair {
@@ -61,9 +50,12 @@ PackedDecodeCost measure(const Dataset& dataset, const decode::TransformSpec& sp
   std::size_t jpegs = 0, packed_already = 0;
   std::vector<Pair> pairs;
   decode::JpegPacker packer;
+  const DatasetReader reader(dataset);
   for (std::size_t i = 0; i < taken; ++i) {
     Pair pair;
-    pair.original = read_sample(dataset, i * dataset.size() / taken);
+    std::error_code error;
+    reader.read(i * dataset.size() / taken, pair.original, error);
+    if (error) continue;  // the run reports such samples itself
     if (decode::sniff_format(pair.original) != decode::ImageFormat::kJpeg) continue;
     ++jpegs;
     decode::RestartIndex index;

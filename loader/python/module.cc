@@ -199,6 +199,8 @@ normalised with mean/std), mean, std, device="cpu"|"cuda"|"cuda:N", on_bad="erro
 prefetch_batches=3, memory_budget_mb, io_queue_depth, force_pread, direct_io, throttle,
 tar_chunk_bytes, max_pixels, training_images_per_s, allow_paths_outside_root,
 arrays="auto"|"torch"|"numpy", progress=False, return_indices=False.
+cache_dir=PATH, cache_gb=0: the pack cache (later epochs read restart-marked copies of the
+JPEGs from PATH, written with CPU the loader has to spare; the same batches).
 
 iter(loader) starts an epoch: the one set with set_epoch(), else the one after the last.
 state_dict() / load_state_dict(d) checkpoint and resume it mid-epoch, exactly (torchdata's

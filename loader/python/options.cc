@@ -89,6 +89,10 @@ const std::map<std::string, Setter>& setters() {
       {"tar_chunk_bytes", field(&LoaderOptions::tar_chunk_bytes)},
       {"allow_paths_outside_root", field(&LoaderOptions::allow_paths_outside_root)},
       {"allow_empty_classes", field(&LoaderOptions::allow_empty_classes)},
+      // The pack cache.
+      {"cache_dir", [](PythonOptions& o,
+                       const py::handle& v) { o.loader.cache_dir = py::str(v); }},  // a Path too
+      {"cache_gb", field(&LoaderOptions::cache_gb)},
       // The transform's keywords are collected, then applied in one place (apply_transform).
       {"transform", [](PythonOptions&, const py::handle&) {}},
       {"size", [](PythonOptions&, const py::handle&) {}},

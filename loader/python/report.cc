@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "loader/pack_cache_json.h"
 #include "loader/report_json.h"
 
 namespace feedrate::python {
@@ -36,7 +37,8 @@ py::dict report_dict(const Report& report, const RunStats& stats) {
       {"skipped", stats.skipped},
       {"skipped_samples", skipped},
       {"io_backend", stats.io.backend.empty() ? stats.io_backend : stats.io.backend},
-      {"device", stats.device}};
+      {"device", stats.device},
+      {"cache", cache_json(report.cache)}};
   // One rendering of the figures (loader/report_json.h), handed to Python through its json module.
   return py::module_::import("json").attr("loads")(figures.dump());
 }

@@ -274,17 +274,28 @@ TEST(FormatErrors, TruncationCrcAndUnsupportedVariants) {
   expect_error(Bytes(t.begin(), t.begin() + t.size() / 2), DecodeErrc::kTruncated, "TIFF",
                "TIFF cut in half");
 
-  Bytes b16 = b;
-  b16[28] = 16;
-  expect_error(b16, DecodeErrc::kUnsupported, "16 bits per pixel", "16-bit BMP");
+  // The variants Pillow refuses too (tests/python/test_pil_formats.py checks PIL on each).
+  Bytes b2 = b;
+  b2[28] = 2;
+  expect_error(b2, DecodeErrc::kUnsupported, "2 bits per pixel", "2-bit BMP");
   Bytes rle = b;
   rle[30] = 1;
-  expect_error(rle, DecodeErrc::kUnsupported, "compression 1", "RLE BMP");
-  const std::string ascii = "P3\n2 2\n255\n0 0 0 0 0 0 0 0 0 0 0 0\n";
-  expect_error(Bytes(ascii.begin(), ascii.end()), DecodeErrc::kUnsupported, "P3", "ASCII PPM");
-  const std::string deep = "P5\n2 2\n65535\n01234567";
-  expect_error(Bytes(deep.begin(), deep.end()), DecodeErrc::kUnsupported, "maxval 65535",
-               "16-bit PGM");
+  expect_error(rle, DecodeErrc::kUnsupported, "RLE8 with 24 bits per pixel", "RLE8 of 24 bits");
+  Bytes header52 = b;
+  header52[14] = 52;
+  expect_error(header52, DecodeErrc::kUnsupported, "info header of 52 bytes", "52-byte BMP header");
+  const std::string pam = "P7\nWIDTH 2\n";
+  expect_error(Bytes(pam.begin(), pam.end()), DecodeErrc::kUnsupported, "P7", "PAM");
+  const std::string deep = "P5\n2 2\n65536\n01234567";
+  expect_error(Bytes(deep.begin(), deep.end()), DecodeErrc::kCorrupt, "maxval 65536",
+               "PGM above 65535");
+  Bytes text_mode_png = p;  // "\r\n" became "\n": the rest shifts by a byte
+  text_mode_png.erase(text_mode_png.begin() + 4);
+  expect_error(text_mode_png, DecodeErrc::kCorrupt, "PNG: damaged signature", "PNG via text mode");
+  Bytes flipped_png = p;
+  flipped_png[0] = 0x88;
+  expect_error(flipped_png, DecodeErrc::kCorrupt, "PNG: damaged signature (88 50 4e 47",
+               "PNG with a flipped signature bit");
   const std::string gif = "GIF89a\x01\x00\x01\x00";
   expect_error(Bytes(gif.begin(), gif.end()), DecodeErrc::kUnsupported, "GIF", "GIF");
   const std::string text = "hello, not an image";

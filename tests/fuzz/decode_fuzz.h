@@ -1,5 +1,7 @@
-// Shared by the decode fuzz targets (fuzz_jpeg_decode, fuzz_image_decode): the limits, the train
-// and eval transforms every input runs under, and the check that a failure carries a message.
+// Shared by the decode fuzz targets (fuzz_jpeg_decode, fuzz_image_decode and the per-format
+// png_decode, webp_decode, tiff_decode, bmp_pnm_decode): the limits, the train and eval
+// transforms every input runs under, and the checks that a failure carries a message and a
+// success holds the pixels it declares.
 // The pixel limit is lowered to 4 MP (the default is 100 MP) so that a valid but huge image
 // costs milliseconds, not seconds, per input; the scan cap is the default.
 #pragma once
@@ -10,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "decode/format.h"
 #include "decode/image_decoder.h"
 
 namespace feedrate::fuzz {
@@ -47,6 +50,25 @@ inline void check_full(const decode::DecodeStatus& full, const std::vector<std::
   check(full, "full");
   if (full.ok() && rgb.size() != static_cast<std::size_t>(width) * height * 3) {
     std::fprintf(stderr, "full decode of %dx%d gave %zu bytes\n", width, height, rgb.size());
+    std::abort();
+  }
+}
+
+// Runs one whole-image decoder (decode_png_full and the others of decode/format.h) on `bytes`
+// and aborts unless it fails with a message or gives a non-empty image within the pixel limit,
+// holding width x height RGB pixels.
+template <class DecodeFull>
+void check_whole_image(DecodeFull decode_full, std::span<const std::uint8_t> bytes,
+                       const char* what) {
+  static decode::RgbImage image;
+  const decode::DecodeStatus status = decode_full(bytes, kDecodeLimits, image);
+  check(status, what);
+  if (!status.ok()) return;
+  const std::uint64_t pixels = static_cast<std::uint64_t>(image.width) * image.height;
+  if (image.width <= 0 || image.height <= 0 || pixels > kDecodeLimits.max_pixels ||
+      image.pixels.size() != pixels * 3) {
+    std::fprintf(stderr, "%s: %dx%d image with %zu bytes\n", what, image.width, image.height,
+                 image.pixels.size());
     std::abort();
   }
 }

@@ -8,6 +8,11 @@
 //   DIR/file_list    file lists of the names the file-list fuzzer's folder holds, and bad lines
 //   DIR/bench_args   argument lists of `feedrate bench`, one argument per line
 //   DIR/loader_state loader states as Loader::state() writes them (fresh, mid-epoch, elastic)
+//   DIR/png_decode, webp_decode, tiff_decode, bmp_pnm_decode  each format's variants: PNG of
+//                    every colour type, interlaced; WebP lossy, lossless, alpha; TIFF in strips
+//                    and tiles, planar, 16-bit gray, associated alpha, every orientation; BMP
+//                    24/32-bit, palettes, RLE8, RLE4, 16-bit; PNM plain and binary, maxval 65535
+//   DIR/pack_index   a pack's index.json as the packer writes it, and broken ones
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -19,10 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/datagen/datagen.h"
 #include "bench/datagen/image_formats.h"
 #include "bench/datagen/jpeg_corpus.h"
 #include "io/tar_writer.h"
 #include "loader/loader_state.h"
+#include "loader/pack_index.h"
+#include "tests/support/image_bytes.h"
 
 namespace {
 
@@ -208,6 +216,97 @@ void image_seeds(const fs::path& dir, const std::vector<feedrate::datagen::Corpu
   }
 }
 
+void write_bytes(const fs::path& path, const Bytes& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error(path.string() + ": write failed");
+}
+
+void format_seeds(const fs::path& dir) {
+  namespace dg = feedrate::datagen;
+  namespace ti = feedrate::test_images;
+  constexpr int kW = 19, kH = 13;
+  const std::vector<unsigned char> rgb = dg::make_rgb_pixels(5, kW, kH);
+  for (const char* sub : {"png_decode", "webp_decode", "tiff_decode", "bmp_pnm_decode"}) {
+    fs::create_directories(dir / sub);
+  }
+  const dg::PngKind kinds[] = {dg::PngKind::kRgb,       dg::PngKind::kRgba,    dg::PngKind::kGray,
+                               dg::PngKind::kGrayAlpha, dg::PngKind::kPalette, dg::PngKind::kRgb16,
+                               dg::PngKind::kGray16};
+  for (int k = 0; k < 7; ++k) {
+    for (const bool interlaced : {false, true}) {
+      write_bytes(dir / "png_decode" / ("kind" + std::to_string(k) + (interlaced ? "_adam7" : "")),
+                  dg::encode_png(rgb, kW, kH, {kinds[k], interlaced}));
+    }
+  }
+  write_bytes(dir / "webp_decode" / "lossy", dg::encode_webp(rgb, kW, kH, false, false));
+  write_bytes(dir / "webp_decode" / "lossy_alpha", dg::encode_webp(rgb, kW, kH, false, true));
+  write_bytes(dir / "webp_decode" / "lossless_alpha", dg::encode_webp(rgb, kW, kH, true, true));
+  write_bytes(dir / "tiff_decode" / "baseline", dg::encode_tiff(rgb, kW, kH));
+  for (int variant = 0; variant < 8; ++variant) {
+    ti::TiffSpec spec;
+    spec.width = kW;
+    spec.height = kH;
+    spec.orientation = static_cast<std::uint16_t>(1 + variant);
+    spec.tile = variant % 2 ? 16 : 0;
+    spec.planar = variant % 4 >= 2 ? 2 : 1;
+    if (variant == 5) {  // 16-bit gray
+      spec.samples = 1;
+      spec.photometric = 1;
+      spec.bits = 16;
+    } else if (variant == 6) {  // associated alpha
+      spec.samples = 4;
+      spec.extra = 1;
+    }
+    std::vector<std::uint16_t> samples(static_cast<std::size_t>(kW) * kH * spec.samples);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      samples[i] = static_cast<std::uint16_t>(i * 2654435761u >> (spec.bits == 16 ? 16 : 24));
+    }
+    write_bytes(dir / "tiff_decode" / ("variant" + std::to_string(variant)),
+                ti::make_tiff(spec, samples));
+  }
+  const fs::path bp = dir / "bmp_pnm_decode";
+  write_bytes(bp / "bgr24", dg::encode_bmp(rgb, kW, kH, 24, false));
+  write_bytes(bp / "bgrx32_top_down", dg::encode_bmp(rgb, kW, kH, 32, true));
+  write_bytes(bp / "ppm", dg::encode_pnm(rgb, kW, kH, false));
+  write_bytes(bp / "pgm", dg::encode_pnm(rgb, kW, kH, true));
+  write_bytes(bp / "rle8",
+              ti::make_bmp(4, 2, 8, 1, {3, 5, 1, 9, 0, 0, 0, 3, 7, 8, 9, 0, 0, 1}, 16));
+  write_bytes(
+      bp / "rle4",
+      ti::make_bmp(5, 3, 4, 2, {5, 0x12, 0, 0, 0, 4, 0x56, 0x78, 0, 2, 0, 0, 1, 1, 0, 1}, 16));
+  write_bytes(bp / "palette4",
+              ti::make_bmp(5, 2, 4, 0, {0x01, 0x23, 0x40, 0, 0x56, 0x78, 0x90, 0}, 16));
+  write_bytes(bp / "rgb555",
+              ti::make_bmp(2, 2, 16, 0, {0xFF, 0x7F, 0x21, 0x04, 0x00, 0x7C, 0x1F, 0x00}, 0));
+  write_text(bp / "p1", "P1\n# bitmap\n4 2\n0101\n1 0 1 0\n");
+  write_text(bp / "p2", "P2 3 2 1000\n0 500 1000\n1 2 3\n");
+  write_text(bp / "p3", "P3 2 1 15\n0 7 15 15 7 0\n");
+  write_text(bp / "p4", std::string("P4\n9 2\n") + "\xA5\x80\x5A\x00");
+  write_text(bp / "p5_65535", std::string("P5\n2 1\n65535\n") + std::string("\x01\x00\x00\xFF", 4));
+}
+
+void pack_index_seeds(const fs::path& dir) {
+  fs::create_directories(dir);
+  feedrate::PackIndex index;
+  index.source = "/data/imagenet/train";
+  index.source_samples = index.samples = 3;
+  index.options = {0, 90, 4, 256};
+  index.shards = {{"shard-000000.tar", 0, 2, 20480}, {"shard-000001.tar", 2, 1, 10240}};
+  index.counts = {3, 0, 0, 0};
+  index.skipped = {{7, "a/bad.jpg", "truncated image"}};
+  index.resized = {{1, 4000, 3000}};
+  const fs::path scratch = dir / "scratch";
+  fs::create_directories(scratch);
+  feedrate::write_pack_index(scratch, index);
+  fs::rename(scratch / std::string(feedrate::kPackIndexFile), dir / "index.json");
+  fs::remove_all(scratch);
+  write_text(dir / "other_tool.json", "{\"name\": \"not a pack\"}");
+  write_text(dir / "newer.json", "{\"format\": \"feedrate-pack\", \"version\": 99}");
+  write_text(dir / "not_json.json", "{\"format\": \"feedrate-pack\", \"shards\": [");
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -226,6 +325,8 @@ int main(int argc, char** argv) {
     file_list_seeds(dir / "file_list");
     bench_args_seeds(dir / "bench_args");
     loader_state_seeds(dir / "loader_state");
+    format_seeds(dir);
+    pack_index_seeds(dir / "pack_index");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "feedrate-fuzz-seeds: %s\n", e.what());
     return 1;

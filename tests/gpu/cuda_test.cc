@@ -36,7 +36,7 @@ struct Stream {
   cudaStream_t stream = nullptr;
 };
 
-gpu::TransferOptions small_options(gpu::DType dtype) {
+gpu::TransferOptions small_options(gpu::ElementType dtype) {
   gpu::TransferOptions options;
   options.device = gpu::parse_device("cuda:0");
   options.slots = 2;
@@ -53,9 +53,9 @@ void fill(gpu::HostBuffer& staging, std::size_t bytes, int salt) {
 
 TEST(CudaTransfer, CopiesUint8AndLabelsThroughPinnedStaging) {
   SKIP_WITHOUT_GPU();
-  const gpu::TransferOptions options = small_options(gpu::DType::kUint8);
+  const gpu::TransferOptions options = small_options(gpu::ElementType::kUint8);
   auto transfer = gpu::make_transfer(options);
-  EXPECT_TRUE(transfer->converts_on_device());
+  EXPECT_TRUE(gpu::converts_on_device(options.device));
   const std::size_t bytes = 3 * 8 * 8 * 3;
   gpu::HostBuffer staging = transfer->allocate_staging(bytes);
   EXPECT_TRUE(staging.is_pinned());
@@ -82,7 +82,7 @@ TEST(CudaTransfer, CopiesUint8AndLabelsThroughPinnedStaging) {
 
 TEST(CudaTransfer, NormalizesOnTheDeviceLikeTheHost) {
   SKIP_WITHOUT_GPU();
-  for (gpu::DType dtype : {gpu::DType::kFloat32, gpu::DType::kFloat16}) {
+  for (gpu::ElementType dtype : {gpu::ElementType::kFloat32, gpu::ElementType::kFloat16}) {
     const gpu::TransferOptions options = small_options(dtype);
     auto transfer = gpu::make_transfer(options);
     const std::size_t pixels = 8 * 8, bytes = 3 * pixels * 3;
@@ -101,16 +101,16 @@ TEST(CudaTransfer, NormalizesOnTheDeviceLikeTheHost) {
           normalization, expected.data() + n * pixels * 3);
     }
     std::vector<float> actual(bytes);
-    if (dtype == gpu::DType::kFloat32) {
+    if (dtype == gpu::ElementType::kFloat32) {
       actual = to_host<float>(out.images, bytes);
     } else {
       const auto halves = to_host<__half>(out.images, bytes);
       for (std::size_t i = 0; i < bytes; ++i) actual[i] = __half2float(halves[i]);
     }
-    const float tolerance = dtype == gpu::DType::kFloat32 ? 1e-5f : 4e-3f;
+    const float tolerance = dtype == gpu::ElementType::kFloat32 ? 1e-5f : 4e-3f;
     for (std::size_t i = 0; i < bytes; ++i) {
       ASSERT_NEAR(actual[i], expected[i], tolerance * std::max(1.0f, std::abs(expected[i])))
-          << gpu::dtype_name(dtype) << " at " << i;
+          << gpu::element_name(dtype) << " at " << i;
     }
   }
 }

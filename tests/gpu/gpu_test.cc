@@ -47,11 +47,20 @@ TEST(Device, RequireExplainsAMissingDevice) {
   }
 }
 
+TEST(ElementType, SizesAndNames) {
+  EXPECT_EQ(gpu::element_size(gpu::ElementType::kUint8), 1u);
+  EXPECT_EQ(gpu::element_size(gpu::ElementType::kFloat16), 2u);
+  EXPECT_EQ(gpu::element_size(gpu::ElementType::kInt32), 4u);
+  EXPECT_EQ(gpu::element_size(gpu::ElementType::kFloat32), 4u);
+  EXPECT_STREQ(gpu::element_name(gpu::ElementType::kFloat16), "float16");
+  EXPECT_STREQ(gpu::element_name(gpu::ElementType::kInt32), "int32");
+}
+
 TEST(HostTransfer, StagingIsTheOutput) {
   gpu::TransferOptions options;
-  options.dtype = gpu::DType::kFloat32;
+  options.dtype = gpu::ElementType::kFloat32;
   auto transfer = gpu::make_transfer(options);
-  EXPECT_FALSE(transfer->converts_on_device());
+  EXPECT_FALSE(gpu::converts_on_device(options.device));
   gpu::HostBuffer staging = transfer->allocate_staging(1000);
   EXPECT_FALSE(staging.is_pinned());
   std::int32_t labels[2] = {4, 5};
@@ -59,7 +68,7 @@ TEST(HostTransfer, StagingIsTheOutput) {
   const gpu::DeviceBatch out = transfer->output(0, staging, labels);
   EXPECT_EQ(out.images, staging.data());
   EXPECT_EQ(out.labels, labels);
-  EXPECT_EQ(out.dtype, gpu::DType::kFloat32);
+  EXPECT_EQ(out.dtype, gpu::ElementType::kFloat32);
   EXPECT_FALSE(out.device.is_cuda());
 }
 

@@ -32,12 +32,11 @@ class HeldCopies final : public gpu::Transfer {
   }
   gpu::DeviceBatch output(std::size_t, const gpu::HostBuffer& staging,
                           std::int32_t* labels) const override {
-    return {gpu::Device{}, staging.data(), labels, gpu::DType::kUint8};
+    return {gpu::Device{}, staging.data(), labels, gpu::ElementType::kUint8};
   }
   void wait(std::size_t, void*) override {}
   void release(std::size_t slot) override { released[slot] = true; }
   bool staging_idle(std::size_t slot) override { return !submitted[slot] || copies_done; }
-  bool converts_on_device() const override { return false; }
 
   std::atomic<bool> copies_done{false};
   std::atomic<bool> submitted[2] = {false, false};

@@ -216,3 +216,220 @@ def test_damaged_tiff_is_an_error(tmp_path):
             pytest.fail(f"{path.name}: PIL refuses it, feedrate delivered it")
         assert np.array_equal(result, expected), path.name
     assert refused > 0
+
+
+def expect_refused(paths, tmp_path, needles):
+    """feedrate refuses each file with a message holding its needle; so does PIL."""
+    for path, result, needle in zip(paths, decode_files(paths, tmp_path), needles):
+        assert isinstance(result, str), f"{path.name} was decoded"
+        assert needle in result, f"{path.name}: {result}"
+        with pytest.raises((OSError, ValueError, SyntaxError)):
+            pil_rgb(path)
+
+
+# --- BMP --------------------------------------------------------------------------------------
+
+def bmp(path, width, height, bits, rows, palette=(), compression=0, header=40, masks=None,
+        top_down=False, offset=None, colors=None):
+    """A BMP written byte by byte (PIL writes only 1-, 8-, 24- and 32-bit BI_RGB): `rows` are
+    the pixel data as stored (bottom-up unless top_down), already padded, or RLE data."""
+    data = b"".join(rows) if isinstance(rows, list) else rows
+    entry = 3 if header == 12 else 4
+    table = b"".join(bytes([b, g, r]) + (b"\0" if entry == 4 else b"") for r, g, b in palette)
+    if header == 12:
+        info = struct.pack("<IHHHH", 12, width, height, 1, bits)
+    else:
+        info = struct.pack("<IiiHHIIiiII", header, width, -height if top_down else height, 1,
+                           bits, compression, len(data), 2835, 2835,
+                           len(palette) if colors is None else colors, 0)
+        if header > 40:
+            extra = struct.pack("<4I", *(masks or (0, 0, 0, 0)))
+            info += extra + bytes(header - 40 - len(extra))
+        elif masks:
+            info += struct.pack("<3I", *masks[:3])
+    start = 14 + len(info) + len(table) if offset is None else offset
+    head = b"BM" + struct.pack("<IHHI", 14 + len(info) + len(table) + len(data), 0, 0, start)
+    path.write_bytes(head + info + table + data)
+    return path
+
+
+def padded(row):
+    return row + bytes(-len(row) % 4)
+
+
+def pack_bits(indices, bits):
+    out, acc, filled = bytearray(), 0, 0
+    for v in indices:
+        acc, filled = (acc << bits) | int(v), filled + bits
+        if filled == 8:
+            out.append(acc)
+            acc, filled = 0, 0
+    if filled:
+        out.append(acc << (8 - filled))
+    return bytes(out)
+
+
+def palette_of(count, seed=3):
+    rng = np.random.default_rng(seed)
+    return [tuple(int(c) for c in rng.integers(0, 256, 3)) for _ in range(count)]
+
+
+def test_bmp_written_by_pil(tmp_path):
+    rgb = Image.fromarray(photo())
+    paths = [save(rgb, tmp_path / "rgb24.bmp"),
+             save(Image.fromarray(photo(channels=4)), tmp_path / "rgba32.bmp"),
+             save(rgb.convert("L"), tmp_path / "gray8.bmp"),
+             save(rgb.convert("1"), tmp_path / "bilevel.bmp"),
+             save(rgb.quantize(100), tmp_path / "palette8.bmp")]
+    expect_pil_pixels(paths, tmp_path)
+
+
+def test_bmp_palettes_headers_and_offsets(tmp_path):
+    rng = np.random.default_rng(5)
+    w, h = WIDTH, HEIGHT
+    idx4 = rng.integers(0, 16, size=(h, w))
+    idx1 = rng.integers(0, 2, size=(h, w))
+    idx8 = rng.integers(0, 256, size=(h, w))  # 20 colours: indices past them are gray
+    pixels24 = photo()
+    rows24 = [padded(pixels24[y, :, ::-1].tobytes()) for y in reversed(range(h))]
+    paths = [
+        bmp(tmp_path / "palette4.bmp", w, h, 4,
+            [padded(pack_bits(idx4[y], 4)) for y in reversed(range(h))], palette_of(16)),
+        bmp(tmp_path / "palette1_colour.bmp", w, h, 1,
+            [padded(pack_bits(idx1[y], 1)) for y in reversed(range(h))], palette_of(2)),
+        bmp(tmp_path / "palette8_short.bmp", w, h, 8,
+            [padded(bytes(idx8[y].astype(np.uint8))) for y in reversed(range(h))],
+            palette_of(20)),
+        bmp(tmp_path / "palette4_top_down.bmp", w, h, 4,
+            [padded(pack_bits(idx4[y], 4)) for y in range(h)], palette_of(16), top_down=True),
+        # The pixel offset points at the palette: Pillow reads the pixels after it.
+        bmp(tmp_path / "offset_at_palette.bmp", w, h, 8,
+            [padded(bytes(idx8[y].astype(np.uint8))) for y in reversed(range(h))],
+            palette_of(256), offset=14 + 40),
+        bmp(tmp_path / "os2_24.bmp", w, h, 24, rows24, header=12),
+        bmp(tmp_path / "os2_8.bmp", w, h, 8,
+            [padded(bytes(idx8[y].astype(np.uint8))) for y in reversed(range(h))],
+            palette_of(256), header=12),
+        bmp(tmp_path / "v4_24.bmp", w, h, 24, rows24, header=108),
+        bmp(tmp_path / "v5_24.bmp", w, h, 24, rows24, header=124),
+        bmp(tmp_path / "os2v2_24.bmp", w, h, 24, rows24, header=64)]
+    expect_pil_pixels(paths, tmp_path)
+
+
+def test_bmp_16_bit_and_bit_fields(tmp_path):
+    rng = np.random.default_rng(6)
+    w, h = WIDTH, HEIGHT
+    words = rng.integers(0, 65536, size=(h, w)).astype("<u2")
+    words[0, :4] = [0, 0x7FFF, 0xFFFF, 0x8000]
+    rows16 = [padded(words[y].tobytes()) for y in reversed(range(h))]
+    rgba = photo(channels=4)
+    paths = [
+        bmp(tmp_path / "rgb555.bmp", w, h, 16, rows16),
+        bmp(tmp_path / "rgb555_fields.bmp", w, h, 16, rows16, compression=3,
+            masks=(0x7C00, 0x3E0, 0x1F)),
+        bmp(tmp_path / "rgb565.bmp", w, h, 16, rows16, compression=3,
+            masks=(0xF800, 0x7E0, 0x1F)),
+        bmp(tmp_path / "rgb565_v4.bmp", w, h, 16, rows16, compression=3, header=108,
+            masks=(0xF800, 0x7E0, 0x1F, 0)),
+        bmp(tmp_path / "xbgr.bmp", w, h, 32,
+            [bytes(rgba[y, :, ::-1].tobytes()) for y in reversed(range(h))], compression=3,
+            masks=(0xFF000000, 0xFF0000, 0xFF00, 0)),
+        bmp(tmp_path / "rgba_v4.bmp", w, h, 32, [rgba[y].tobytes() for y in reversed(range(h))],
+            compression=3, header=108, masks=(0xFF, 0xFF00, 0xFF0000, 0xFF000000)),
+        bmp(tmp_path / "bgra_v5.bmp", w, h, 32,
+            [rgba[y][:, [2, 1, 0, 3]].tobytes() for y in reversed(range(h))], compression=3,
+            header=124, masks=(0xFF0000, 0xFF00, 0xFF, 0xFF000000)),
+        bmp(tmp_path / "bgr_fields.bmp", w, h, 24,
+            [padded(photo()[y, :, ::-1].tobytes()) for y in reversed(range(h))], compression=3,
+            masks=(0xFF0000, 0xFF00, 0xFF))]
+    expect_pil_pixels(paths, tmp_path)
+    refused = [bmp(tmp_path / "rgb101010.bmp", w, h, 32, [bytes(4 * w)] * h, compression=3,
+                   masks=(0x3FF00000, 0xFFC00, 0x3FF)),
+               bmp(tmp_path / "bits2.bmp", w, h, 2, [padded(pack_bits([0] * w, 2))] * h,
+                   palette_of(4)),
+               bmp(tmp_path / "jpeg.bmp", w, h, 24, b"\xff\xd8", compression=4)]
+    expect_refused(refused, tmp_path, ["bit fields 3ff00000", "2 bits per pixel",
+                                       "compression 4 (JPEG)"])
+
+
+def test_bmp_rle(tmp_path):
+    w, h = 13, 6
+    # RLE8: runs (one past the row's end, clipped), an absolute run with padding, end of line,
+    # a delta, end of bitmap (the rest stays index 0).
+    rle8 = bytes([4, 7, 3, 9, 0, 5, 1, 2, 3, 4, 5, 0, 9, 20, 0, 0,
+                  0, 3, 30, 31, 32, 0, 2, 12, 6, 8, 40, 0, 2, 3, 1, 0, 0,
+                  2, 50, 0, 0, 13, 60, 0, 1])
+    rle4 = bytes([5, 0x12, 6, 0x34, 0, 0, 0, 4, 0x56, 0x78, 0, 7, 0x9a, 0xbc, 0xd0, 0,
+                  0, 2, 1, 1, 3, 0xef, 0, 0, 13, 0x11, 0, 0, 0, 1])
+    paths = [bmp(tmp_path / "rle8.bmp", w, h, 8, rle8, palette_of(256), compression=1),
+             bmp(tmp_path / "rle8_16_colours.bmp", w, h, 8, rle8, palette_of(16), compression=1),
+             bmp(tmp_path / "rle4.bmp", w, h, 4, rle4, palette_of(16), compression=2),
+             bmp(tmp_path / "rle8_top_down.bmp", w, h, 8, rle8, palette_of(256), compression=1,
+                 top_down=True)]
+    expect_pil_pixels(paths, tmp_path)
+    cut = bmp(tmp_path / "rle8_cut.bmp", w, h, 8, rle8[:10], palette_of(256), compression=1)
+    expect_refused([cut], tmp_path, ["RLE data ends"])
+
+
+# --- PNM --------------------------------------------------------------------------------------
+
+def test_pnm_written_by_pil(tmp_path):
+    rgb = Image.fromarray(photo())
+    wide = np.random.default_rng(7).integers(0, 700, size=(HEIGHT, WIDTH)).astype(np.int32)
+    paths = [save(rgb, tmp_path / "rgb.ppm"), save(rgb.convert("L"), tmp_path / "gray.pgm"),
+             save(rgb.convert("1"), tmp_path / "bitmap.pbm"),
+             save(Image.fromarray(wide, "I"), tmp_path / "gray16.pgm")]
+    expect_pil_pixels(paths, tmp_path)
+    assert paths[3].read_bytes().startswith(b"P5\n37 23\n65535\n")
+
+
+def plain(values, per_line=17):
+    tokens = [str(int(v)) for v in np.asarray(values).reshape(-1)]
+    return "\n".join(" ".join(tokens[i:i + per_line]) for i in range(0, len(tokens), per_line))
+
+
+def test_pnm_plain_bitmaps_and_maxvals(tmp_path):
+    rng = np.random.default_rng(8)
+    w, h = WIDTH, HEIGHT
+    bits = rng.integers(0, 2, size=(h, w))
+    files = {
+        "p1.pbm": f"P1\n# a comment\n{w} {h}\n" + "\n".join("".join(map(str, r)) for r in bits),
+        "p1_spaced.pbm": f"P1 {w} {h}\n" + plain(bits, 5),
+        "p2.pgm": f"P2\n{w} {h}\n255\n" + plain(rng.integers(0, 256, size=(h, w))),
+        "p2_15.pgm": f"P2\n{w} {h}\n15\n" + plain(rng.integers(0, 16, size=(h, w))),
+        "p2_1000.pgm": f"P2\n{w} {h}\n1000\n# mid-data comment\n" +
+                       plain(rng.integers(0, 1001, size=(h, w))),
+        "p3.ppm": f"P3\n{w} {h}\n255\n" + plain(rng.integers(0, 256, size=(h, w, 3))),
+        "p3_100.ppm": f"P3\n{w} {h}\n100\n" + plain(rng.integers(0, 101, size=(h, w, 3))),
+        "p3_4095.ppm": f"P3\n{w} {h}\n4095\n" + plain(rng.integers(0, 4096, size=(h, w, 3))),
+    }
+    paths = []
+    for name, text in files.items():
+        (tmp_path / name).write_text(text + "\n")
+        paths.append(tmp_path / name)
+    binary = {
+        "p4.pbm": (b"P4\n%d %d\n" % (w, h),
+                   b"".join(pack_bits(r, 1) for r in bits)),
+        "p5_15.pgm": (b"P5 %d %d 15\n" % (w, h), rng.integers(0, 16, size=(h, w)).astype("u1")),
+        "p5_1000.pgm": (b"P5\n%d %d\n1000\n" % (w, h),
+                        rng.integers(0, 1001, size=(h, w)).astype(">u2")),
+        "p5_65535.pgm": (b"P5\n%d %d\n65535\n" % (w, h),
+                         rng.integers(0, 600, size=(h, w)).astype(">u2")),
+        "p6_100.ppm": (b"P6\n%d %d\n100\n" % (w, h),
+                       rng.integers(0, 101, size=(h, w, 3)).astype("u1")),
+        "p6_65535.ppm": (b"P6\n#c\n%d %d\n65535\n" % (w, h),
+                         rng.integers(0, 65536, size=(h, w, 3)).astype(">u2")),
+        "p6_300.ppm": (b"P6\n%d %d\n300\n" % (w, h),
+                       rng.integers(0, 301, size=(h, w, 3)).astype(">u2")),
+    }
+    for name, (head, body) in binary.items():
+        (tmp_path / name).write_bytes(head + (body if isinstance(body, bytes) else body.tobytes()))
+        paths.append(tmp_path / name)
+    expect_pil_pixels(paths, tmp_path)
+    bad = {"maxval0.pgm": b"P5\n2 2\n0\n\0\0\0\0", "maxval70000.pgm": b"P5\n2 2\n70000\n",
+           "p2_above_maxval.pgm": b"P2\n2 1\n15\n3 16\n", "p1_bad.pbm": b"P1\n2 1\n0 2\n",
+           "p6_cut.ppm": b"P6\n2 2\n255\n" + bytes(11)}
+    for name, data in bad.items():
+        (tmp_path / name).write_bytes(data)
+    expect_refused([tmp_path / n for n in bad], tmp_path,
+                   ["maxval 0", "maxval 70000", "above maxval 15", "not 0 or 1", "samples end"])

@@ -6,16 +6,13 @@ const std::vector<DiskClass>& disk_classes() {
   static const std::vector<DiskClass> classes = {
       {"hdd", "HDD", parse_throttle("hdd")},
       {"sata-ssd", "SATA SSD", parse_throttle("sata-ssd")},
-      {"network", "network storage (10 GbE)", ThrottleSpec{1200, 0, 500}},
+      {"network", "network storage (10 GbE)", parse_throttle("network")},
       {"nvme", "NVMe SSD", parse_throttle("nvme")},
   };
   return classes;
 }
 
 ThrottleSpec disk_spec(std::string_view text) {
-  for (const DiskClass& c : disk_classes()) {
-    if (c.name == text) return c.spec;
-  }
   return parse_throttle(text);
 }
 

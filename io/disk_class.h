@@ -1,6 +1,6 @@
-// The disk classes of DOMAIN.md as read limits, shared by `feedrate doctor` (which class a
-// measured disk matches) and `feedrate plan` (what a class can feed). hdd, sata-ssd and nvme are
-// the throttle's classes (io/throttle.h), so a plan and an emulated run agree; "network" is a
+// The disk classes as read limits, shared by `feedrate doctor` (which class a measured disk
+// matches) and `feedrate plan` (what a class can feed). They are the throttle's classes
+// (io/throttle.h: their figures and sources), so a plan and an emulated run agree; "network" is a
 // storage server over 10 GbE: 1200 MB/s, and a network round trip per request (500 us assumed).
 // Thread-safety: reentrant.
 #pragma once
@@ -22,8 +22,8 @@ struct DiskClass {
 // By read bandwidth, slowest first: hdd, sata-ssd, network, nvme.
 const std::vector<DiskClass>& disk_classes();
 
-// A class name, or explicit "MBPS[,IOPS[,LATENCY_US]]". Throws std::invalid_argument naming
-// `text` otherwise.
+// A class name, or explicit "MBPS[,IOPS[,LATENCY_US]]": parse_throttle, under plan's name.
+// Throws std::invalid_argument naming `text` otherwise.
 ThrottleSpec disk_spec(std::string_view text);
 
 // The class a measured sequential read rate reaches: the fastest of hdd, sata-ssd, nvme whose

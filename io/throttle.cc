@@ -13,7 +13,7 @@ namespace {
 [[noreturn]] void reject(std::string_view text, std::string_view field, const char* problem) {
   std::string message = "invalid throttle \"";
   message.append(text).append("\": \"").append(field).append("\" ").append(problem);
-  message += " (expected hdd, sata-ssd, nvme or MBPS[,IOPS[,LATENCY_US]])";
+  message += " (expected hdd, sata-ssd, network, nvme or MBPS[,IOPS[,LATENCY_US]])";
   throw std::invalid_argument(message);
 }
 
@@ -45,6 +45,7 @@ Throttle::Clock::duration seconds_to_duration(double seconds) {
 ThrottleSpec parse_throttle(std::string_view text) {
   if (text == "hdd") return {200, 150, 4000};
   if (text == "sata-ssd") return {500, 50'000, 100};
+  if (text == "network") return {1200, 0, 500};
   if (text == "nvme") return {2400, 400'000, 20};
   std::vector<double> fields;
   std::size_t start = 0;

@@ -23,11 +23,13 @@ struct ThrottleSpec {
   bool limited() const { return mb_per_s > 0 || iops > 0 || latency_us > 0; }
 };
 
-// Parses a disk class or explicit limits:
-//   hdd       200 MB/s,    150 IOPS, 4000 us  (DOMAIN.md: HDD ~200 MB/s, ~100-200 random IOPS,
+// Parses a disk class (io/disk_class.h lists them for doctor and plan) or explicit limits:
+//   hdd       200 MB/s,    150 IOPS, 4000 us  (HDD: about 200 MB/s, 100-200 random IOPS,
 //                                              seek-bound)
-//   sata-ssd  500 MB/s, 50 000 IOPS,  100 us  (DOMAIN.md: SATA SSD >= 500 MB/s)
-//   nvme     2400 MB/s, 400 000 IOPS,  20 us  (DOMAIN.md: NVMe SSD >= 2400 MB/s)
+//   sata-ssd  500 MB/s, 50 000 IOPS,  100 us  (SATA SSD: 500 MB/s and more)
+//   network  1200 MB/s,   unlimited,  500 us  (a storage server over 10 GbE: a round trip per
+//                                              request)
+//   nvme     2400 MB/s, 400 000 IOPS,  20 us  (NVMe SSD: 2400 MB/s and more)
 //   MBPS[,IOPS[,LATENCY_US]]                   (omitted fields are unlimited)
 // Throws std::invalid_argument naming `text` for anything else, and for negative, infinite or
 // NaN numbers.

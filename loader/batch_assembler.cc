@@ -22,7 +22,11 @@ bool BatchAssembler::assemble(detail::Slot& slot) const {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < slot.count; ++i) {
     if (failed(slot.errors[i])) {
-      slot.skipped.push_back({slot.indices[i], dataset_.describe(slot.indices[i]), slot.errors[i]});
+      // The error names the sample first ("where: problem"); the record keeps each part once.
+      std::string where = dataset_.describe(slot.indices[i]);
+      std::string reason = slot.errors[i];
+      if (reason.starts_with(where + ": ")) reason.erase(0, where.size() + 2);
+      slot.skipped.push_back({slot.indices[i], std::move(where), std::move(reason)});
       continue;
     }
     if (kept != i) {

@@ -95,6 +95,8 @@ void EpochPlan::restore(const LoaderState& state, bool allow_dataset_change) {
     compare("dataset samples", state.samples, std::uint64_t{dataset_.size()});
     compare("dataset index hash", state.index_hash, index_hash());
   }
+  // Only a changed dataset can be accepted on request: the hint goes with that difference alone.
+  if (!differs.empty()) differs += " (a changed dataset is accepted with allow_dataset_change)";
   compare("batch_size", state.batch_size, std::uint64_t{options_.batch_size});
   compare("seed", state.seed, options_.seed);
   const bool blocks = options_.shuffle == ShuffleMode::kBlocks;
@@ -106,8 +108,7 @@ void EpochPlan::restore(const LoaderState& state, bool allow_dataset_change) {
   compare("drop_last", state.drop_last, options_.drop_last);
   compare("pad_shards", state.pad_shards, options_.pad_shards);
   if (!differs.empty()) {
-    throw Error("cannot restore the loader state: " + differs +
-                (allow_dataset_change ? "" : " (a changed dataset is accepted only when asked)"));
+    throw Error("cannot restore the loader state: " + differs);
   }
   // The saved rank's deal, and how far every rank of it got (they step in lock-step).
   const std::size_t samples = dataset_.size();

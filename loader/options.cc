@@ -27,8 +27,6 @@ constexpr std::array<Word<BadInputPolicy>, 2> kPolicies{
     {{"error", BadInputPolicy::kError}, {"skip", BadInputPolicy::kSkip}}};
 constexpr std::array<Word<ShuffleMode>, 3> kShuffleModes{
     {{"full", ShuffleMode::kFull}, {"blocks", ShuffleMode::kBlocks}, {"none", ShuffleMode::kNone}}};
-constexpr std::array<Word<decode::TransformKind>, 2> kTransformKinds{
-    {{"train", decode::TransformKind::kTrain}, {"eval", decode::TransformKind::kEval}}};
 
 int from_environment(const char* variable, int fallback) {
   const char* text = std::getenv(variable);
@@ -156,14 +154,6 @@ ShuffleMode parse_shuffle(std::string_view text) {
 
 const char* shuffle_name(ShuffleMode mode) {
   return name_of(mode, kShuffleModes);
-}
-
-std::vector<std::string> transform_kind_names() {
-  return texts_of(kTransformKinds);
-}
-
-decode::TransformKind parse_transform_kind(std::string_view text) {
-  return parse_word("transform", text, kTransformKinds);
 }
 
 std::string transform_problem(const std::string& text) {

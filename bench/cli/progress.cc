@@ -3,39 +3,24 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <string>
 
+#include "loader/progress_line.h"
+
 namespace feedrate::bench {
-namespace {
-
-std::string bar(double fraction) {
-  constexpr int kWidth = 5;
-  const int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * kWidth + 0.5);
-  return "[" + std::string(filled, '#') + std::string(kWidth - filled, ' ') + "]";
-}
-
-}  // namespace
 
 Progress::Progress()
     : enabled_(::isatty(STDERR_FILENO) == 1), last_(std::chrono::steady_clock::now()) {}
 
 bool Progress::due() const {
-  return enabled_ && std::chrono::steady_clock::now() - last_ >= std::chrono::milliseconds(500);
+  return enabled_ && std::chrono::steady_clock::now() - last_ >= kProgressRedrawInterval;
 }
 
 void Progress::update(std::uint64_t epoch, std::uint64_t images, std::uint64_t total,
                       const Report& report) {
   if (!due()) return;
   last_ = std::chrono::steady_clock::now();
-  std::string stages;
-  for (const StageFigures& stage : report.stages) {
-    if (stage.name == "assemble") continue;
-    stages += " " + stage.name + bar(stage.utilization);
-  }
-  fmt::print(stderr, "\r  epoch {} {}/{}  {:.0f} img/s {:.0f} MB/s {}  bottleneck: {:<8}", epoch,
-             images, total, report.images_per_s, report.mb_per_s, stages,
-             report.verdict.bottleneck);
+  fmt::print(stderr, "\r  {:<118}", progress_line(epoch, images, total, "images", report));
 }
 
 void Progress::show(const std::string& text) {

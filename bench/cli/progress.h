@@ -1,5 +1,5 @@
-// The live progress line of `feedrate bench` on stderr: images/s, MB/s, each stage's
-// utilisation as a small bar and the current bottleneck; or any one-line text (`feedrate pack`).
+// The live progress line of `feedrate bench` on stderr (loader/progress_line.h's text), or any
+// one-line text (`feedrate pack`).
 // Quiet when stderr is not a terminal.
 // Thread-safety: one thread.
 #pragma once

@@ -16,6 +16,7 @@
 
 #include "bench/cli/commands.h"
 #include "bench/cli/default_dataset.h"
+#include "bench/cli/loader_args.h"
 #include "bench/pack/transcode_probe.h"
 #include "bench/tune/svg_plot.h"
 #include "bench/tune/terminal_chart.h"
@@ -34,26 +35,17 @@ namespace {
 constexpr double kMemoryMargin = 0.9;
 
 struct TuneArgs {
-  std::string dataset;
+  LoaderArgs loader;  // workers: the window sweep's num_workers
   int min_workers = 1;
   int max_workers = available_cpus();
   bool exhaustive = false;
   bool no_adjust = false;
   double window_s = 3;
   std::size_t warmup_batches = 2;
-  std::size_t batch = 64;
-  int size = 224;
-  std::string transform = "train";
-  std::size_t prefetch = LoaderOptions{}.prefetch_batches;
-  unsigned queue_depth = LoaderOptions{}.io_queue_depth;
-  std::string throttle;
-  bool direct = false;
-  bool pread = false;
   double memory_limit_mb = memory_limit_bytes() / 1e6;
   std::string plot;
   bool json = false;
   std::vector<std::size_t> shuffle_windows;  // MB; not empty: the window sweep
-  int workers = available_cpus();            // the window sweep's num_workers
 };
 
 struct Setting {
@@ -69,13 +61,7 @@ struct AdjustPoint {
 };
 
 LoaderOptions options_for(const TuneArgs& args, const Setting& setting) {
-  LoaderOptions options;
-  options.source = args.dataset;
-  options.batch_size = args.batch;
-  options.transform = parse_transform(args.transform, args.size);
-  options.throttle = args.throttle;
-  options.direct_io = args.direct;
-  options.force_pread = args.pread;
+  LoaderOptions options = loader_options(args.loader);
   options.num_workers = setting.workers;
   options.prefetch_batches = setting.prefetch;
   options.io_queue_depth = setting.queue_depth;
@@ -159,7 +145,7 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
   TuneResult result;
   std::vector<CurvePoint> measured;
   const MeasureWorkers measure = [&](int workers) {
-    CurvePoint point = tuner.measure({workers, args.prefetch, args.queue_depth},
+    CurvePoint point = tuner.measure({workers, args.loader.prefetch, args.loader.queue_depth},
                                      tuner.project_workers(measured, workers));
     measured.push_back(point);
     if (!args.json) {
@@ -179,7 +165,7 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
         "every setting tried would pass the memory limit ({:.0f} MB): {}", args.memory_limit_mb,
         result.search.points.empty() ? "" : result.search.points.front().reason));
   }
-  result.recommended = {result.search.knee, args.prefetch, args.queue_depth};
+  result.recommended = {result.search.knee, args.loader.prefetch, args.loader.queue_depth};
   for (const CurvePoint& p : result.search.points) {
     if (p.workers == result.search.knee) result.recommended_images_per_s = p.images_per_s;
   }
@@ -189,7 +175,7 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
   const double knee_rss = tuner.costs(knee)->peak_rss_mb;
   const RunCosts& knee_costs = *tuner.costs(knee);
   const double slot_mb =
-      args.batch * (knee_costs.h2d_bytes_per_image + knee_costs.bytes_per_image) / 1e6;
+      args.loader.batch * (knee_costs.h2d_bytes_per_image + knee_costs.bytes_per_image) / 1e6;
   const std::vector<Setting> candidates = {
       {knee.workers, knee.prefetch * 2, knee.queue_depth},
       {knee.workers, knee.prefetch, std::max(1u, knee.queue_depth / 4)},
@@ -224,15 +210,15 @@ nlohmann::json point_json(const CurvePoint& p, const Setting& s) {
 
 void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
   nlohmann::json out;
-  out["dataset"] = args.dataset;
+  out["dataset"] = args.loader.dataset;
   out["mode"] = args.exhaustive ? "exhaustive" : "smart";
   out["cpus"] = available_cpus();
   out["memory_limit_mb"] = args.memory_limit_mb;
   out["window_s"] = args.window_s;
-  out["throttle"] = args.throttle;
+  out["throttle"] = args.loader.throttle;
   nlohmann::json curve = nlohmann::json::array();
   for (const CurvePoint& p : r.search.points) {
-    curve.push_back(point_json(p, {p.workers, args.prefetch, args.queue_depth}));
+    curve.push_back(point_json(p, {p.workers, args.loader.prefetch, args.loader.queue_depth}));
   }
   out["curve"] = curve;  // in the order measured
   out["workers_measured"] = r.search.points.size();
@@ -254,7 +240,7 @@ void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
                         {"images_per_s", r.recommended_images_per_s}};
   if (const RunCosts* costs = tuner.costs(r.recommended)) {
     RunCosts recorded = *costs;  // with what packing would save, for `feedrate plan`
-    recorded.packed = probe_packed_decode(Dataset::open(args.dataset),
+    recorded.packed = probe_packed_decode(Dataset::open(args.loader.dataset),
                                           options_for(args, r.recommended).transform);
     out["costs"] = costs_json(recorded);
   }
@@ -262,7 +248,7 @@ void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
 }
 
 void print_text(const TuneArgs& args, const TuneResult& r) {
-  fmt::print("dataset   {}\n", args.dataset);
+  fmt::print("dataset   {}\n", args.loader.dataset);
   fmt::print(
       "search    {}: {} num_workers setting(s) measured in {:.1f} s ({:.1f} s per "
       "window), {:.1f} s in all\n\n",
@@ -279,16 +265,16 @@ void print_text(const TuneArgs& args, const TuneResult& r) {
 }
 
 int run_window_sweep(const TuneArgs& args) {
-  WindowSweep sweep{args.dataset, args.throttle, args.workers, {}};
-  sweep.points =
-      sweep_windows(options_for(args, {args.workers, args.prefetch, args.queue_depth}),
-                    args.shuffle_windows, [&](const WindowPoint& p) {
-                      if (args.json) return;
-                      fmt::print(stderr,
-                                 "window    {} MB: {:.1f} images/s, {:.0f}% of a full "
-                                 "shuffle's labels\n",
-                                 p.window_mb, p.run.images_per_s, 100 * p.run.quality.label_mix);
-                    });
+  WindowSweep sweep{args.loader.dataset, args.loader.throttle, args.loader.workers, {}};
+  sweep.points = sweep_windows(
+      options_for(args, {args.loader.workers, args.loader.prefetch, args.loader.queue_depth}),
+      args.shuffle_windows, [&](const WindowPoint& p) {
+        if (args.json) return;
+        fmt::print(stderr,
+                   "window    {} MB: {:.1f} images/s, {:.0f}% of a full "
+                   "shuffle's labels\n",
+                   p.window_mb, p.run.images_per_s, 100 * p.run.quality.label_mix);
+      });
   if (!args.plot.empty()) {
     std::ofstream svg(args.plot);
     svg << window_svg(sweep);
@@ -304,18 +290,19 @@ int run_window_sweep(const TuneArgs& args) {
 }
 
 int run(TuneArgs args) {
-  if (args.dataset.empty()) args.dataset = default_dataset().string();
-  if (!args.shuffle_windows.empty()) return run_window_sweep(args);
   if (args.max_workers < args.min_workers) {
     throw std::runtime_error(fmt::format("--max-workers {} is below --min-workers {}",
                                          args.max_workers, args.min_workers));
   }
+  check_loader_options(loader_options(args.loader));  // before the default dataset is made
+  if (args.loader.dataset.empty()) args.loader.dataset = default_dataset().string();
+  if (!args.shuffle_windows.empty()) return run_window_sweep(args);
   Tuner tuner(args);
   const TuneResult result = tune(args, tuner);
   if (!args.plot.empty()) {
     std::ofstream svg(args.plot);
     svg << curve_svg(by_workers(result.search), result.search.knee,
-                     "feedrate tune: " + args.dataset);
+                     "feedrate tune: " + args.loader.dataset);
     if (!svg) throw std::runtime_error("cannot write the plot to " + args.plot);
   }
   if (args.json) {
@@ -335,7 +322,7 @@ Command add_tune_command(CLI::App& app) {
       "tune",
       "Find the smallest num_workers that reaches full speed on this machine, then adjust "
       "prefetch and I/O queue depth");
-  sub->add_option("DATASET", args->dataset, "Dataset (default: the generated default dataset)");
+  const LoaderArgOptions loader = add_loader_options(sub, &args->loader);
   sub->add_option("--min-workers", args->min_workers,
                   "Smallest num_workers to try (0 decodes on the consumer's thread)")
       ->check(CLI::Range(0, 1024))
@@ -352,27 +339,6 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--warmup-batches", args->warmup_batches, "Batches delivered before timing")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  sub->add_option("-b,--batch", args->batch, "Batch size")
-      ->check(CLI::Range(1, 65536))
-      ->capture_default_str();
-  sub->add_option("--size", args->size, "Output side in pixels")
-      ->check(CLI::Range(8, 4096))
-      ->capture_default_str();
-  sub->add_option("-t,--transform", args->transform,
-                  "train, eval, or a spec such as \"rrc(176),hflip,ta_wide,normalize,erase(0.1)\" "
-                  "(docs/augmentations.md); train and eval take --size")
-      ->check(CLI::Validator(transform_problem, "SPEC"))
-      ->capture_default_str();
-  sub->add_option("--prefetch", args->prefetch, "Batches in flight while searching num_workers")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  sub->add_option("--queue-depth", args->queue_depth, "Reads in flight while searching num_workers")
-      ->check(CLI::Range(1, 4096))
-      ->capture_default_str();
-  sub->add_option("--throttle", args->throttle,
-                  "Emulate a disk: hdd, sata-ssd, nvme or MBPS[,IOPS[,LATENCY_US]]");
-  sub->add_flag("--direct", args->direct, "O_DIRECT reads (buffered where refused)");
-  sub->add_flag("--pread", args->pread, "Use pread instead of io_uring");
   sub->add_option("--memory-limit-mb", args->memory_limit_mb,
                   "Refuse settings whose peak RSS would pass 90% of this (default: the "
                   "container's limit, else RAM)")
@@ -385,10 +351,11 @@ Command add_tune_command(CLI::App& app) {
              "(MB, comma-separated: 16,32,64,128) and report images/s against shuffle quality")
           ->delimiter(',')
           ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
-  sub->add_option("-w,--workers", args->workers, "With --shuffle-windows: decode threads")
-      ->check(CLI::Range(0, 1024))
-      ->needs(windows)
-      ->capture_default_str();
+  // The search chooses num_workers and the sweep the shuffle: --workers serves the sweep only.
+  loader.workers->needs(windows);
+  windows->excludes(loader.shuffle)
+      ->excludes(loader.no_shuffle)
+      ->excludes(loader.shuffle_window_mb);
   sub->add_option("--plot", args->plot,
                   "Write the curve (or the window sweep) as a self-contained SVG to this file");
   sub->add_flag("--json", args->json, "Print one JSON object instead of text");

@@ -5,22 +5,14 @@
 #include <string>
 
 #include "loader/pack_cache_json.h"
+#include "loader/progress_line.h"
 #include "loader/report_json.h"
+#include "loader/skipped_json.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
 
-namespace {
-
-constexpr auto kRedrawInterval = std::chrono::milliseconds(500);
-
-}  // namespace
-
 py::dict report_dict(const Report& report, const RunStats& stats) {
-  nlohmann::json skipped = nlohmann::json::array();
-  for (const SkippedSample& s : stats.skipped_samples) {
-    skipped.push_back({{"index", s.index}, {"where", s.where}, {"reason", s.reason}});
-  }
   const nlohmann::json figures = {
       {"rank", report.rank},
       {"world_size", report.world_size},
@@ -35,7 +27,7 @@ py::dict report_dict(const Report& report, const RunStats& stats) {
       {"consumer_ms_per_batch", report.consumer_ms_per_batch},
       {"batches", stats.batches},
       {"skipped", stats.skipped},
-      {"skipped_samples", skipped},
+      {"skipped_samples", skipped_json(stats.skipped_samples)},
       {"io_backend", stats.io.backend.empty() ? stats.io_backend : stats.io.backend},
       {"device", stats.device},
       {"cache", cache_json(report.cache)}};
@@ -90,7 +82,7 @@ py::dict gather_verdicts(const py::dict& report, py::object dist) {
 
 void ProgressLine::update(const Loader& loader, std::uint64_t epoch, std::size_t batches) {
   const auto now = std::chrono::steady_clock::now();
-  if (now - last_ < kRedrawInterval) return;
+  if (now - last_ < kProgressRedrawInterval) return;
   last_ = now;
   draw(loader, epoch, batches, "");
 }
@@ -103,11 +95,9 @@ void ProgressLine::finish(const Loader& loader, std::uint64_t epoch, std::size_t
 void ProgressLine::draw(const Loader& loader, std::uint64_t epoch, std::size_t batches,
                         const char* end) {
   const Report report = loader.report();
-  const std::string line = "\rfeedrate epoch " + std::to_string(epoch) + ": " +
-                           std::to_string(batches) + "/" +
-                           std::to_string(loader.batches_per_epoch()) + " batches, " +
-                           std::to_string(static_cast<long>(report.images_per_s)) +
-                           " images/s, bottleneck " + report.verdict.bottleneck + "    ";
+  const std::string line =
+      "\rfeedrate " + progress_line(epoch, batches, loader.batches_per_epoch(), "batches", report) +
+      "    ";
   py::print(line, py::arg("end") = end, py::arg("file") = py::module_::import("sys").attr("stderr"),
             py::arg("flush") = true);
 }

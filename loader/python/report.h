@@ -24,8 +24,8 @@ pybind11::dict report_dict(const Report& report, const RunStats& stats);
 //    "summary": "rank 1 of 2 is the slowest: 812 images/s, bottleneck io: <its first advice>"}
 pybind11::dict gather_verdicts(const pybind11::dict& report, pybind11::object dist);
 
-// One line on stderr, redrawn at most twice a second while an epoch runs, ended at its end:
-//   feedrate epoch 0: 12/16 batches, 742 images/s, bottleneck cpu
+// One line on stderr (loader/progress_line.h's, after "feedrate "), redrawn at most every
+// kProgressRedrawInterval while an epoch runs, ended at its end.
 class ProgressLine {
  public:
   void update(const Loader& loader, std::uint64_t epoch, std::size_t batches);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 namespace feedrate {
 namespace {
 
+namespace fs = std::filesystem;
 using Result = testing::CliResult;
 using testing::json_of;
 
@@ -95,6 +97,15 @@ TEST(Cli, BadDatasetAndBadSamples) {
   EXPECT_EQ(out["skipped"], 1);
   EXPECT_NE(out["skipped_samples"][0]["where"].get<std::string>().find("bad.jpg"),
             std::string::npos);
+  EXPECT_EQ(out["skipped_samples"][0]["reason"].get<std::string>().find("bad.jpg"),
+            std::string::npos);
+  // The text names the skipped file once.
+  const Result listed = run("bench " + (dir / "data").string() + " --on-bad skip --no-pack-probe");
+  ASSERT_EQ(listed.status, 0) << listed.output;
+  const std::string path = (dir / "data/class_000/bad.jpg").string();
+  const std::size_t first = listed.output.find(path);
+  ASSERT_NE(first, std::string::npos) << listed.output;
+  EXPECT_EQ(listed.output.find(path, first + path.size()), std::string::npos) << listed.output;
 }
 
 TEST(Cli, VerdictStagesAndTraceInTheJson) {
@@ -148,6 +159,29 @@ TEST(Cli, InvalidOptionsAreRejected) {
   EXPECT_NE(run("bench --epochs 2 --batches 3").status, 0);
   EXPECT_NE(run("bench --consume-rate 100 --step-ms 10").status, 0);
   EXPECT_NE(run("bench --consume-rate -5").status, 0);
+}
+
+TEST(Cli, OptionsAreCheckedBeforeTheDefaultDatasetIsMade) {
+  testing::TempDir cache;
+  const std::string environment = "FEEDRATE_CACHE=" + cache.path().string();
+  for (const std::string command : {"bench --throttle warp", "tune --throttle warp",
+                                    "bench --device cuda:x", "tune --layout float16"}) {
+    const Result result = run(command, environment);
+    EXPECT_NE(result.status, 0) << command;
+    EXPECT_EQ(result.output.find("generating"), std::string::npos) << command << result.output;
+    EXPECT_TRUE(fs::is_empty(cache.path())) << command;
+  }
+}
+
+TEST(Cli, TheThrottleTakesEveryDiskClass) {
+  testing::TempDir dir;
+  testing::make_image_folder(dir / "data", 4, 2);
+  for (const char* disk : {"hdd", "sata-ssd", "network", "nvme"}) {
+    const Result result = run("bench " + (dir / "data").string() +
+                              " --batches 1 --batch 2 --no-pack-probe --json --throttle " + disk);
+    ASSERT_EQ(result.status, 0) << disk << result.output;
+    EXPECT_NE(json_of(result)["io"]["throttle"].get<std::string>(), "unlimited") << disk;
+  }
 }
 
 TEST(Cli, DefaultDatasetIsGeneratedOnFirstUse) {

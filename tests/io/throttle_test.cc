@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "io/disk_class.h"
+
 namespace feedrate::io {
 namespace {
 
@@ -36,6 +38,14 @@ TEST(ParseThrottleTest, DiskClasses) {
   expect_spec(parse_throttle("sata-ssd"), 500, 50'000, 100);
   expect_spec(parse_throttle("nvme"), 2400, 400'000, 20);
   EXPECT_TRUE(parse_throttle("hdd").limited());
+}
+
+TEST(ParseThrottleTest, EveryDiskClassIsAThrottle) {
+  expect_spec(parse_throttle("network"), 1200, 0, 500);
+  for (const DiskClass& c : disk_classes()) {
+    const ThrottleSpec spec = parse_throttle(c.name);
+    expect_spec(spec, c.spec.mb_per_s, c.spec.iops, c.spec.latency_us);
+  }
 }
 
 TEST(ParseThrottleTest, ExplicitLimits) {

@@ -279,6 +279,7 @@ TEST_F(LoaderStateTest, MismatchesAreErrorsNamingWhatDiffers) {
     const std::string message = e.what();
     EXPECT_NE(message.find("batch_size 4 in the state, 5 here"), std::string::npos) << message;
     EXPECT_NE(message.find("seed 5 in the state, 6 here"), std::string::npos) << message;
+    EXPECT_EQ(message.find("changed dataset"), std::string::npos) << message;  // not a dataset
   }
 
   testing::TempDir grown;
@@ -293,7 +294,9 @@ TEST_F(LoaderStateTest, MismatchesAreErrorsNamingWhatDiffers) {
     EXPECT_NE(std::string(e.what()).find("dataset samples 45 in the state, 46 here"),
               std::string::npos)
         << e.what();
-    EXPECT_NE(std::string(e.what()).find("only when asked"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a changed dataset is accepted with allow_dataset_change"),
+              std::string::npos)
+        << e.what();
   }
   changed.load_state(saved, /*allow_dataset_change=*/true);
   EXPECT_TRUE(changed.next().has_value());

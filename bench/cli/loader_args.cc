@@ -1,0 +1,114 @@
+#include "bench/cli/loader_args.h"
+
+
+namespace feedrate::bench {
+
+LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
+  LoaderArgOptions added;
+  command->add_option("DATASET", args->dataset,
+                      "Image folder, file list, tar shard, folder of shards or a glob of shards "
+                      "(default: the generated default dataset)");
+  added.workers = command
+                      ->add_option("-w,--workers", args->workers,
+                                   "Decode threads (0: on the consumer's thread)")
+                      ->check(CLI::Range(0, 1024))
+                      ->capture_default_str();
+  command->add_option("-b,--batch", args->batch, "Batch size")
+      ->check(CLI::Range(1, 65536))
+      ->capture_default_str();
+  command
+      ->add_option("-t,--transform", args->transform,
+                   "train, eval, or a spec such as \"rrc(176),hflip,ta_wide,normalize,erase(0.1)\" "
+                   "(docs/augmentations.md); train and eval take --size")
+      ->check(CLI::Validator(transform_problem, "SPEC"))
+      ->capture_default_str();
+  command->add_option("--size", args->size, "Output side in pixels")
+      ->check(CLI::Range(8, 4096))
+      ->capture_default_str();
+  command->add_option("--on-bad", args->on_bad, "Bad sample policy: error or skip")
+      ->check(CLI::IsMember(policy_names()))
+      ->capture_default_str();
+  command
+      ->add_option("--layout", args->layout,
+                   "uint8 (NHWC), float32 or float16 (normalised NCHW; float16 on CUDA only)")
+      ->check(CLI::IsMember(layout_names()))
+      ->capture_default_str();
+  command->add_option("--device", args->device, "cpu, cuda or cuda:N")->capture_default_str();
+  command->add_option("--seed", args->seed, "Shuffle and augmentation seed")->capture_default_str();
+  added.no_shuffle =
+      command->add_flag("--no-shuffle", args->no_shuffle, "Storage order (as --shuffle none)");
+  added.shuffle = command
+                      ->add_option("--shuffle", args->shuffle,
+                                   "full (a permutation), blocks (storage blocks in windows: "
+                                   "sequential reads) or none (storage order)")
+                      ->check(CLI::IsMember(shuffle_names()))
+                      ->excludes(added.no_shuffle)
+                      ->capture_default_str();
+  added.shuffle_window_mb =
+      command
+          ->add_option("--shuffle-window-mb", args->shuffle_window_mb,
+                       "--shuffle blocks: shuffle together the samples of this many MB of blocks")
+          ->check(CLI::Range(1, 1 << 20))
+          ->capture_default_str();
+  command->add_option("--prefetch", args->prefetch, "Batches in flight")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  command->add_option("--memory-budget-mb", args->memory_budget_mb,
+                      "Cap the memory of the batches in flight (0: prefetch alone decides)");
+  command->add_option("--queue-depth", args->queue_depth, "Reads in flight")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  command->add_flag("--pread", args->pread, "Use pread instead of io_uring");
+  command->add_flag("--direct", args->direct, "O_DIRECT reads (buffered where refused)");
+  command
+      ->add_option(
+          "--tar-chunk-kb", args->tar_chunk_kb,
+          "Tar shards: read nearby members as one chunk of up to this size (0: per member)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  command->add_option("--throttle", args->throttle,
+                      "Emulate a disk: hdd, sata-ssd, network, nvme or MBPS[,IOPS[,LATENCY_US]]");
+  command->add_option("--cache-dir", args->cache_dir,
+                      "Pack cache: transcode the JPEGs read into this folder with spare CPU (as "
+                      "feedrate pack does) and read them from there in later epochs; the same "
+                      "batches");
+  command
+      ->add_option("--cache-gb", args->cache_gb,
+                   "Cap of the pack cache in GB (0: none, but 5% of the disk stays free)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  return added;
+}
+
+LoaderOptions loader_options(const LoaderArgs& args) {
+  LoaderOptions options;
+  options.source = args.dataset;
+  options.num_workers = args.workers;
+  options.batch_size = args.batch;
+  options.shuffle = args.no_shuffle ? ShuffleMode::kNone : parse_shuffle(args.shuffle);
+  options.shuffle_window_mb = args.shuffle_window_mb;
+  options.seed = args.seed;
+  options.transform = parse_transform(args.transform, args.size);
+  options.on_bad = parse_policy(args.on_bad);
+  options.layout = parse_layout(args.layout);
+  options.device = args.device;
+  options.prefetch_batches = args.prefetch;
+  options.memory_budget_mb = args.memory_budget_mb;
+  options.io_queue_depth = args.queue_depth;
+  options.force_pread = args.pread;
+  options.direct_io = args.direct;
+  options.throttle = args.throttle;
+  options.tar_chunk_bytes = args.tar_chunk_kb << 10;
+  options.cache_dir = args.cache_dir;
+  options.cache_gb = args.cache_gb;
+  return options;
+}
+
+void check_loader_options(const LoaderOptions& options) {
+  LoaderOptions checked = options;
+  // The dataset is checked when it is opened; a missing one is the default dataset, made later.
+  if (checked.source.empty()) checked.source = "the default dataset";
+  resolve(checked);
+}
+
+}  // namespace feedrate::bench

@@ -115,12 +115,14 @@ class TiffReader {
   DecodeStatus read_layout();
   DecodeStatus read_samples(std::vector<std::uint8_t>& stored);
   DecodeStatus read_rgba(std::vector<std::uint8_t>& stored, std::vector<std::uint8_t>& raster);
+  DecodeStatus read_rgba_by_strips(std::uint32_t* raster);
 
   MemoryFile file_;
   DecodeLimits limits_;
   std::unique_ptr<TIFF, TiffClose> tif_;
   std::uint32_t width_ = 0, height_ = 0;
   int orientation_ = 1;
+  std::uint16_t compression_ = COMPRESSION_NONE;
   bool separate_ = false;
   tiff::SampleLayout layout_;
   std::string sample_path_refusal_;  // why convert_row cannot take this layout, if it cannot
@@ -149,6 +151,7 @@ DecodeStatus TiffReader::read_layout() {
   std::uint16_t* extra = nullptr;
   TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
   orientation_ = orientation;
+  compression_ = compression;
   separate_ = planar == PLANARCONFIG_SEPARATE && samples > 1;
   layout_.photometric = photometric;
   layout_.bits = bits;
@@ -244,8 +247,39 @@ DecodeStatus TiffReader::read_samples(std::vector<std::uint8_t>& stored) {
   return {};
 }
 
-// libtiff's RGBA interface, asked for the stored row order (each orientation is its own
-// requested orientation, so libtiff flips nothing); alpha dropped.
+// Pillow 9.4 decodes YCbCr that is not JPEG-compressed in contiguous strips (TiffDecode.c's
+// _decodeStripYCbCr) through libtiff's RGBA interface asked for the top-left orientation, one
+// strip of rows at a time, and then transposes by the Orientation tag as for any TIFF: libtiff's
+// flips are applied within each strip and then Pillow's on top. Reading the same way gives the
+// same pixels.
+DecodeStatus TiffReader::read_rgba_by_strips(std::uint32_t* raster) {
+  TIFFRGBAImage image;
+  char reason[1024] = {};
+  if (!TIFFRGBAImageBegin(&image, tif_.get(), 0, reason)) {
+    return failure(DecodeErrc::kCorrupt, std::string("cannot start decoding: ") + reason);
+  }
+  image.req_orientation = ORIENTATION_TOPLEFT;
+  image.col_offset = 0;
+  std::uint32_t rows_per_strip = height_;
+  TIFFGetFieldDefaulted(tif_.get(), TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+  rows_per_strip = std::clamp<std::uint32_t>(rows_per_strip, 1, height_);
+  bool ok = true;
+  for (std::uint32_t y = 0; y < height_ && ok; y += rows_per_strip) {
+    image.row_offset = static_cast<int>(y);
+    ok = TIFFRGBAImageGet(&image, raster + static_cast<std::size_t>(y) * width_, width_,
+                          std::min(rows_per_strip, height_ - y)) != 0;
+  }
+  TIFFRGBAImageEnd(&image);
+  if (!ok) {
+    return failure(file_.short_read ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt,
+                   "cannot decode the image");
+  }
+  return {};
+}
+
+// libtiff's RGBA interface; alpha dropped. Asked for the stored row order (each orientation is
+// its own requested orientation, so libtiff flips nothing), except where Pillow asks for the
+// top-left one (read_rgba_by_strips).
 DecodeStatus TiffReader::read_rgba(std::vector<std::uint8_t>& stored,
                                    std::vector<std::uint8_t>& raster_bytes) {
   char reason[1024] = {};
@@ -256,10 +290,16 @@ DecodeStatus TiffReader::read_rgba(std::vector<std::uint8_t>& stored,
   const std::size_t pixels = static_cast<std::size_t>(width_) * height_;
   raster_bytes.resize(pixels * 4);
   auto* raster = reinterpret_cast<std::uint32_t*>(raster_bytes.data());
-  const int requested = orientation_ >= 1 && orientation_ <= 8 ? orientation_ : ORIENTATION_TOPLEFT;
-  if (!TIFFReadRGBAImageOriented(tif_.get(), width_, height_, raster, requested, 1)) {
-    return failure(file_.short_read ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt,
-                   "cannot decode the image");
+  if (layout_.photometric == PHOTOMETRIC_YCBCR && !TIFFIsTiled(tif_.get()) &&
+      (compression_ != COMPRESSION_JPEG || separate_)) {
+    if (DecodeStatus status = read_rgba_by_strips(raster); !status.ok()) return status;
+  } else {
+    const int requested =
+        orientation_ >= 1 && orientation_ <= 8 ? orientation_ : ORIENTATION_TOPLEFT;
+    if (!TIFFReadRGBAImageOriented(tif_.get(), width_, height_, raster, requested, 1)) {
+      return failure(file_.short_read ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt,
+                     "cannot decode the image");
+    }
   }
   if (DecodeStatus status = checked("damaged image data"); !status.ok()) return status;
   stored.resize(pixels * 3);

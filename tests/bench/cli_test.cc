@@ -173,6 +173,21 @@ TEST(Cli, OptionsAreCheckedBeforeTheDefaultDatasetIsMade) {
   }
 }
 
+TEST(Cli, TuneTakesTheLoaderOptionsBenchDoes) {
+  testing::TempDir dir;
+  testing::make_image_folder(dir / "data", 8, 2);
+  const std::string text = "not a jpeg";
+  testing::write_file(dir / "data/class_000/bad.jpg", {text.begin(), text.end()});
+  const std::string tune = "tune " + (dir / "data").string() +
+                           " --batch 4 --size 32 --window 0.1 --max-workers 1 --no-adjust --json";
+  EXPECT_NE(run(tune).status, 0);  // the bad file stops it under --on-bad error
+  const Result result = run(tune +
+                            " --on-bad skip --tar-chunk-kb 64 --seed 3 --device cpu "
+                            "--memory-budget-mb 64");
+  ASSERT_EQ(result.status, 0) << result.output;
+  EXPECT_EQ(json_of(result)["costs"]["tar_chunk_bytes"], 64 << 10);
+}
+
 TEST(Cli, TheThrottleTakesEveryDiskClass) {
   testing::TempDir dir;
   testing::make_image_folder(dir / "data", 4, 2);

@@ -116,6 +116,7 @@ class TiffReader {
   DecodeStatus read_samples(std::vector<std::uint8_t>& stored);
   DecodeStatus read_rgba(std::vector<std::uint8_t>& stored, std::vector<std::uint8_t>& raster);
   DecodeStatus read_rgba_by_strips(std::uint32_t* raster);
+  void flip_like_pillow_tiles(std::uint32_t* raster) const;
 
   MemoryFile file_;
   DecodeLimits limits_;
@@ -277,6 +278,31 @@ DecodeStatus TiffReader::read_rgba_by_strips(std::uint32_t* raster) {
   return {};
 }
 
+// The same for tiles (Pillow's _decodeTile through libtiff's tile RGBA reader), as measured
+// against Pillow 9.4: orientations that flip horizontally mirror whole rows, those that flip
+// vertically reverse the rows within each band of tiles; Pillow's transposition follows.
+void TiffReader::flip_like_pillow_tiles(std::uint32_t* raster) const {
+  std::uint32_t tile_height = height_;
+  TIFFGetField(tif_.get(), TIFFTAG_TILELENGTH, &tile_height);
+  tile_height = std::clamp<std::uint32_t>(tile_height, 1, height_);
+  if (orientation_ == 2 || orientation_ == 3 || orientation_ == 6 || orientation_ == 7) {
+    for (std::uint32_t y = 0; y < height_; ++y) {
+      std::reverse(raster + static_cast<std::size_t>(y) * width_,
+                   raster + static_cast<std::size_t>(y + 1) * width_);
+    }
+  }
+  if (orientation_ == 3 || orientation_ == 4 || orientation_ == 7 || orientation_ == 8) {
+    for (std::uint32_t band = 0; band < height_; band += tile_height) {
+      const std::uint32_t rows = std::min(tile_height, height_ - band);
+      for (std::uint32_t r = 0; r < rows / 2; ++r) {
+        std::swap_ranges(raster + static_cast<std::size_t>(band + r) * width_,
+                         raster + static_cast<std::size_t>(band + r + 1) * width_,
+                         raster + static_cast<std::size_t>(band + rows - 1 - r) * width_);
+      }
+    }
+  }
+}
+
 // libtiff's RGBA interface; alpha dropped. Asked for the stored row order (each orientation is
 // its own requested orientation, so libtiff flips nothing), except where Pillow asks for the
 // top-left one (read_rgba_by_strips).
@@ -290,8 +316,9 @@ DecodeStatus TiffReader::read_rgba(std::vector<std::uint8_t>& stored,
   const std::size_t pixels = static_cast<std::size_t>(width_) * height_;
   raster_bytes.resize(pixels * 4);
   auto* raster = reinterpret_cast<std::uint32_t*>(raster_bytes.data());
-  if (layout_.photometric == PHOTOMETRIC_YCBCR && !TIFFIsTiled(tif_.get()) &&
-      (compression_ != COMPRESSION_JPEG || separate_)) {
+  const bool like_pillow_ycbcr =
+      layout_.photometric == PHOTOMETRIC_YCBCR && (compression_ != COMPRESSION_JPEG || separate_);
+  if (like_pillow_ycbcr && !TIFFIsTiled(tif_.get())) {
     if (DecodeStatus status = read_rgba_by_strips(raster); !status.ok()) return status;
   } else {
     const int requested =
@@ -300,6 +327,7 @@ DecodeStatus TiffReader::read_rgba(std::vector<std::uint8_t>& stored,
       return failure(file_.short_read ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt,
                      "cannot decode the image");
     }
+    if (like_pillow_ycbcr) flip_like_pillow_tiles(raster);
   }
   if (DecodeStatus status = checked("damaged image data"); !status.ok()) return status;
   stored.resize(pixels * 3);

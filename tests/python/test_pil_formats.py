@@ -138,6 +138,10 @@ def test_tiff_orientation_is_applied_as_pillow_does(tmp_path):
         raw = raw_tiff(tmp_path / f"ycbcr{orientation}_raw.tif", ycbcr, 8, 6,
                        tags={530: (3, [1, 1]), 274: (3, [orientation])})
         paths.append(tiffcp(raw, tmp_path / f"ycbcr{orientation}_lzw.tif", "-c", "lzw", "-r", "5"))
+        # Tiled, Pillow flips whole rows but reverses rows within each band of tiles.
+        for tile in ((16, 16), (32, 16), (16, 32)):
+            paths.append(tiffcp(paths[-1], tmp_path / f"ycbcr{orientation}_tiles{tile[0]}x{tile[1]}.tif",
+                                "-t", "-w", str(tile[0]), "-l", str(tile[1])))
     expect_pil_pixels(paths, tmp_path)
     assert pil_rgb(paths[10]).shape == (WIDTH, HEIGHT, 3)
 

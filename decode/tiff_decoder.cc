@@ -115,12 +115,15 @@ class TiffReader {
   DecodeStatus read_layout();
   DecodeStatus read_samples(std::vector<std::uint8_t>& stored);
   DecodeStatus read_rgba(std::vector<std::uint8_t>& stored, std::vector<std::uint8_t>& raster);
+  DecodeStatus read_rgba_by_strips(std::uint32_t* raster);
+  void flip_like_pillow_tiles(std::uint32_t* raster) const;
 
   MemoryFile file_;
   DecodeLimits limits_;
   std::unique_ptr<TIFF, TiffClose> tif_;
   std::uint32_t width_ = 0, height_ = 0;
   int orientation_ = 1;
+  std::uint16_t compression_ = COMPRESSION_NONE;
   bool separate_ = false;
   tiff::SampleLayout layout_;
   std::string sample_path_refusal_;  // why convert_row cannot take this layout, if it cannot
@@ -149,6 +152,7 @@ DecodeStatus TiffReader::read_layout() {
   std::uint16_t* extra = nullptr;
   TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
   orientation_ = orientation;
+  compression_ = compression;
   separate_ = planar == PLANARCONFIG_SEPARATE && samples > 1;
   layout_.photometric = photometric;
   layout_.bits = bits;
@@ -244,8 +248,64 @@ DecodeStatus TiffReader::read_samples(std::vector<std::uint8_t>& stored) {
   return {};
 }
 
-// libtiff's RGBA interface, asked for the stored row order (each orientation is its own
-// requested orientation, so libtiff flips nothing); alpha dropped.
+// Pillow 9.4 decodes YCbCr that is not JPEG-compressed in contiguous strips (TiffDecode.c's
+// _decodeStripYCbCr) through libtiff's RGBA interface asked for the top-left orientation, one
+// strip of rows at a time, and then transposes by the Orientation tag as for any TIFF: libtiff's
+// flips are applied within each strip and then Pillow's on top. Reading the same way gives the
+// same pixels.
+DecodeStatus TiffReader::read_rgba_by_strips(std::uint32_t* raster) {
+  TIFFRGBAImage image;
+  char reason[1024] = {};
+  if (!TIFFRGBAImageBegin(&image, tif_.get(), 0, reason)) {
+    return failure(DecodeErrc::kCorrupt, std::string("cannot start decoding: ") + reason);
+  }
+  image.req_orientation = ORIENTATION_TOPLEFT;
+  image.col_offset = 0;
+  std::uint32_t rows_per_strip = height_;
+  TIFFGetFieldDefaulted(tif_.get(), TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+  rows_per_strip = std::clamp<std::uint32_t>(rows_per_strip, 1, height_);
+  bool ok = true;
+  for (std::uint32_t y = 0; y < height_ && ok; y += rows_per_strip) {
+    image.row_offset = static_cast<int>(y);
+    ok = TIFFRGBAImageGet(&image, raster + static_cast<std::size_t>(y) * width_, width_,
+                          std::min(rows_per_strip, height_ - y)) != 0;
+  }
+  TIFFRGBAImageEnd(&image);
+  if (!ok) {
+    return failure(file_.short_read ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt,
+                   "cannot decode the image");
+  }
+  return {};
+}
+
+// The same for tiles (Pillow's _decodeTile through libtiff's tile RGBA reader), as measured
+// against Pillow 9.4: orientations that flip horizontally mirror whole rows, those that flip
+// vertically reverse the rows within each band of tiles; Pillow's transposition follows.
+void TiffReader::flip_like_pillow_tiles(std::uint32_t* raster) const {
+  std::uint32_t tile_height = height_;
+  TIFFGetField(tif_.get(), TIFFTAG_TILELENGTH, &tile_height);
+  tile_height = std::clamp<std::uint32_t>(tile_height, 1, height_);
+  if (orientation_ == 2 || orientation_ == 3 || orientation_ == 6 || orientation_ == 7) {
+    for (std::uint32_t y = 0; y < height_; ++y) {
+      std::reverse(raster + static_cast<std::size_t>(y) * width_,
+                   raster + static_cast<std::size_t>(y + 1) * width_);
+    }
+  }
+  if (orientation_ == 3 || orientation_ == 4 || orientation_ == 7 || orientation_ == 8) {
+    for (std::uint32_t band = 0; band < height_; band += tile_height) {
+      const std::uint32_t rows = std::min(tile_height, height_ - band);
+      for (std::uint32_t r = 0; r < rows / 2; ++r) {
+        std::swap_ranges(raster + static_cast<std::size_t>(band + r) * width_,
+                         raster + static_cast<std::size_t>(band + r + 1) * width_,
+                         raster + static_cast<std::size_t>(band + rows - 1 - r) * width_);
+      }
+    }
+  }
+}
+
+// libtiff's RGBA interface; alpha dropped. Asked for the stored row order (each orientation is
+// its own requested orientation, so libtiff flips nothing), except where Pillow asks for the
+// top-left one (read_rgba_by_strips).
 DecodeStatus TiffReader::read_rgba(std::vector<std::uint8_t>& stored,
                                    std::vector<std::uint8_t>& raster_bytes) {
   char reason[1024] = {};
@@ -256,10 +316,18 @@ DecodeStatus TiffReader::read_rgba(std::vector<std::uint8_t>& stored,
   const std::size_t pixels = static_cast<std::size_t>(width_) * height_;
   raster_bytes.resize(pixels * 4);
   auto* raster = reinterpret_cast<std::uint32_t*>(raster_bytes.data());
-  const int requested = orientation_ >= 1 && orientation_ <= 8 ? orientation_ : ORIENTATION_TOPLEFT;
-  if (!TIFFReadRGBAImageOriented(tif_.get(), width_, height_, raster, requested, 1)) {
-    return failure(file_.short_read ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt,
-                   "cannot decode the image");
+  const bool like_pillow_ycbcr =
+      layout_.photometric == PHOTOMETRIC_YCBCR && (compression_ != COMPRESSION_JPEG || separate_);
+  if (like_pillow_ycbcr && !TIFFIsTiled(tif_.get())) {
+    if (DecodeStatus status = read_rgba_by_strips(raster); !status.ok()) return status;
+  } else {
+    const int requested =
+        orientation_ >= 1 && orientation_ <= 8 ? orientation_ : ORIENTATION_TOPLEFT;
+    if (!TIFFReadRGBAImageOriented(tif_.get(), width_, height_, raster, requested, 1)) {
+      return failure(file_.short_read ? DecodeErrc::kTruncated : DecodeErrc::kCorrupt,
+                     "cannot decode the image");
+    }
+    if (like_pillow_ycbcr) flip_like_pillow_tiles(raster);
   }
   if (DecodeStatus status = checked("damaged image data"); !status.ok()) return status;
   stored.resize(pixels * 3);

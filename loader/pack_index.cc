@@ -77,7 +77,9 @@ PackIndex parse(const json& root, const fs::path& file) {
   index.version = fields.integer("version");
   if (index.version < 1 || index.version > kPackIndexVersion) {
     throw Error(file.string() + ": feedrate pack index version " + std::to_string(index.version) +
-                "; this feedrate reads versions 1 to " + std::to_string(kPackIndexVersion) +
+                "; this feedrate reads " +
+                (kPackIndexVersion == 1 ? std::string("version 1")
+                                        : "versions 1 to " + std::to_string(kPackIndexVersion)) +
                 " (pack the dataset again with this feedrate, or use the feedrate that packed it)");
   }
   index.source = fields.text("source");

@@ -1,4 +1,4 @@
-// feedrate-h2d: host-to-device copy benchmark, built with CUDA and run by bench/gpu_check.sh.
+// feedrate-h2d: host-to-device copy benchmark (CUDA builds), run by bench/device/gpu_check.sh.
 // Side by side in one run, for batch-sized buffers (uint8 N x 224 x 224 x 3):
 //   * pageable vs pinned cudaMemcpyAsync bandwidth;
 //   * feedrate's copier (gpu::Transfer: pinned slot ring, events, consumer-stream waits) against

@@ -14,27 +14,14 @@
 #include "gpu/transfer.h"
 #include "loader/error.h"
 #include "loader/loader.h"
+#include "tests/gpu/cuda_support.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {
 namespace {
 
-#define SKIP_WITHOUT_GPU() \
-  if (gpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device on this machine"
-
-template <typename T>
-std::vector<T> to_host(const void* device, std::size_t count) {
-  std::vector<T> host(count);
-  EXPECT_EQ(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost),
-            cudaSuccess);
-  return host;
-}
-
-struct Stream {
-  Stream() { EXPECT_EQ(cudaStreamCreate(&stream), cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(stream); }
-  cudaStream_t stream = nullptr;
-};
+using testing::Stream;
+using testing::to_host;
 
 gpu::TransferOptions small_options(gpu::ElementType dtype) {
   gpu::TransferOptions options;

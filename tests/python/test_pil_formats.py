@@ -130,8 +130,18 @@ def test_tiff_orientation_is_applied_as_pillow_does(tmp_path):
             options = {"compression": compression} if compression else {}
             paths.append(save(rgb, tmp_path / name, tiffinfo=orientation_info(orientation),
                               **options))
-    # The RGBA path (YCbCr) takes the tag too.
+    # The RGBA path (YCbCr) takes the tag too. Without JPEG compression Pillow has libtiff flip
+    # each strip to the top-left orientation, then transposes again: strips of 5 rows show it.
     paths.append(tiffcp(paths[10], tmp_path / "orientation6_jpeg.tif", "-c", "jpeg"))
+    ycbcr = photo()[:, :36]
+    for orientation in (1, 2, 3, 6, 7, 8):
+        raw = raw_tiff(tmp_path / f"ycbcr{orientation}_raw.tif", ycbcr, 8, 6,
+                       tags={530: (3, [1, 1]), 274: (3, [orientation])})
+        paths.append(tiffcp(raw, tmp_path / f"ycbcr{orientation}_lzw.tif", "-c", "lzw", "-r", "5"))
+        # Tiled, Pillow flips whole rows but reverses rows within each band of tiles.
+        for tile in ((16, 16), (32, 16), (16, 32)):
+            paths.append(tiffcp(paths[-1], tmp_path / f"ycbcr{orientation}_tiles{tile[0]}x{tile[1]}.tif",
+                                "-t", "-w", str(tile[0]), "-l", str(tile[1])))
     expect_pil_pixels(paths, tmp_path)
     assert pil_rgb(paths[10]).shape == (WIDTH, HEIGHT, 3)
 

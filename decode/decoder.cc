@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "decode/augment_policy.h"
+
 namespace feedrate::decode {
 
 Decoder::Decoder(DecodeLimits limits) : limits_(limits), jpeg_(limits) {}
@@ -50,6 +52,8 @@ DecodeStatus Decoder::decode(std::span<const std::uint8_t> bytes, const Transfor
     DecodeStatus status = jpeg_.decode(bytes, spec, sample_seed, out);
     width_ = jpeg_.info().width;
     height_ = jpeg_.info().height;
+    if (status.ok())
+      apply_pixel_steps(spec, sample_seed, {out.data(), spec.size, spec.size}, augment_);
     return status;
   }
   const std::size_t needed = static_cast<std::size_t>(spec.size) * spec.size * 3;
@@ -61,6 +65,7 @@ DecodeStatus Decoder::decode(std::span<const std::uint8_t> bytes, const Transfor
   const ResizePlan plan = plan_transform(spec, width_, height_, rng);
   resampler_.prepare(plan);
   resampler_.run(whole_.pixels.data(), static_cast<std::size_t>(width_) * 3, 0, 0, out.data());
+  apply_pixel_steps(spec, sample_seed, {out.data(), spec.size, spec.size}, augment_);
   return {};
 }
 

@@ -5,6 +5,7 @@
 // BMP and PNM have no region decode: the whole image is decoded into per-thread scratch (bounded
 // by DecodeLimits::max_pixels, checked before it grows), then the same ResizePlan and Resampler
 // as the JPEG path crop, resize and flip it. Pixels follow PIL's Image.open(f).convert("RGB").
+// Then the spec's pixel steps (decode/augment_policy.h) run on the output, whatever the format.
 //
 // Thread-safety: a Decoder holds codec state and scratch buffers; use one per thread.
 #pragma once
@@ -13,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "decode/augment.h"
 #include "decode/format.h"
 #include "decode/image_decoder.h"
 #include "decode/resize.h"
@@ -26,7 +28,8 @@ class Decoder {
   explicit Decoder(DecodeLimits limits = {});
 
   // Decodes `bytes` under `spec` with augmentation drawn from Rng(sample_seed) and writes
-  // spec.size x spec.size packed RGB (HWC uint8) to `out`, which must hold that many bytes.
+  // spec.size x spec.size packed RGB (HWC uint8) to `out`, which must hold that many bytes:
+  // stages 1 and 2 of the spec (decode/transform.h); stage 3 is the caller's.
   DecodeStatus decode(std::span<const std::uint8_t> bytes, const TransformSpec& spec,
                       std::uint64_t sample_seed, std::span<std::uint8_t> out);
 
@@ -45,6 +48,7 @@ class Decoder {
   DecodeLimits limits_;
   ImageDecoder jpeg_;
   Resampler resampler_;
+  AugmentScratch augment_;
   RgbImage whole_;
   ImageFormat format_ = ImageFormat::kUnknown;
   int width_ = 0, height_ = 0;

@@ -11,13 +11,31 @@ const char* Resampler::kernels() {
   return kernels::best().name;
 }
 
-void Resampler::build(Taps& taps, double box_start, double box_len, int out_len, int win_start,
-                      int win_len, int clip_lo, int clip_hi) {
-  // PIL's precompute_coeffs: support = 1 (bilinear) widened by the downscale factor, so each
+namespace {
+
+// PIL's filters (libImaging/Resample.c): the triangle, and the cubic with a = -0.5.
+double filter_weight(Interpolation interpolation, double x) {
+  x = std::abs(x);
+  if (interpolation == Interpolation::kBilinear) return x < 1.0 ? 1.0 - x : 0.0;
+  constexpr double a = -0.5;
+  if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0;
+  if (x < 2.0) return (((x - 5.0) * x + 8.0) * x - 4.0) * a;
+  return 0.0;
+}
+
+double filter_support(Interpolation interpolation) {
+  return interpolation == Interpolation::kBilinear ? 1.0 : 2.0;
+}
+
+}  // namespace
+
+void Resampler::build(Taps& taps, Interpolation interpolation, double box_start, double box_len,
+                      int out_len, int win_start, int win_len, int clip_lo, int clip_hi) {
+  // PIL's precompute_coeffs: the filter's support widened by the downscale factor, so each
   // output pixel averages every source pixel it covers (antialiasing).
   const double scale = box_len / out_len;
   const double filter_scale = std::max(scale, 1.0);
-  const double support = filter_scale;
+  const double support = filter_support(interpolation) * filter_scale;
   taps.max_taps = static_cast<int>(std::ceil(support)) * 2 + 1;
   taps.first.resize(win_len);
   taps.count.resize(win_len);
@@ -34,12 +52,11 @@ void Resampler::build(Taps& taps, double box_start, double box_len, int out_len,
     float* weights = &taps.weights[static_cast<std::size_t>(i) * taps.max_taps];
     double total = 0;
     for (int x = lo; x < hi; ++x) {
-      const double distance = std::abs((x - center + 0.5) / filter_scale);
-      const double w = distance < 1.0 ? 1.0 - distance : 0.0;
+      const double w = filter_weight(interpolation, (x - center + 0.5) / filter_scale);
       weights[x - lo] = static_cast<float>(w);
       total += w;
     }
-    if (total <= 0) {
+    if (total == 0) {
       weights[0] = 1.0f;
       hi = lo + 1;
       total = 1;
@@ -62,10 +79,10 @@ void Resampler::build(Taps& taps, double box_start, double box_len, int out_len,
 }
 
 SourceRect Resampler::prepare(const ResizePlan& plan) {
-  build(horizontal_, plan.box_x, plan.box_w, plan.out_w, plan.win_x, plan.win_w, plan.clip_x0,
-        plan.clip_x1);
-  build(vertical_, plan.box_y, plan.box_h, plan.out_h, plan.win_y, plan.win_h, plan.clip_y0,
-        plan.clip_y1);
+  build(horizontal_, plan.interpolation, plan.box_x, plan.box_w, plan.out_w, plan.win_x, plan.win_w,
+        plan.clip_x0, plan.clip_x1);
+  build(vertical_, plan.interpolation, plan.box_y, plan.box_h, plan.out_h, plan.win_y, plan.win_h,
+        plan.clip_y0, plan.clip_y1);
   win_w_ = plan.win_w;
   win_h_ = plan.win_h;
   flip_ = plan.flip;

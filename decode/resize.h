@@ -1,6 +1,7 @@
-// Antialiased bilinear resampling, the filter of PIL and of torchvision's Resize with
-// antialias=True: a triangle filter widened by the downscale factor, applied vertically then
-// horizontally, producing one window of the resized image, optionally mirrored left-right.
+// Antialiased resampling, the filters of PIL and of torchvision's Resize with antialias=True:
+// a triangle (bilinear) or cubic (bicubic, a = -0.5) filter widened by the downscale factor,
+// applied vertically then horizontally, producing one window of the resized image, optionally
+// mirrored left-right. Bicubic's negative lobes may overshoot; the output saturates to 0..255.
 //
 // The inner loops (decode/resize_kernels.h) run with AVX2 where the CPU has it, else SSE2, and
 // give the same bytes either way. A Resampler keeps its filter tables and intermediate rows
@@ -42,8 +43,8 @@ class Resampler {
     std::vector<float> weights;  // max_taps per output index, normalised to sum 1
     int max_taps = 0;
   };
-  static void build(Taps& taps, double box_start, double box_len, int out_len, int win_start,
-                    int win_len, int clip_lo, int clip_hi);
+  static void build(Taps& taps, Interpolation interpolation, double box_start, double box_len,
+                    int out_len, int win_start, int win_len, int clip_lo, int clip_hi);
 
   Taps horizontal_, vertical_;
   std::vector<float> column_sums_;  // two vertically filtered rows, RGB float, zero padded

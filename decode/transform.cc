@@ -42,6 +42,51 @@ Crop random_resized_crop(const TransformSpec& spec, int width, int height, Rng& 
   return {(width - w) / 2, (height - h) / 2, w, h};
 }
 
+bool in_unit(double p) {
+  return p >= 0 && p <= 1;
+}
+
+std::string validate_steps(const TransformSpec& spec) {
+  using Kind = PixelStep::Kind;
+  for (const PixelStep& step : spec.pixel_steps) {
+    if (!in_unit(step.p)) return "a step's probability p must be in [0, 1]";
+    if (step.kind == Kind::kColorJitter) {
+      for (const auto& range : {step.brightness, step.contrast, step.saturation}) {
+        if (!(range[0] >= 0 && range[0] <= range[1])) {
+          return "jitter: brightness, contrast and saturation ranges need 0 <= low <= high";
+        }
+      }
+      if (!(step.hue[0] >= -0.5 && step.hue[0] <= step.hue[1] && step.hue[1] <= 0.5)) {
+        return "jitter: hue must satisfy -0.5 <= low <= high <= 0.5";
+      }
+    }
+    if (step.kind == Kind::kTrivialAugmentWide || step.kind == Kind::kRandAugment) {
+      if (step.num_bins < 2 || step.num_bins > 1000) return "bins must be in [2, 1000]";
+    }
+    if (step.kind == Kind::kRandAugment) {
+      if (step.num_ops < 0 || step.num_ops > 100) return "ra: num_ops must be in [0, 100]";
+      if (step.magnitude < 0 || step.magnitude >= step.num_bins) {
+        return "ra: magnitude must be in [0, bins)";
+      }
+    }
+    for (double f : step.fill) {
+      if (!(f >= 0 && f <= 255)) return "fill must be in [0, 255]";
+    }
+  }
+  const EraseSpec& e = spec.erase;
+  if (!in_unit(e.p)) return "erase: p must be in [0, 1]";
+  if (!(e.scale_min > 0 && e.scale_min <= e.scale_max && e.scale_max <= 1)) {
+    return "erase: scale must satisfy 0 < low <= high <= 1";
+  }
+  if (!(e.ratio_min > 0 && e.ratio_min <= e.ratio_max)) {
+    return "erase: ratio must satisfy 0 < low <= high";
+  }
+  for (float s : spec.normalize_std) {
+    if (!(s > 0)) return "normalize: std must be > 0";
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string validate(const TransformSpec& spec) {
@@ -58,7 +103,7 @@ std::string validate(const TransformSpec& spec) {
   if (!(spec.flip_probability >= 0 && spec.flip_probability <= 1)) {
     return "flip_probability must be in [0, 1]";
   }
-  return {};
+  return validate_steps(spec);
 }
 
 int eval_resize_for(int size) {
@@ -80,6 +125,7 @@ ResizePlan plan_transform(const TransformSpec& spec, int width, int height, Rng&
     plan.clip_x1 = crop.x + crop.w;
     plan.clip_y1 = crop.y + crop.h;
     plan.flip = rng.uniform() < spec.flip_probability;
+    plan.interpolation = spec.interpolation;
     return plan;
   }
   // torchvision Resize(int): the shorter side becomes `resize`, the longer one is truncated.
@@ -96,6 +142,7 @@ ResizePlan plan_transform(const TransformSpec& spec, int width, int height, Rng&
   plan.win_y = py_round((plan.out_h - spec.size) / 2.0);
   plan.clip_x1 = width;
   plan.clip_y1 = height;
+  plan.interpolation = spec.interpolation;
   return plan;
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "decode/transform_text.h"
 #include "gpu/device.h"
 #include "io/throttle.h"
 #include "loader/error.h"
@@ -26,8 +27,6 @@ constexpr std::array<Word<BadInputPolicy>, 2> kPolicies{
     {{"error", BadInputPolicy::kError}, {"skip", BadInputPolicy::kSkip}}};
 constexpr std::array<Word<ShuffleMode>, 3> kShuffleModes{
     {{"full", ShuffleMode::kFull}, {"blocks", ShuffleMode::kBlocks}, {"none", ShuffleMode::kNone}}};
-constexpr std::array<Word<decode::TransformKind>, 2> kTransformKinds{
-    {{"train", decode::TransformKind::kTrain}, {"eval", decode::TransformKind::kEval}}};
 
 int from_environment(const char* variable, int fallback) {
   const char* text = std::getenv(variable);
@@ -39,6 +38,28 @@ int from_environment(const char* variable, int fallback) {
                 " must be a non-negative integer, got '" + text + "'");
   }
   return static_cast<int>(value);
+}
+
+// The transform's output stage against the layout and device (issue: augmentations).
+void check_transform_output(LoaderOptions& options, const gpu::Device& device) {
+  const decode::TransformSpec& spec = options.transform;
+  const bool floats = options.layout != OutputLayout::kUint8NHWC;
+  if (spec.normalize) {
+    if (!floats) {
+      throw Error(
+          "option transform: normalize needs a float layout (float32 or float16), not uint8");
+    }
+    options.normalization = {spec.normalize_mean, spec.normalize_std};
+  }
+  if (spec.erase.p > 0 && spec.erase.random_value && !floats) {
+    throw Error(
+        "option transform: erase(value=random) draws normal values: it needs a float layout");
+  }
+  if (spec.erase.p > 0 && floats && device.is_cuda()) {
+    throw Error(
+        "option transform: erase on float batches converted on the GPU is not supported: "
+        "run RandomErasing on the GPU after loading, or deliver uint8");
+  }
 }
 
 }  // namespace
@@ -86,6 +107,7 @@ LoaderOptions resolve(LoaderOptions options) {
     throw Error("option layout float16-nchw needs a CUDA device (option device), got " +
                 options.device);
   }
+  check_transform_output(options, device);
   for (int c = 0; c < 3; ++c) {
     if (!(options.normalization.std[c] > 0)) {
       throw Error("option normalization.std must be > 0 for every channel");
@@ -134,12 +156,17 @@ const char* shuffle_name(ShuffleMode mode) {
   return name_of(mode, kShuffleModes);
 }
 
-std::vector<std::string> transform_kind_names() {
-  return texts_of(kTransformKinds);
+std::string transform_problem(const std::string& text) {
+  decode::TransformSpec spec;
+  return decode::parse_transform(text, 224, spec);
 }
 
-decode::TransformKind parse_transform_kind(std::string_view text) {
-  return parse_word("transform", text, kTransformKinds);
+decode::TransformSpec parse_transform(std::string_view text, int size) {
+  decode::TransformSpec spec;
+  if (std::string problem = decode::parse_transform(text, size, spec); !problem.empty()) {
+    throw Error("option transform: " + problem);
+  }
+  return spec;
 }
 
 const char* layout_name(OutputLayout layout) {

@@ -1,6 +1,6 @@
 // Options of a Loader, validated in one place. A wrong value makes resolve() throw
 // feedrate::Error naming the option and its allowed range. The options that take a word (layout,
-// on_bad, transform, shuffle) have one table each here, read by their parse_*() and *_names() for
+// on_bad, shuffle) have one table each here, read by their parse_*() and *_names() for
 // the command line and the Python module alike. Thread-safety: a plain value; the tables are const.
 #pragma once
 
@@ -163,8 +163,13 @@ std::vector<std::string> shuffle_names();
 ShuffleMode parse_shuffle(std::string_view text);
 const char* shuffle_name(ShuffleMode mode);
 
-// Option transform: "train" or "eval".
-std::vector<std::string> transform_kind_names();
-decode::TransformKind parse_transform_kind(std::string_view text);
+// Option transform as a spec text (decode/transform_text.h: "train", "eval", or steps such as
+// "rrc(176),hflip,ta_wide,normalize,erase(0.1)"); `size` is train's and eval's output size.
+// Throws feedrate::Error naming the step and argument at fault. resolve() then checks the
+// spec against the layout: normalize needs a float layout (and sets `normalization`),
+// erase(value=random) too, and erase is refused on float batches converted on a CUDA device.
+decode::TransformSpec parse_transform(std::string_view text, int size);
+// What is wrong with the spec text `text`, or an empty string (a command-line validator).
+std::string transform_problem(const std::string& text);
 
 }  // namespace feedrate

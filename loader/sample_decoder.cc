@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "decode/augment_policy.h"
 #include "decode/layout.h"
 #include "decode/random.h"
 #include "gpu/trace.h"
@@ -43,12 +44,18 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   if (decode_to_u8_) {
     status = worker.decoder.decode(encoded, options_.transform, seed,
                                    {reinterpret_cast<std::uint8_t*>(out), sample_bytes_});
+    if (status.ok()) {
+      decode::erase_uint8_hwc(options_.transform.erase, seed, options_.transform.size,
+                              reinterpret_cast<std::uint8_t*>(out));
+    }
   } else {
     worker.scratch.resize(pixels_ * 3);
     status = worker.decoder.decode(encoded, options_.transform, seed, worker.scratch);
     if (status.ok()) {
       decode::hwc_to_chw_normalized(worker.scratch.data(), pixels_, options_.normalization,
                                     reinterpret_cast<float*>(out));
+      decode::erase_float_chw(options_.transform.erase, seed, options_.transform.size,
+                              reinterpret_cast<float*>(out));
     }
   }
   if (!status.ok()) {

@@ -1,5 +1,7 @@
 // The decode stage (internal to loader/): decodes and augments one sample of a slot straight
-// into its place in the slot's staging buffer, with a decoder per thread created once.
+// into its place in the slot's staging buffer, with a decoder per thread created once. All
+// three stages of the transform run here (decode/transform.h), inside the decode time that
+// telemetry records per image: a costlier recipe shows as more decode CPU per image.
 //
 // Decoders write uint8 HWC when the consumer wants uint8 or the device converts (CUDA); else
 // they decode into per-thread scratch and write normalised float CHW. The augmentation seed is

@@ -1,6 +1,5 @@
 #include "bench/cli/loader_args.h"
 
-#include "decode/transform.h"
 
 namespace feedrate::bench {
 
@@ -17,8 +16,11 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
   command->add_option("-b,--batch", args->batch, "Batch size")
       ->check(CLI::Range(1, 65536))
       ->capture_default_str();
-  command->add_option("-t,--transform", args->transform, "train or eval")
-      ->check(CLI::IsMember(transform_kind_names()))
+  command
+      ->add_option("-t,--transform", args->transform,
+                   "train, eval, or a spec such as \"rrc(176),hflip,ta_wide,normalize,erase(0.1)\" "
+                   "(docs/augmentations.md); train and eval take --size")
+      ->check(CLI::Validator(transform_problem, "SPEC"))
       ->capture_default_str();
   command->add_option("--size", args->size, "Output side in pixels")
       ->check(CLI::Range(8, 4096))
@@ -86,9 +88,7 @@ LoaderOptions loader_options(const LoaderArgs& args) {
   options.shuffle = args.no_shuffle ? ShuffleMode::kNone : parse_shuffle(args.shuffle);
   options.shuffle_window_mb = args.shuffle_window_mb;
   options.seed = args.seed;
-  options.transform.kind = parse_transform_kind(args.transform);
-  options.transform.size = args.size;
-  options.transform.resize = decode::eval_resize_for(args.size);
+  options.transform = parse_transform(args.transform, args.size);
   options.on_bad = parse_policy(args.on_bad);
   options.layout = parse_layout(args.layout);
   options.device = args.device;

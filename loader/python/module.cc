@@ -11,6 +11,7 @@
 // is taken back to check for signals, so Ctrl-C raises KeyboardInterrupt promptly and the next
 // iteration continues where the interrupted one stopped. feedrate.Error (a RuntimeError) carries
 // the loader's message, naming the file and what is wrong.
+#include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -23,9 +24,11 @@
 #include "loader/error.h"
 #include "loader/loader.h"
 #include "loader/loader_state.h"
+#include "loader/python/augment_probe.h"
 #include "loader/python/options.h"
 #include "loader/python/report.h"
 #include "loader/python/tensors.h"
+#include "torchvision_compat_py.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
@@ -117,7 +120,15 @@ class PyLoader {
     }
     ++delivered_;
     if (options_.progress) progress_.update(*loader_, epoch_, delivered_);
-    return to_python(*batch, arrays_, options_.return_indices);
+    py::tuple out = to_python(*batch, arrays_, options_.return_indices);
+    if (options_.channels_first) {  // torchvision's uint8 layout: N x 3 x H x W views
+      py::list items(out);
+      const py::object images = items[0];
+      items[0] = py::hasattr(images, "permute") ? images.attr("permute")(0, 3, 1, 2)
+                                                : images.attr("transpose")(0, 3, 1, 2);
+      out = py::tuple(items);
+    }
+    return out;
   }
 
   py::dict report() const { return report_dict(loader_->report(), loader_->stats()); }
@@ -181,8 +192,9 @@ Options (defaults as the C++ LoaderOptions): batch_size=64, num_workers=1,
 shuffle=True|False|"full"|"blocks"|"none" (True is "full", False "none"), shuffle_window_mb=128
 (blocks: the samples of that many MB of storage blocks are shuffled together), seed=0,
 drop_last=False, rank/world_size (None or -1: RANK / WORLD_SIZE, as DistributedSampler),
-pad_shards=True, transform="train"|"eval", size=224, resize=size*256/224, scale=(0.08, 1),
-ratio=(3/4, 4/3), flip_probability=0.5, dtype="uint8" (NHWC) | "float32" | "float16" (NCHW,
+pad_shards=True, transform="train"|"eval"|a spec text ("rrc(176),hflip,ta_wide,normalize,
+erase(0.1)", docs/augmentations.md)|a torchvision Compose of supported operations, size=224,
+resize=size*256/224, scale=(0.08, 1), ratio=(3/4, 4/3), flip_probability=0.5, dtype="uint8" (NHWC) | "float32" | "float16" (NCHW,
 normalised with mean/std), mean, std, device="cpu"|"cuda"|"cuda:N", on_bad="error"|"skip",
 prefetch_batches=3, memory_budget_mb, io_queue_depth, force_pread, direct_io, throttle,
 tar_chunk_bytes, max_pixels, training_images_per_s, allow_paths_outside_root,
@@ -248,6 +260,9 @@ slowest: 812 images/s, bottleneck io: ..."}.
 )doc");
   m.attr("option_names") = option_names();
   m.attr("__version__") = FEEDRATE_VERSION;
+  // _spec_from_torchvision() and DataLoader (loader/python/torchvision_compat.py).
+  py::exec(kTorchvisionCompatPy, m.attr("__dict__"));
+  register_augment_probe(m);
 }
 
 }  // namespace feedrate::python

@@ -93,28 +93,13 @@ const std::map<std::string, Setter>& setters() {
       {"cache_dir", [](PythonOptions& o,
                        const py::handle& v) { o.loader.cache_dir = py::str(v); }},  // a Path too
       {"cache_gb", field(&LoaderOptions::cache_gb)},
-      {"transform",
-       [](PythonOptions& o, const py::handle& v) {
-         o.loader.transform.kind = parse_transform_kind(word_of(v));
-       }},
-      {"size",
-       [](PythonOptions& o, const py::handle& v) { o.loader.transform.size = v.cast<int>(); }},
-      {"resize",
-       [](PythonOptions& o, const py::handle& v) { o.loader.transform.resize = v.cast<int>(); }},
-      {"scale",
-       [](PythonOptions& o, const py::handle& v) {
-         std::tie(o.loader.transform.scale_min, o.loader.transform.scale_max) =
-             two_doubles("scale", v);
-       }},
-      {"ratio",
-       [](PythonOptions& o, const py::handle& v) {
-         std::tie(o.loader.transform.ratio_min, o.loader.transform.ratio_max) =
-             two_doubles("ratio", v);
-       }},
-      {"flip_probability",
-       [](PythonOptions& o, const py::handle& v) {
-         o.loader.transform.flip_probability = v.cast<double>();
-       }},
+      // The transform's keywords are collected, then applied in one place (apply_transform).
+      {"transform", [](PythonOptions&, const py::handle&) {}},
+      {"size", [](PythonOptions&, const py::handle&) {}},
+      {"resize", [](PythonOptions&, const py::handle&) {}},
+      {"scale", [](PythonOptions&, const py::handle&) {}},
+      {"ratio", [](PythonOptions&, const py::handle&) {}},
+      {"flip_probability", [](PythonOptions&, const py::handle&) {}},
       {"dtype", [](PythonOptions& o,
                    const py::handle& v) { o.loader.layout = parse_layout(word_of(v), "dtype"); }},
       {"mean", [](PythonOptions& o,
@@ -132,6 +117,56 @@ const std::map<std::string, Setter>& setters() {
   return table;
 }
 
+py::object keyword(const py::kwargs& kwargs, const char* name) {
+  return kwargs.contains(name) ? py::reinterpret_borrow<py::object>(kwargs[name]) : py::none();
+}
+
+// transform= a spec text ("train", "eval", "rrc(176),ta_wide,...") or a torchvision transform
+// (feedrate._spec_from_torchvision reads its objects into a spec text and the output dtype);
+// size, resize, scale, ratio and flip_probability then adjust the geometry.
+void apply_transform(PythonOptions& options, const py::kwargs& kwargs) {
+  const py::object transform = keyword(kwargs, "transform");
+  const py::object size = keyword(kwargs, "size");
+  const int out_size = size.is_none() ? 224 : size.cast<int>();
+  std::string text = "train";
+  if (py::isinstance<py::str>(transform)) {
+    text = transform.cast<std::string>();
+  } else if (!transform.is_none()) {
+    const py::tuple read =
+        py::module_::import("feedrate").attr("_spec_from_torchvision")(transform);
+    text = read[0].cast<std::string>();
+    if (!kwargs.contains("dtype"))
+      options.loader.layout = parse_layout(read[1].cast<std::string>());
+    options.channels_first = read[2].cast<bool>();
+    if (!read[3].is_none()) options.loader.normalization.mean = three_floats("mean", read[3]);
+    if (!read[4].is_none()) options.loader.normalization.std = three_floats("std", read[4]);
+  }
+  try {
+    options.loader.transform = parse_transform(text, out_size);
+  } catch (const Error& e) {
+    throw py::value_error(e.what());
+  }
+  decode::TransformSpec& spec = options.loader.transform;
+  // A spec naming normalize delivers floats unless a dtype says otherwise.
+  if (spec.normalize && !kwargs.contains("dtype") &&
+      options.loader.layout == OutputLayout::kUint8NHWC) {
+    options.loader.layout = OutputLayout::kFloat32NCHW;
+  }
+  const auto given = [&](const char* name) { return !keyword(kwargs, name).is_none(); };
+  try {
+    if (given("resize")) spec.resize = kwargs["resize"].cast<int>();
+    if (given("scale"))
+      std::tie(spec.scale_min, spec.scale_max) = two_doubles("scale", kwargs["scale"]);
+    if (given("ratio"))
+      std::tie(spec.ratio_min, spec.ratio_max) = two_doubles("ratio", kwargs["ratio"]);
+    if (given("flip_probability"))
+      spec.flip_probability = kwargs["flip_probability"].cast<double>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(
+        "feedrate.Loader(): resize, scale, ratio or flip_probability has the wrong type");
+  }
+}
+
 }  // namespace
 
 std::string option_names() {
@@ -143,7 +178,6 @@ std::string option_names() {
 PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) {
   PythonOptions options;
   options.loader.source = py::str(py::module_::import("os").attr("fspath")(source));
-  bool resize_given = false;
   for (const auto& [key, value] : kwargs) {
     const std::string name = py::str(key);
     const auto setter = setters().find(name);
@@ -160,11 +194,8 @@ PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) 
     } catch (const Error& e) {  // a word outside its option's vocabulary
       throw py::value_error(e.what());
     }
-    resize_given = resize_given || name == "resize";
   }
-  if (!resize_given) {
-    options.loader.transform.resize = decode::eval_resize_for(options.loader.transform.size);
-  }
+  apply_transform(options, kwargs);
   return options;
 }
 

@@ -22,6 +22,9 @@ struct PythonOptions {
   ArrayKind arrays = ArrayKind::kAuto;
   bool progress = false;        // a progress line on stderr
   bool return_indices = false;  // yield (images, labels, indices)
+  // Set from a torchvision transform whose output is uint8: yield images as N x 3 x H x W
+  // views, the layout torchvision's tensors have.
+  bool channels_first = false;
 };
 
 // `source`: a str or an os.PathLike.

@@ -75,12 +75,35 @@ TEST(Options, ShuffleWordsRoundTripAndBlocksNeedChunks) {
   EXPECT_NE(error_of([&] { resolve(o); }).find("shuffle_window_mb"), std::string::npos);
 }
 
-TEST(Options, TransformWordsParseToTheirKinds) {
-  EXPECT_EQ(transform_kind_names(), (std::vector<std::string>{"train", "eval"}));
-  EXPECT_EQ(parse_transform_kind("train"), decode::TransformKind::kTrain);
-  EXPECT_EQ(parse_transform_kind("eval"), decode::TransformKind::kEval);
-  EXPECT_EQ(error_of([] { parse_transform_kind("test"); }),
-            "option transform: 'test' is not one of train, eval");
+TEST(Options, TransformIsASpecText) {
+  EXPECT_EQ(parse_transform("train", 176).kind, decode::TransformKind::kTrain);
+  EXPECT_EQ(parse_transform("train", 176).size, 176);
+  EXPECT_EQ(parse_transform("eval", 224).resize, 256);
+  EXPECT_EQ(parse_transform("rrc(176),hflip,ta_wide", 224).pixel_steps.size(), 1u);
+  EXPECT_NE(error_of([] { parse_transform("test", 224); }).find("option transform: 'test'"),
+            std::string::npos);
+  EXPECT_EQ(transform_problem("rrc(176),ra"), "");
+  EXPECT_NE(transform_problem("rrc(176),blur").find("unknown step 'blur'"), std::string::npos);
+}
+
+TEST(Options, TransformOutputStageMatchesTheLayout) {
+  LoaderOptions o;
+  o.source = "/data";
+  o.transform = parse_transform("rrc(176),normalize(mean=0.5,std=0.25)", 224);
+  EXPECT_NE(error_of([&] { resolve(o); }).find("normalize needs a float layout"),
+            std::string::npos);
+  o.layout = OutputLayout::kFloat32NCHW;
+  const LoaderOptions resolved = resolve(o);
+  EXPECT_EQ(resolved.normalization.mean[1], 0.5f);  // the spec's Normalize sets it
+  EXPECT_EQ(resolved.normalization.std[2], 0.25f);
+  o.transform = parse_transform("rrc(176),erase(0.5,value=random)", 224);
+  o.layout = OutputLayout::kUint8NHWC;
+  EXPECT_NE(error_of([&] { resolve(o); }).find("value=random"), std::string::npos);
+  o.transform = parse_transform("rrc(176),erase(0.5)", 224);
+  EXPECT_NO_THROW(resolve(o));  // constant erasing on uint8
+  o.layout = OutputLayout::kFloat32NCHW;
+  o.device = "cuda";
+  EXPECT_NE(error_of([&] { resolve(o); }).find("GPU after loading"), std::string::npos);
 }
 
 TEST(Options, ParseWordReadsAnyTable) {

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   feedrate::LoaderOptions options;
   std::string prefix, transform = "train", layout = "uint8";
   std::uint64_t epoch = 0;
+  int size = 224, resize = 0;
   bool no_shuffle = false;
   app.add_option("source", options.source)->required();
   app.add_option("prefix", prefix)->required();
@@ -26,14 +27,16 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed);
   app.add_option("--epoch", epoch);
   app.add_flag("--no-shuffle", no_shuffle);
-  app.add_option("--transform", transform)->check(CLI::IsMember(feedrate::transform_kind_names()));
-  app.add_option("--size", options.transform.size);
-  app.add_option("--resize", options.transform.resize);
+  app.add_option("--transform", transform)
+      ->check(CLI::Validator(feedrate::transform_problem, "SPEC"));
+  app.add_option("--size", size);
+  app.add_option("--resize", resize);
   // float16 is refused by the Loader: it needs a CUDA device.
   app.add_option("--layout", layout)->check(CLI::IsMember(feedrate::layout_names()));
   CLI11_PARSE(app, argc, argv);
   options.shuffle = no_shuffle ? feedrate::ShuffleMode::kNone : feedrate::ShuffleMode::kFull;
-  options.transform.kind = feedrate::parse_transform_kind(transform);
+  options.transform = feedrate::parse_transform(transform, size);
+  if (resize > 0) options.transform.resize = resize;
   options.layout = feedrate::parse_layout(layout);
   try {
     feedrate::Loader loader(options);

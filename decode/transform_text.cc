@@ -1,0 +1,399 @@
+#include "decode/transform_text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace feedrate::decode {
+namespace {
+
+using Kind = PixelStep::Kind;
+
+struct ParseError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// Splits at commas outside parentheses.
+std::vector<std::string_view> split_top(std::string_view text) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || (text[i] == ',' && depth == 0)) {
+      parts.push_back(trim(text.substr(start, i - start)));
+      start = i + 1;
+    } else if (text[i] == '(') {
+      ++depth;
+    } else if (text[i] == ')') {
+      if (--depth < 0) throw ParseError("unbalanced ')'");
+    }
+  }
+  if (depth != 0) throw ParseError("unbalanced '('");
+  return parts;
+}
+
+// One step: its name, positional arguments and keyword arguments, consumed as they are read
+// so that a leftover argument is reported.
+class Step {
+ public:
+  explicit Step(std::string_view text) {
+    const std::size_t open = text.find('(');
+    name_ = std::string(trim(text.substr(0, open)));
+    if (name_.empty()) throw ParseError("an empty step");
+    if (open == std::string_view::npos) return;
+    if (text.back() != ')') throw ParseError(name_ + ": text after ')'");
+    const std::string_view inner = trim(text.substr(open + 1, text.size() - open - 2));
+    if (inner.empty()) return;
+    for (std::string_view arg : split_top(inner)) {
+      const std::size_t eq = arg.find('=');
+      if (eq == std::string_view::npos) {
+        if (!keyword_.empty()) throw ParseError(name_ + ": a positional argument after a keyword");
+        positional_.emplace_back(arg);
+      } else {
+        keyword_[std::string(trim(arg.substr(0, eq)))] = std::string(trim(arg.substr(eq + 1)));
+      }
+    }
+  }
+
+  const std::string& name() const { return name_; }
+
+  // The argument at `position` or named `key`, if given.
+  std::optional<std::string> take(std::size_t position, const std::string& key) {
+    if (auto it = keyword_.find(key); it != keyword_.end()) {
+      std::string value = it->second;
+      keyword_.erase(it);
+      return value;
+    }
+    if (position < positional_.size() && !positional_[position].empty()) {
+      return std::exchange(positional_[position], std::string());
+    }
+    return std::nullopt;
+  }
+
+  double number(std::size_t position, const std::string& key, double fallback) {
+    const auto text = take(position, key);
+    return text ? parse_number(key, *text) : fallback;
+  }
+  int integer(std::size_t position, const std::string& key, int fallback) {
+    const double value = number(position, key, fallback);
+    if (value != std::floor(value) || std::abs(value) > 1e9) {
+      throw ParseError(name_ + ": " + key + " must be an integer");
+    }
+    return static_cast<int>(value);
+  }
+  // "lo/hi"; a single number x gives single(x).
+  template <typename Single>
+  std::array<double, 2> range(std::size_t position, const std::string& key,
+                              std::array<double, 2> fallback, Single single) {
+    const auto text = take(position, key);
+    if (!text) return fallback;
+    const std::vector<double> values = list(key, *text);
+    if (values.size() == 1) return single(values[0]);
+    if (values.size() != 2) throw ParseError(name_ + ": " + key + " takes low/high");
+    return {values[0], values[1]};
+  }
+  std::array<double, 2> range(std::size_t position, const std::string& key,
+                              std::array<double, 2> fallback) {
+    return range(position, key, fallback, [&](double) -> std::array<double, 2> {
+      throw ParseError(name_ + ": " + key + " takes low/high");
+    });
+  }
+  // "a/b/c", or one value for all three channels.
+  std::array<double, 3> triple(std::size_t position, const std::string& key,
+                               std::array<double, 3> fallback) {
+    const auto text = take(position, key);
+    if (!text) return fallback;
+    const std::vector<double> values = list(key, *text);
+    if (values.size() == 1) return {values[0], values[0], values[0]};
+    if (values.size() != 3) throw ParseError(name_ + ": " + key + " takes one value or r/g/b");
+    return {values[0], values[1], values[2]};
+  }
+
+  // Every argument was used.
+  void finish() const {
+    for (const std::string& p : positional_) {
+      if (!p.empty()) throw ParseError(name_ + ": unexpected argument '" + p + "'");
+    }
+    if (!keyword_.empty()) {
+      throw ParseError(name_ + ": unknown argument '" + keyword_.begin()->first + "'");
+    }
+  }
+
+ private:
+  double parse_number(const std::string& key, std::string_view text) const {
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+      throw ParseError(name_ + ": " + key + "='" + std::string(text) + "' is not a number");
+    }
+    return value;
+  }
+  std::vector<double> list(const std::string& key, std::string_view text) const {
+    std::vector<double> values;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      if (i == text.size() || text[i] == '/') {
+        values.push_back(parse_number(key, trim(text.substr(start, i - start))));
+        start = i + 1;
+      }
+    }
+    return values;
+  }
+
+  std::string name_;
+  std::vector<std::string> positional_;
+  std::map<std::string, std::string> keyword_;
+};
+
+Interpolation parse_interpolation(Step& step) {
+  const auto text = step.take(99, "interp");
+  if (!text || *text == "bilinear") return Interpolation::kBilinear;
+  if (*text == "bicubic") return Interpolation::kBicubic;
+  throw ParseError(step.name() + ": interp='" + *text + "' is not bilinear or bicubic");
+}
+
+// jitter(x): [max(0, 1 - x), 1 + x]; hue x: [-x, x].
+std::array<double, 2> around_one(double x) {
+  return {std::max(0.0, 1.0 - x), 1.0 + x};
+}
+std::array<double, 2> around_zero(double x) {
+  return {-x, x};
+}
+
+PixelStep parse_pixel_step(Step& step) {
+  PixelStep p;
+  const std::string& name = step.name();
+  if (name == "hflip" || name == "vflip" || name == "grayscale") {
+    p.kind = name == "hflip"   ? Kind::kHorizontalFlip
+             : name == "vflip" ? Kind::kVerticalFlip
+                               : Kind::kGrayscale;
+    p.p = step.number(0, "p", name == "grayscale" ? 0.1 : 0.5);
+  } else if (name == "jitter") {
+    p.kind = Kind::kColorJitter;
+    p.brightness = step.range(0, "brightness", {1, 1}, around_one);
+    p.contrast = step.range(1, "contrast", {1, 1}, around_one);
+    p.saturation = step.range(2, "saturation", {1, 1}, around_one);
+    p.hue = step.range(3, "hue", {0, 0}, around_zero);
+  } else if (name == "ta_wide") {
+    p.kind = Kind::kTrivialAugmentWide;
+    p.num_bins = step.integer(0, "bins", 31);
+    p.fill = step.triple(1, "fill", {0, 0, 0});
+  } else if (name == "ra") {
+    p.kind = Kind::kRandAugment;
+    p.num_ops = step.integer(0, "num_ops", 2);
+    p.magnitude = step.integer(1, "magnitude", 9);
+    p.num_bins = step.integer(2, "bins", 31);
+    p.fill = step.triple(3, "fill", {0, 0, 0});
+  } else if (name == "aa" || name == "autoaugment") {
+    p.kind = Kind::kAutoAugment;
+    p.num_bins = 10;
+    if (const auto policy = step.take(0, "policy"); policy && *policy != "imagenet") {
+      throw ParseError(name + ": policy '" + *policy + "' is not supported (only imagenet)");
+    }
+    p.fill = step.triple(1, "fill", {0, 0, 0});
+  } else {
+    throw ParseError("unknown step '" + name + "'; steps: " + transform_step_names());
+  }
+  return p;
+}
+
+void parse_steps(std::string_view text, int size, TransformSpec& spec) {
+  std::vector<std::string_view> parts = split_top(text);
+  std::size_t i = 0;
+  Step first(parts.at(0));
+  const auto next_is = [&](const char* name) {
+    return i < parts.size() && Step(parts[i]).name() == name;
+  };
+  ++i;
+  if (first.name() == "train" || first.name() == "eval") {
+    spec.kind = first.name() == "train" ? TransformKind::kTrain : TransformKind::kEval;
+    spec.size = size;
+    spec.resize = eval_resize_for(size);
+    spec.flip_probability = spec.kind == TransformKind::kTrain ? 0.5 : 0.0;
+  } else if (first.name() == "rrc") {
+    spec.kind = TransformKind::kTrain;
+    spec.size = first.integer(0, "size", size);
+    const auto scale = first.range(1, "scale", {0.08, 1.0});
+    const auto ratio = first.range(2, "ratio", {3.0 / 4.0, 4.0 / 3.0});
+    spec.scale_min = scale[0];
+    spec.scale_max = scale[1];
+    spec.ratio_min = ratio[0];
+    spec.ratio_max = ratio[1];
+    spec.interpolation = parse_interpolation(first);
+    spec.flip_probability = 0;
+    if (next_is("hflip")) {
+      Step flip(parts[i++]);
+      spec.flip_probability = flip.number(0, "p", 0.5);
+      flip.finish();
+    }
+  } else if (first.name() == "resize") {
+    spec.kind = TransformKind::kEval;
+    spec.resize = first.integer(0, "size", eval_resize_for(size));
+    spec.interpolation = parse_interpolation(first);
+    spec.flip_probability = 0;
+    if (!next_is("center_crop")) {
+      throw ParseError("resize must be followed by center_crop(size): the output is square");
+    }
+    Step crop(parts[i++]);
+    spec.size = crop.integer(0, "size", size);
+    crop.finish();
+  } else {
+    throw ParseError("the first step must be the geometry (train, eval, rrc or resize), not '" +
+                     first.name() + "'");
+  }
+  first.finish();
+
+  bool output_stage = false;
+  for (; i < parts.size(); ++i) {
+    Step step(parts[i]);
+    if (step.name() == "normalize") {
+      if (spec.normalize || spec.erase.p > 0)
+        throw ParseError("normalize: given twice or after erase");
+      spec.normalize = true;
+      const auto mean = step.triple(0, "mean", {0.485, 0.456, 0.406});
+      const auto stdev = step.triple(1, "std", {0.229, 0.224, 0.225});
+      for (int c = 0; c < 3; ++c) {
+        spec.normalize_mean[c] = static_cast<float>(mean[c]);
+        spec.normalize_std[c] = static_cast<float>(stdev[c]);
+      }
+      output_stage = true;
+    } else if (step.name() == "erase") {
+      if (spec.erase.p > 0) throw ParseError("erase: given twice");
+      EraseSpec& e = spec.erase;
+      e.p = step.number(0, "p", 0.5);
+      const auto scale = step.range(1, "scale", {0.02, 0.33});
+      const auto ratio = step.range(2, "ratio", {0.3, 3.3});
+      e.scale_min = scale[0];
+      e.scale_max = scale[1];
+      e.ratio_min = ratio[0];
+      e.ratio_max = ratio[1];
+      const auto value = step.take(3, "value");
+      e.random_value = value && *value == "random";
+      if (value && !e.random_value) {
+        Step values("value(value=" + *value + ")");
+        e.value = values.triple(0, "value", {0, 0, 0});
+      }
+      output_stage = true;
+    } else if (step.name() == "rrc" || step.name() == "resize" || step.name() == "center_crop" ||
+               step.name() == "train" || step.name() == "eval") {
+      throw ParseError(step.name() + ": the geometry comes first, once");
+    } else {
+      if (output_stage) {
+        throw ParseError(step.name() + ": pixel steps come before normalize and erase");
+      }
+      spec.pixel_steps.push_back(parse_pixel_step(step));
+    }
+    step.finish();
+  }
+}
+
+template <typename T>
+std::string num(T value) {
+  char buffer[64];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, end);
+}
+
+std::string pair(const std::array<double, 2>& v) {
+  return num(v[0]) + "/" + num(v[1]);
+}
+
+template <typename T>
+std::string rgb(const std::array<T, 3>& v) {
+  return num(v[0]) + "/" + num(v[1]) + "/" + num(v[2]);
+}
+
+const char* interp_name(Interpolation interpolation) {
+  return interpolation == Interpolation::kBilinear ? "bilinear" : "bicubic";
+}
+
+}  // namespace
+
+const char* transform_step_names() {
+  return "train, eval, rrc, resize, center_crop, hflip, vflip, grayscale, jitter, ta_wide, ra, aa, "
+         "normalize, erase";
+}
+
+std::string parse_transform(std::string_view text, int size, TransformSpec& spec) {
+  TransformSpec parsed;
+  std::string problem;
+  try {
+    if (trim(text).empty()) throw ParseError("empty");
+    parse_steps(text, size, parsed);
+    problem = validate(parsed);
+  } catch (const ParseError& e) {
+    problem = e.what();
+  }
+  if (!problem.empty()) {
+    std::string message = "'";
+    message.append(text).append("': ").append(problem);
+    return message;
+  }
+  spec = std::move(parsed);
+  return {};
+}
+
+std::string format_transform(const TransformSpec& spec) {
+  std::string text;
+  if (spec.kind == TransformKind::kTrain) {
+    text = "rrc(" + std::to_string(spec.size) + ",scale=" + pair({spec.scale_min, spec.scale_max}) +
+           ",ratio=" + pair({spec.ratio_min, spec.ratio_max}) +
+           ",interp=" + interp_name(spec.interpolation) + ")";
+    if (spec.flip_probability > 0) text += ",hflip(" + num(spec.flip_probability) + ")";
+  } else {
+    text = "resize(" + std::to_string(spec.resize) + ",interp=" + interp_name(spec.interpolation) +
+           "),center_crop(" + std::to_string(spec.size) + ")";
+  }
+  for (const PixelStep& p : spec.pixel_steps) {
+    switch (p.kind) {
+      case Kind::kHorizontalFlip:
+        text += ",hflip(" + num(p.p) + ")";
+        break;
+      case Kind::kVerticalFlip:
+        text += ",vflip(" + num(p.p) + ")";
+        break;
+      case Kind::kGrayscale:
+        text += ",grayscale(" + num(p.p) + ")";
+        break;
+      case Kind::kColorJitter:
+        text += ",jitter(brightness=" + pair(p.brightness) + ",contrast=" + pair(p.contrast) +
+                ",saturation=" + pair(p.saturation) + ",hue=" + pair(p.hue) + ")";
+        break;
+      case Kind::kTrivialAugmentWide:
+        text += ",ta_wide(bins=" + std::to_string(p.num_bins) + ",fill=" + rgb(p.fill) + ")";
+        break;
+      case Kind::kRandAugment:
+        text += ",ra(num_ops=" + std::to_string(p.num_ops) +
+                ",magnitude=" + std::to_string(p.magnitude) +
+                ",bins=" + std::to_string(p.num_bins) + ",fill=" + rgb(p.fill) + ")";
+        break;
+      case Kind::kAutoAugment:
+        text += ",aa(policy=imagenet,fill=" + rgb(p.fill) + ")";
+        break;
+    }
+  }
+  if (spec.normalize) {
+    text += ",normalize(mean=" + rgb(spec.normalize_mean) + ",std=" + rgb(spec.normalize_std) + ")";
+  }
+  if (spec.erase.p > 0) {
+    const EraseSpec& e = spec.erase;
+    text += ",erase(" + num(e.p) + ",scale=" + pair({e.scale_min, e.scale_max}) +
+            ",ratio=" + pair({e.ratio_min, e.ratio_max}) +
+            ",value=" + (e.random_value ? std::string("random") : rgb(e.value)) + ")";
+  }
+  return text;
+}
+
+}  // namespace feedrate::decode

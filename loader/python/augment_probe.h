@@ -1,0 +1,13 @@
+// Test hooks of the Python module: feedrate._apply_op and feedrate._resized_crop run one
+// augmentation operation or resize with given parameters, so that tests compare them with
+// torchvision's functional ops on the same uint8 image. Not part of the public API.
+// Thread-safety: call with the GIL held.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace feedrate::python {
+
+void register_augment_probe(pybind11::module_& m);
+
+}  // namespace feedrate::python

@@ -42,3 +42,14 @@ def test_option_errors_name_the_option(image_folder):
         feedrate.Loader(image_folder, num_workers="two")
     with pytest.raises(feedrate.Error, match="batch_size"):
         feedrate.Loader(image_folder, batch_size=0)
+
+
+def test_negative_or_huge_counts_are_a_value_error_naming_the_option(image_folder):
+    with pytest.raises(ValueError, match="batch_size=-1 is out of range: batch_size must not be negative"):
+        feedrate.Loader(image_folder, batch_size=-1)
+    with pytest.raises(ValueError, match="prefetch_batches=-2 is out of range"):
+        feedrate.Loader(image_folder, prefetch_batches=-2)
+    with pytest.raises(ValueError, match="memory_budget_mb=.* is too large"):
+        feedrate.Loader(image_folder, memory_budget_mb=2**70)
+    with pytest.raises(TypeError, match="drop_last=-1 has the wrong type"):
+        feedrate.Loader(image_folder, drop_last=-1)  # an int for a bool is a type, not a range

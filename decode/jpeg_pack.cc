@@ -181,4 +181,8 @@ DecodeStatus JpegPacker::pack_resized(std::span<const std::uint8_t> jpeg, int ma
   return add_restart_index(written, out);
 }
 
+bool store_unchanged(const DecodeStatus& failure) {
+  return failure.code == DecodeErrc::kWarning || failure.code == DecodeErrc::kUnsupported;
+}
+
 }  // namespace feedrate::decode

@@ -68,4 +68,9 @@ class JpegPacker {
   bool resized_ = false;
 };
 
+// Whether a failure of pack() or pack_resized() leaves the JPEG to be stored as it is: libjpeg
+// recovers corrupt data in it (kWarning), or its index would not fit one segment (kUnsupported).
+// The decoder then reads it the ordinary way. Any other failure is a bad image.
+bool store_unchanged(const DecodeStatus& failure);
+
 }  // namespace feedrate::decode

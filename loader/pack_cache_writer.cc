@@ -39,8 +39,7 @@ bool entry_for(decode::JpegPacker& packer, std::span<const std::uint8_t> bytes,
     kind = CacheEntryKind::kPacked;
     return true;
   }
-  return status.code == decode::DecodeErrc::kWarning ||
-         status.code == decode::DecodeErrc::kUnsupported;
+  return decode::store_unchanged(status);
 }
 
 // Whether the disk under `folder` keeps 5% of its size (at least 1 GiB) free after `more` bytes.

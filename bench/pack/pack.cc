@@ -127,10 +127,7 @@ Packed pack_one(Worker& worker, const DatasetReader& reader, std::size_t index,
     result.kind = worker.packer.resized() ? Kind::kResized : Kind::kLossless;
     result.source_width = worker.packer.source_width();
     result.source_height = worker.packer.source_height();
-  } else if (status.code == decode::DecodeErrc::kWarning ||
-             status.code == decode::DecodeErrc::kUnsupported) {
-    // Decodable but not packable as it is (libjpeg recovers corrupt data, or the index would not
-    // fit one segment): the decoder reads it the ordinary way.
+  } else if (decode::store_unchanged(status)) {
     result.kind = Kind::kUnchanged;
     result.bytes.assign(bytes.begin(), bytes.end());
   } else {

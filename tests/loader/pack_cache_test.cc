@@ -163,6 +163,17 @@ TEST_F(PackCacheTest, ShardsAndOtherFormatsMatchTheUncachedBatchesToo) {
   }
 }
 
+TEST_F(PackCacheTest, PacedCachingDeliversTheUncachedBatches) {
+  // The real pacing (how much it caches depends on the machine's speed: not asserted).
+  const std::vector<Epoch> reference = uncached_epochs(3, options());
+  Pipeline pipeline(cached());
+  EXPECT_TRUE(run_epochs(pipeline, 3) == reference);
+  const CacheFigures cache = pipeline.report().cache;
+  EXPECT_EQ(cache.hits + cache.misses, 3u * kImages);
+  EXPECT_LE(cache.samples, static_cast<std::uint64_t>(kImages));
+  EXPECT_TRUE(cache.warnings.empty());
+}
+
 TEST_F(PackCacheTest, ResumedStateIsTheSameWithTheCache) {
   // The cache changes where bytes come from, not the state: a state saved in a cached run
   // resumes an uncached one exactly.

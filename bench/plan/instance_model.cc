@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/disk_class.h"
+#include "io/throttle.h"
 #include "loader/throughput_model.h"
 
 namespace feedrate::bench {
@@ -62,7 +63,7 @@ Instance parse_instance(const std::string& text) {
   }
   instance.disk = text.substr(second + 1);
   try {
-    instance.disk_spec = io::disk_spec(instance.disk);
+    instance.disk_spec = io::parse_throttle(instance.disk);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument("instance \"" + text + "\": " + e.what());
   }

@@ -1,4 +1,4 @@
-// The public entry point: a Loader iterates epochs of a JPEG dataset and delivers augmented
+// The public entry point: a Loader iterates epochs of an image dataset and delivers augmented
 // batches in sampler order.
 //
 //   feedrate::LoaderOptions options;

@@ -5,10 +5,10 @@
 // Counted: per slot, the staging images and the encoded bytes (single files, tar members and
 // multi-member tar chunks share one buffer that grows by a quarter over its need; a tar member
 // also brings its 512-byte header and padding); once, the reader's O_DIRECT bounce buffers,
-// the decode workers' float scratch and, for shuffle=blocks on tar shards, the whole blocks the
-// reader holds (a window, plus the blocks of the next window a batch reaches into). Not counted:
-// what the decoders and libraries hold inside (libjpeg state, a few rows), allocator slack and
-// thread stacks.
+// the decode workers' uint8 scratch (HWC pixels before a float layout's conversion) and, for
+// shuffle=blocks on tar shards, the whole blocks the reader holds (a window, plus the blocks of the
+// next window a batch reaches into). Not counted: what the decoders and libraries hold inside
+// (libjpeg state, a few rows), allocator slack and thread stacks.
 //
 // Thread-safety: reentrant.
 #pragma once

@@ -6,7 +6,7 @@
 #include "bench/cli/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"feedrate: a JPEG data loader for deep-learning training, and its bench"};
+  CLI::App app{"feedrate: an image data loader for deep-learning training, and its bench"};
   app.set_version_flag("--version", "feedrate " FEEDRATE_VERSION);
   app.require_subcommand(1);
   const feedrate::bench::Command bench = feedrate::bench::add_bench_command(app);

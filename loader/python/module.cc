@@ -191,7 +191,7 @@ PYBIND11_MODULE(feedrate, m) {
       .def("__next__", [](EpochIterator& it) { return it.loader->next(it.generation); });
 
   py::class_<PyLoader>(m, "Loader", R"doc(
-Loader(source, **options): iterate batches of (images, labels) from a JPEG dataset.
+Loader(source, **options): iterate batches of (images, labels) from an image dataset.
 
 source: an ImageFolder root (root/<class>/<image>.jpg; labels as torchvision's ImageFolder
 gives them), a file list of "relative/path label" lines, a tar shard, a folder or glob of shards.
@@ -206,7 +206,7 @@ resize=size*256/224, scale=(0.08, 1), ratio=(3/4, 4/3), flip_probability=0.5, dt
 normalised with mean/std), mean, std, device="cpu"|"cuda"|"cuda:N", on_bad="error"|"skip",
 prefetch_batches=3, memory_budget_mb, io_queue_depth, force_pread, direct_io, throttle,
 tar_chunk_bytes, max_pixels, training_images_per_s, allow_paths_outside_root,
-arrays="auto"|"torch"|"numpy", progress=False, return_indices=False.
+allow_empty_classes, arrays="auto"|"torch"|"numpy", progress=False, return_indices=False.
 cache_dir=PATH, cache_gb=0: the pack cache (later epochs read restart-marked copies of the
 JPEGs from PATH, written with CPU the loader has to spare; the same batches).
 
@@ -214,7 +214,10 @@ iter(loader) starts an epoch: the one set with set_epoch(), else the one after t
 state_dict() / load_state_dict(d) checkpoint and resume it mid-epoch, exactly (torchdata's
 StatefulDataLoader names), also at another world size.
 Images are zero-copy views of the batch slot; labels are int64. A slot is reused only after
-its arrays are gone, so hold at most prefetch_batches - 1 batches while iterating.
+its arrays are gone: up to prefetch_batches batches may be held; asking for another while all
+are held raises feedrate.Error. An unknown option or a value of the wrong type is a TypeError;
+a negative or too large integer, or a word outside an option's vocabulary, a ValueError; a value
+outside an option's range a feedrate.Error. Every option: docs/python.md.
 )doc")
       .def(py::init<const py::object&, const py::kwargs&>(), py::arg("source"))
       .def("__len__", &PyLoader::length)

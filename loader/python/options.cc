@@ -191,10 +191,10 @@ PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) 
     } catch (const py::cast_error&) {
       // An integer that does not convert is out of the option's range (negative for a count).
       if (py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value)) {
-        throw py::value_error("feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
-                              " is out of range: " + name +
-                              (value.cast<py::int_>() < py::int_(0) ? " must not be negative"
-                                                                     : " is too large"));
+        throw py::value_error(
+            "feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
+            " is out of range: " + name +
+            (value.cast<py::int_>() < py::int_(0) ? " must not be negative" : " is too large"));
       }
       throw py::type_error("feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
                            " has the wrong type");

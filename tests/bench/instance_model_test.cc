@@ -178,7 +178,7 @@ TEST(GpuCatalogue, FindsByLooseNameAndEstimatesFromFp32) {
   EXPECT_NEAR(find_gpu("v100s").estimated_images_per_s(), kImagesPerFp32Tflop * 16.4, 1e-9);
   EXPECT_THROW(find_gpu("v100"), std::invalid_argument);  // V100S PCIe or V100 NVLink
   EXPECT_THROW(find_gpu("voodoo 2"), std::invalid_argument);
-  EXPECT_EQ(find_gpu("RTX 4090").fp32_tflops, 0);  // named by DOMAIN.md without figures
+  EXPECT_EQ(find_gpu("RTX 4090").fp32_tflops, 0);  // in the catalogue without figures
 }
 
 }  // namespace

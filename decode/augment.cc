@@ -69,6 +69,20 @@ void hue_shift_pixel(float r, float g, float b, float hue_factor, float out[3]) 
   std::memcpy(out, table[i], sizeof(table[i]));
 }
 
+// Maps every channel value through `lut`: the same bytes as computing each value, as cheap as
+// a table read, for operations that are functions of the value alone.
+void apply_lut(ImageView image, const std::array<std::uint8_t, 256>& lut) {
+  std::uint8_t* p = image.pixels;
+  for (std::size_t i = 0, n = pixel_count(image) * 3; i < n; ++i) p[i] = lut[p[i]];
+}
+
+template <typename Fn>
+std::array<std::uint8_t, 256> table_of(Fn fn) {
+  std::array<std::uint8_t, 256> lut;
+  for (int v = 0; v < 256; ++v) lut[v] = fn(static_cast<std::uint8_t>(v));
+  return lut;
+}
+
 }  // namespace
 
 const char* augment_op_name(AugmentOp op) {
@@ -134,8 +148,7 @@ void to_grayscale(ImageView image) {
 
 void adjust_brightness(ImageView image, double factor) {
   const Blend blend(factor);
-  std::uint8_t* p = image.pixels;
-  for (std::size_t i = 0, n = pixel_count(image) * 3; i < n; ++i) p[i] = blend(p[i], 0.0f);
+  apply_lut(image, table_of([&](std::uint8_t v) { return blend(v, 0.0f); }));
 }
 
 void adjust_saturation(ImageView image, double factor) {
@@ -154,7 +167,7 @@ void adjust_contrast(ImageView image, double factor) {
   for (std::size_t i = 0; i < n; ++i) sum += truncate_to_byte(luma(image.pixels + 3 * i));
   const auto mean = static_cast<float>(sum / static_cast<double>(n));
   const Blend blend(factor);
-  for (std::size_t i = 0; i < n * 3; ++i) image.pixels[i] = blend(image.pixels[i], mean);
+  apply_lut(image, table_of([&](std::uint8_t v) { return blend(v, mean); }));
 }
 
 void adjust_hue(ImageView image, double hue_factor) {
@@ -172,26 +185,22 @@ void adjust_sharpness(ImageView image, double factor, AugmentScratch& scratch) {
   const int w = image.width, h = image.height;
   if (w <= 2 || h <= 2) return;
   // _blurred_degenerate_image: a 3x3 smoothing kernel (centre 5, the rest 1, over 13) on the
-  // interior, rounded; the border keeps its pixels.
+  // interior, rounded; the border keeps its pixels. torchvision sums in float32, but S / 13 of
+  // an integer sum S is never within 1/26 of a half, so rounding the exact quotient
+  // ((2 S + 13) / 26) gives the same bytes.
   const std::size_t row = static_cast<std::size_t>(w) * 3;
   scratch.bytes.assign(image.pixels, image.pixels + row * h);
   const std::uint8_t* src = scratch.bytes.data();
-  const float side = 1.0f / 13.0f, centre = 5.0f / 13.0f;
   const Blend blend(factor);
   for (int y = 1; y < h - 1; ++y) {
-    for (int x = 1; x < w - 1; ++x) {
-      for (int c = 0; c < 3; ++c) {
-        const std::size_t at = y * row + 3 * static_cast<std::size_t>(x) + c;
-        float sum = 0;
-        for (int dy = -1; dy <= 1; ++dy) {
-          for (int dx = -1; dx <= 1; ++dx) {
-            const float weight = dx == 0 && dy == 0 ? centre : side;
-            sum += weight *
-                   static_cast<float>(src[at + dy * static_cast<std::ptrdiff_t>(row) + 3 * dx]);
-          }
-        }
-        image.pixels[at] = blend(src[at], std::nearbyint(sum));
-      }
+    const std::uint8_t* above = src + (y - 1) * row;
+    const std::uint8_t* here = src + y * row;
+    const std::uint8_t* below = src + (y + 1) * row;
+    std::uint8_t* out = image.pixels + y * row;
+    for (std::size_t i = 3; i < row - 3; ++i) {
+      const int sum = above[i - 3] + above[i] + above[i + 3] + here[i - 3] + 5 * here[i] +
+                      here[i + 3] + below[i - 3] + below[i] + below[i + 3];
+      out[i] = blend(here[i], static_cast<float>((2 * sum + 13) / 26));
     }
   }
 }
@@ -203,10 +212,9 @@ void posterize(ImageView image, int bits) {
 
 void solarize(ImageView image, double threshold) {
   const auto t = static_cast<float>(threshold);
-  for (std::size_t i = 0, n = pixel_count(image) * 3; i < n; ++i) {
-    std::uint8_t& v = image.pixels[i];
-    if (static_cast<float>(v) >= t) v = static_cast<std::uint8_t>(255 - v);
-  }
+  apply_lut(image, table_of([&](std::uint8_t v) {
+              return static_cast<float>(v) >= t ? static_cast<std::uint8_t>(255 - v) : v;
+            }));
 }
 
 void invert(ImageView image) {
@@ -217,19 +225,26 @@ void invert(ImageView image) {
 
 void autocontrast(ImageView image) {
   const std::size_t n = pixel_count(image);
+  std::uint8_t lo[3] = {255, 255, 255}, hi[3] = {0, 0, 0};
+  const std::uint8_t* p = image.pixels;
+  for (std::size_t i = 0; i < n; ++i, p += 3) {
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = std::min(lo[c], p[c]);
+      hi[c] = std::max(hi[c], p[c]);
+    }
+  }
+  std::array<std::uint8_t, 256> luts[3];
   for (int c = 0; c < 3; ++c) {
-    std::uint8_t lo = 255, hi = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      lo = std::min(lo, image.pixels[3 * i + c]);
-      hi = std::max(hi, image.pixels[3 * i + c]);
-    }
-    if (lo >= hi) continue;  // scale is infinite: torchvision keeps the channel
-    const float minimum = lo;
-    const float scale = 255.0f / (static_cast<float>(hi) - minimum);
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint8_t& v = image.pixels[3 * i + c];
-      v = truncate_to_byte(clamp_byte((static_cast<float>(v) - minimum) * scale));
-    }
+    // An infinite scale (a flat channel): torchvision keeps the channel.
+    const float minimum = lo[c] >= hi[c] ? 0.0f : lo[c];
+    const float scale = lo[c] >= hi[c] ? 1.0f : 255.0f / (static_cast<float>(hi[c]) - minimum);
+    luts[c] = table_of([&](std::uint8_t v) {
+      return truncate_to_byte(clamp_byte((static_cast<float>(v) - minimum) * scale));
+    });
+  }
+  std::uint8_t* q = image.pixels;
+  for (std::size_t i = 0; i < n; ++i, q += 3) {
+    for (int c = 0; c < 3; ++c) q[c] = luts[c][q[c]];
   }
 }
 

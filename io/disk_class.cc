@@ -12,10 +12,6 @@ const std::vector<DiskClass>& disk_classes() {
   return classes;
 }
 
-ThrottleSpec disk_spec(std::string_view text) {
-  return parse_throttle(text);
-}
-
 const DiskClass& match_disk_class(double sequential_mb_per_s) {
   const DiskClass* match = &disk_classes().front();
   for (const DiskClass& c : disk_classes()) {

@@ -22,10 +22,6 @@ struct DiskClass {
 // By read bandwidth, slowest first: hdd, sata-ssd, network, nvme.
 const std::vector<DiskClass>& disk_classes();
 
-// A class name, or explicit "MBPS[,IOPS[,LATENCY_US]]": parse_throttle, under plan's name.
-// Throws std::invalid_argument naming `text` otherwise.
-ThrottleSpec disk_spec(std::string_view text);
-
 // The class a measured sequential read rate reaches: the fastest of hdd, sata-ssd, nvme whose
 // read figure it meets (below SATA SSD's 500 MB/s: hdd, whatever the device is).
 const DiskClass& match_disk_class(double sequential_mb_per_s);

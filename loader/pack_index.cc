@@ -181,8 +181,9 @@ std::optional<PackIndex> read_pack_index(const fs::path& folder) {
   json root;
   try {
     root = json::parse(in);
-  } catch (const json::parse_error& e) {
-    // "[json.exception.parse_error.101] parse error at line 3, column 1: ..." without the tag.
+  } catch (const json::exception& e) {
+    // "[json.exception.parse_error.101] parse error at line 3, column 1: ..." without the tag; a
+    // number too large for a double is an out_of_range error, as damaged as bad syntax.
     const std::string what = e.what();
     const std::size_t tag_end = what.find("] ");
     throw Error(file.string() + ": damaged pack index, not valid JSON: " +

@@ -128,29 +128,33 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
                                      options_.batch_size, sample_bytes, options_.layout,
                                      options_.transform.size, transfer.device);
 
-  RunContext context;
-  context.batch_size = options_.batch_size;
-  context.num_workers = options_.num_workers;
-  context.slots = options_.prefetch_batches;
-  context.slot_bytes = options_.batch_size * sample_bytes;
-  context.dataset_bytes = dataset_.total_bytes();
-  context.training_images_per_s = options_.training_images_per_s;
+  RunSetting run;
+  run.batch_size = options_.batch_size;
+  run.num_workers = options_.num_workers;
+  run.slots = options_.prefetch_batches;
+  run.slot_bytes = options_.batch_size * sample_bytes;
+  run.image_size = options_.transform.size;
+  run.dataset_bytes = dataset_.total_bytes();
+  run.dataset_samples = dataset_.size();
+  run.format = format_name(dataset_.format());
+  run.shuffle = shuffle_name(options_.shuffle);
+  run.shuffle_window_mb = options_.shuffle_window_mb;
+  run.chunk_bytes = options_.tar_chunk_bytes;
+  run.training_images_per_s = options_.training_images_per_s;
   const CpuInfo cpu = cpu_info();
-  context.cpus = cpu.available;
-  context.host_cpus = cpu.online;
-  context.cpu_quota_cores = cpu.quota_cores;
-  context.memory_bytes = memory_limit;
-  context.container_limit = memory.cgroup_limit_bytes > 0;
-  context.queue_depth = options_.io_queue_depth;
-  context.shards = dataset_.files_are_shared();
-  context.chunk_bytes = options_.tar_chunk_bytes;
-  context.rank = options_.rank;
-  context.world_size = options_.world_size;
-  context.io_backend = io::backend_name(reader_->backend());
-  context.io_fallback_reason = reader_->fallback_reason();
-  context.device = transfer.device.name();
-  context.shuffle_blocks = options_.shuffle == ShuffleMode::kBlocks;
-  telemetry_ = std::make_unique<Telemetry>(std::move(context));
+  run.cpus = cpu.available;
+  run.host_cpus = cpu.online;
+  run.cpu_quota_cores = cpu.quota_cores;
+  run.memory_bytes = memory_limit;
+  run.container_limit = memory.cgroup_limit_bytes > 0;
+  run.queue_depth = options_.io_queue_depth;
+  run.throttle = options_.throttle;
+  run.rank = options_.rank;
+  run.world_size = options_.world_size;
+  run.io_backend = io::backend_name(reader_->backend());
+  run.io_fallback_reason = reader_->fallback_reason();
+  run.device = transfer.device.name();
+  telemetry_ = std::make_unique<Telemetry>(std::move(run));
 
   decoder_ = std::make_unique<SampleDecoder>(dataset_, options_, decode_to_u8, *telemetry_, trace_);
   assembler_ = std::make_unique<BatchAssembler>(dataset_, options_.on_bad, sample_bytes);
@@ -198,9 +202,16 @@ void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
 }
 
 void Pipeline::io_main(std::uint64_t epoch) {
+  std::uint64_t cpu_counted = thread_cpu_ns();
+  const auto count_cpu = [&] {
+    const std::uint64_t now = thread_cpu_ns();
+    telemetry_->io_cpu(now - cpu_counted);
+    cpu_counted = now;
+  };
   try {
     const std::vector<std::uint32_t>& order = plan_.order();
     for (std::size_t number = 0; number < plan_.batches(); ++number) {
+      count_cpu();
       const auto wait_start = Clock::now();
       Clock::duration reading_ahead{};
       // shuffle=blocks: while every slot is taken, the next blocks (one read at a time, so
@@ -251,6 +262,7 @@ void Pipeline::io_main(std::uint64_t epoch) {
         }
       }
     }
+    count_cpu();
   } catch (...) {
     ring_->fail(std::current_exception());
   }

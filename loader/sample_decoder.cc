@@ -6,6 +6,7 @@
 #include "decode/layout.h"
 #include "decode/random.h"
 #include "gpu/trace.h"
+#include "loader/system_info.h"
 
 namespace feedrate {
 
@@ -31,6 +32,7 @@ std::size_t SampleDecoder::bytes_per_sample(int size, bool decode_to_u8) {
 void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   if (!slot.errors[i].empty()) return;
   const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t cpu_start = thread_cpu_ns();
   const std::uint32_t index = slot.indices[i];
   const std::span<const std::uint8_t> encoded(
       reinterpret_cast<const std::uint8_t*>(slot.encoded.data() + slot.encoded_offset[i]),
@@ -64,7 +66,8 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   }
   const auto end = std::chrono::steady_clock::now();
   telemetry_.decoded(static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
+                         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()),
+                     thread_cpu_ns() - cpu_start);
   trace_.span("decode", start, end, index);
 }
 

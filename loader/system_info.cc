@@ -2,6 +2,7 @@
 
 #include <sched.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -88,6 +89,27 @@ int available_cpus() {
 
 std::uint64_t memory_limit_bytes() {
   return memory_info().limit_bytes;
+}
+
+std::uint64_t peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      std::uint64_t kib = 0;
+      status >> kib;
+      return kib * 1024;
+    }
+    std::getline(status, key);
+  }
+  return 0;
+}
+
+std::uint64_t thread_cpu_ns() {
+  timespec now{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return 0;
+  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(now.tv_nsec);
 }
 
 }  // namespace feedrate

@@ -39,4 +39,9 @@ int available_cpus();
 // physical RAM. 0 when unknown.
 std::uint64_t memory_limit_bytes();
 
+// This process's peak resident set size (VmHWM) in bytes; 0 when /proc is unavailable.
+std::uint64_t peak_rss_bytes();
+// CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
+std::uint64_t thread_cpu_ns();
+
 }  // namespace feedrate

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "io/throttle.h"
+#include "loader/capacity.h"
+#include "loader/system_info.h"
 #include "loader/verdict.h"
 
 namespace feedrate {
@@ -32,7 +34,6 @@ void Telemetry::read(Clock::time_point start, Clock::time_point end, const io::R
   std::lock_guard lock(io_mutex_);
   io_.backend = reader.backend_description;
   io_.throttle = io::describe(reader.throttle);
-  disk_ = reader.throttle;
   io_.latency_p50_us = reader.latency_p50_us;
   io_.latency_p99_us = reader.latency_p99_us;
   io_.average_in_flight = reader.average_in_flight;
@@ -86,9 +87,9 @@ RunStats Telemetry::stats() const {
   stats.skipped = skipped_;
   stats.bytes_read = bytes_read_;
   stats.read_operations = read_operations_;
-  stats.io_backend = context_.io_backend;
-  stats.io_fallback_reason = context_.io_fallback_reason;
-  stats.device = context_.device;
+  stats.io_backend = run_.io_backend;
+  stats.io_fallback_reason = run_.io_fallback_reason;
+  stats.device = run_.device;
   {
     std::lock_guard lock(io_mutex_);
     stats.io = io_;
@@ -100,83 +101,73 @@ RunStats Telemetry::stats() const {
 
 Report Telemetry::report() const {
   Report r;
+  r.run = run_;
+  r.in_flight_capacity = static_cast<double>(run_.slots);
   const Clock::rep start = run_start_;
-  if (start == 0) return r;
-  r.rank = context_.rank;
-  r.world_size = context_.world_size;
+  if (start == 0) {
+    r.capacities = capacities(r);
+    r.verdict = judge(r);
+    return r;
+  }
   r.wall_s = std::chrono::duration<double>(Clock::now() - Clock::time_point(Clock::duration(start)))
                  .count();
   r.images = images_;
-  const std::uint64_t batches = batches_;
-  const std::uint64_t bytes = bytes_read_;
+
+  RunFigures& f = r.figures;
+  f.batches = batches_;
+  f.bytes_read = bytes_read_;
+  f.read_operations = read_operations_;
+  f.read_busy_s = seconds(read_ns_);
+  f.read_blocked_s = seconds(read_blocked_ns_);
+  f.decode_busy_s = seconds(decode_ns_);
+  f.decode_cpu_s = seconds(decode_cpu_ns_);
+  f.assemble_busy_s = seconds(assemble_ns_);
+  f.copy_busy_s = seconds(copy_ns_);
+  f.copy_bytes = copy_bytes_;
+  f.copy_blocked_s = seconds(copy_blocked_ns_);
+  // The copy stage runs on a decode worker after its decode: its time is CPU time too.
+  f.loader_cpu_s = f.decode_cpu_s + seconds(io_cpu_ns_) + f.assemble_busy_s + f.copy_busy_s;
+  f.consumer_busy_s = seconds(consumer_ns_);
+  f.stall_io_s = seconds(stall_ns_[static_cast<int>(Stall::kIo)]);
+  f.stall_cpu_s = seconds(stall_ns_[static_cast<int>(Stall::kCpu)]);
+  f.stall_ram_s = seconds(stall_ns_[static_cast<int>(Stall::kRam)]);
+  f.stall_h2d_s = seconds(stall_ns_[static_cast<int>(Stall::kH2d)]);
+  f.peak_rss_bytes = peak_rss_bytes();
+
   if (r.wall_s > 0) {
     r.images_per_s = static_cast<double>(r.images) / r.wall_s;
-    r.mb_per_s = static_cast<double>(bytes) / 1e6 / r.wall_s;
+    r.mb_per_s = static_cast<double>(f.bytes_read) / 1e6 / r.wall_s;
   }
   {
     std::lock_guard lock(in_flight_mutex_);
     if (in_flight_samples_ > 0) r.in_flight_mean = in_flight_sum_ / in_flight_samples_;
     r.in_flight_max = in_flight_max_;
   }
-  r.in_flight_capacity = static_cast<double>(context_.slots);
-
-  const double decode_s = seconds(decode_ns_);
-  const double consumer_s = seconds(consumer_ns_);
-  double stalls[detail::kStallKinds];
-  double waited = 0;
-  for (int k = 0; k < detail::kStallKinds; ++k) waited += stalls[k] = seconds(stall_ns_[k]);
   if (r.images > 0) {
-    r.decode_cpu_ms_per_image = decode_s * 1e3 / static_cast<double>(r.images);
-    r.read_bytes_per_image = static_cast<double>(bytes) / static_cast<double>(r.images);
+    r.decode_cpu_ms_per_image = f.decode_cpu_s * 1e3 / static_cast<double>(r.images);
+    r.read_bytes_per_image = static_cast<double>(f.bytes_read) / static_cast<double>(r.images);
   }
-  if (batches > 0) r.consumer_ms_per_batch = consumer_s * 1e3 / static_cast<double>(batches);
+  if (f.batches > 0) {
+    r.consumer_ms_per_batch = f.consumer_busy_s * 1e3 / static_cast<double>(f.batches);
+  }
 
   const auto stage = [&](const char* name, std::uint64_t items, std::uint64_t stage_bytes,
                          double busy, double starved, double blocked, double threads) {
-    StageFigures f{name, items, stage_bytes, busy, starved, blocked, threads, 0};
-    if (r.wall_s > 0) f.utilization = busy / (threads * r.wall_s);
-    r.stages.push_back(f);
+    StageFigures s{name, items, stage_bytes, busy, starved, blocked, threads, 0};
+    if (r.wall_s > 0) s.utilization = busy / (threads * r.wall_s);
+    r.stages.push_back(s);
   };
-  const double workers = std::max(1, context_.num_workers);
-  stage("read", read_operations_, bytes, seconds(read_ns_), 0, seconds(read_blocked_ns_), 1);
-  stage("decode", r.images, 0, decode_s, std::max(0.0, workers * r.wall_s - decode_s), 0, workers);
-  stage("assemble", batches, 0, seconds(assemble_ns_), 0, 0, 1);
-  stage("copy", batches, copy_bytes_, seconds(copy_ns_), 0, seconds(copy_blocked_ns_), 1);
-  stage("consumer", batches, 0, consumer_s, waited, 0, 1);
+  const double workers = std::max(1, run_.num_workers);
+  stage("read", f.read_operations, f.bytes_read, f.read_busy_s, 0, f.read_blocked_s, 1);
+  stage("decode", r.images, 0, f.decode_busy_s, std::max(0.0, workers * r.wall_s - f.decode_busy_s),
+        0, workers);
+  stage("assemble", f.batches, 0, f.assemble_busy_s, 0, 0, 1);
+  stage("copy", f.batches, f.copy_bytes, f.copy_busy_s, 0, f.copy_blocked_s, 1);
+  stage("consumer", f.batches, 0, f.consumer_busy_s, f.stalled_s(), 0, 1);
 
-  VerdictInputs in;
-  in.wall_s = r.wall_s;
-  in.images = r.images;
-  in.batch_size = context_.batch_size;
-  in.stall_io_s = stalls[static_cast<int>(Stall::kIo)];
-  in.stall_cpu_s = stalls[static_cast<int>(Stall::kCpu)];
-  in.stall_ram_s = stalls[static_cast<int>(Stall::kRam)];
-  in.stall_h2d_s = stalls[static_cast<int>(Stall::kH2d)];
-  in.decode_busy_s = decode_s;
-  in.num_workers = context_.num_workers;
-  in.cpus = context_.cpus;
-  in.host_cpus = context_.host_cpus;
-  in.cpu_quota_cores = context_.cpu_quota_cores;
-  in.bytes_read = bytes;
-  in.read_operations = read_operations_;
-  in.queue_depth = context_.queue_depth;
-  in.shards = context_.shards;
-  in.chunk_bytes = context_.chunk_bytes;
-  {
-    std::lock_guard lock(io_mutex_);
-    in.disk = disk_;
-  }
-  in.consumer_busy_s = consumer_s;
-  in.target_images_per_s = context_.training_images_per_s;
-  in.dataset_bytes = context_.dataset_bytes;
-  in.memory_bytes = context_.memory_bytes;
-  in.container_limit = context_.container_limit;
-  in.in_flight_capacity = context_.slots;
-  in.slot_bytes = context_.slot_bytes;
-  in.copy_busy_s = seconds(copy_ns_);
-  in.copy_bytes = copy_bytes_;
-  in.shuffle_blocks = context_.shuffle_blocks;
-  r.verdict = judge(in);
+  r.capacities = capacities(r);
+  r.verdict = judge(r);
+  r.costs = run_costs(r);
   return r;
 }
 

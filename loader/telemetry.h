@@ -1,10 +1,11 @@
 // The run's counters, and the one place RunStats and Report are computed from them (internal
 // to loader/). Every stage records into it; Loader::stats() and Loader::report() read it.
 //
-// What is counted where: the read stage (I/O thread) its busy time, the reader's statistics and
-// how long it waited for a slot; decode its busy time per sample; the copier its assemble and
-// submit time; the consumer its step time (between next() calls), its waits charged by cause,
-// the batches in flight, and what it was handed (batches, images, skipped samples).
+// What is counted where: the read stage (I/O thread) its busy time, its CPU time, the reader's
+// statistics and how long it waited for a slot; decode its busy time and CPU time per sample;
+// the copier its assemble and submit time; the consumer its step time (between next() calls),
+// its waits charged by cause, the batches in flight, and what it was handed (batches, images,
+// skipped samples).
 //
 // Thread-safety: every method may be called from any thread. Counters are atomics; the few
 // composite figures (reader statistics, skipped list, in-flight samples) have a mutex each.
@@ -25,44 +26,25 @@
 
 namespace feedrate {
 
-// What a run is, fixed when the pipeline is built: what the figures are judged against.
-struct RunContext {
-  std::size_t batch_size = 1;
-  int num_workers = 1;
-  std::size_t slots = 1;       // batches in flight at most
-  std::size_t slot_bytes = 0;  // staging bytes of a batch's images
-  std::uint64_t dataset_bytes = 0;
-  double training_images_per_s = 0;
-  int cpus = 1;  // cpu_info(), read once: report() stays cheap
-  int host_cpus = 0;
-  double cpu_quota_cores = 0;
-  std::uint64_t memory_bytes = 0;  // memory_info(), read once
-  bool container_limit = false;    // memory_bytes is the cgroup's limit
-  unsigned queue_depth = 1;        // reads in flight at most
-  bool shards = false;             // samples are tar members
-  std::uint64_t chunk_bytes = 0;   // what a read in storage order covers
-  int rank = 0, world_size = 1;
-  std::string io_backend;  // io::backend_name
-  std::string io_fallback_reason;
-  std::string device;
-  // For the seek-bound advice (loader/verdict.h).
-  bool shuffle_blocks = false;  // shuffle=blocks
-};
-
 class Telemetry {
  public:
   using Clock = std::chrono::steady_clock;
 
-  explicit Telemetry(RunContext context) : context_(std::move(context)) {}
+  explicit Telemetry(RunSetting run) : run_(std::move(run)) {}
 
   // The run's clock starts with the first epoch.
   void start();
 
   // Read stage (I/O thread).
   void read(Clock::time_point start, Clock::time_point end, const io::ReadStats& reader);
+  // CPU time the I/O thread used since its last call.
+  void io_cpu(std::uint64_t ns) { io_cpu_ns_ += ns; }
   void waited_for_slot(std::uint64_t ns, detail::Stall cause);
   // Decode stage (any worker).
-  void decoded(std::uint64_t ns) { decode_ns_ += ns; }
+  void decoded(std::uint64_t ns, std::uint64_t cpu_ns) {
+    decode_ns_ += ns;
+    decode_cpu_ns_ += cpu_ns;
+  }
   // Copy stage: the bad-input policy, then the submit to the device.
   void assembled(std::uint64_t ns) { assemble_ns_ += ns; }
   void copied(std::uint64_t ns, std::uint64_t bytes);
@@ -77,11 +59,11 @@ class Telemetry {
   Report report() const;
 
  private:
-  const RunContext context_;
+  const RunSetting run_;
   std::atomic<Clock::rep> run_start_{0};  // steady_clock ticks of start(); 0 before
 
   std::atomic<std::uint64_t> batches_{0}, images_{0}, skipped_{0};
-  std::atomic<std::uint64_t> read_ns_{0}, decode_ns_{0};
+  std::atomic<std::uint64_t> read_ns_{0}, decode_ns_{0}, decode_cpu_ns_{0}, io_cpu_ns_{0};
   std::atomic<std::uint64_t> read_blocked_ns_{0}, copy_blocked_ns_{0};
   std::atomic<std::uint64_t> assemble_ns_{0}, copy_ns_{0}, copy_bytes_{0}, consumer_ns_{0};
   std::atomic<std::uint64_t> stall_ns_[detail::kStallKinds] = {};
@@ -89,7 +71,6 @@ class Telemetry {
 
   mutable std::mutex io_mutex_;
   IoStats io_;
-  io::ThrottleSpec disk_;
   mutable std::mutex skipped_mutex_;
   std::vector<SkippedSample> skipped_samples_;
   mutable std::mutex in_flight_mutex_;

@@ -10,8 +10,17 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
+double cpu_images_per_s(const ImageCosts& costs, double threads, double cores) {
+  const double decode_ms =
+      costs.decode_ms_per_image > 0 ? costs.decode_ms_per_image : costs.cpu_ms_per_image;
+  double rate = kInfinity;
+  if (decode_ms > 0) rate = std::min(rate, threads * 1e3 / decode_ms);
+  if (costs.cpu_ms_per_image > 0) rate = std::min(rate, cores * 1e3 / costs.cpu_ms_per_image);
+  return rate;
+}
+
 double cpu_images_per_s(const ImageCosts& costs, double cores) {
-  return costs.cpu_ms_per_image > 0 ? cores * 1e3 / costs.cpu_ms_per_image : kInfinity;
+  return cpu_images_per_s(costs, cores, cores);
 }
 
 double disk_images_per_s(const ImageCosts& costs, const io::ThrottleSpec& disk) {
@@ -45,7 +54,12 @@ ImageCosts costs_under_shuffle(const ImageCosts& measured, ShuffleMode ran, Shuf
 
 ImageCosts packed_costs(const ImageCosts& measured, double decode_ratio, double bytes_ratio) {
   ImageCosts costs = measured;
-  if (decode_ratio > 0) costs.cpu_ms_per_image *= decode_ratio;
+  if (decode_ratio > 0) {
+    const double decode_ms =
+        measured.decode_ms_per_image > 0 ? measured.decode_ms_per_image : measured.cpu_ms_per_image;
+    costs.decode_ms_per_image = decode_ms * decode_ratio;
+    costs.cpu_ms_per_image = measured.cpu_ms_per_image - decode_ms + costs.decode_ms_per_image;
+  }
   if (bytes_ratio > 0) costs.bytes_per_image *= bytes_ratio;
   return costs;
 }

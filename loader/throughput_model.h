@@ -1,8 +1,12 @@
-// The projection shared by the verdict's advice (loader/verdict.h) and `feedrate plan`
-// (bench/plan/instance_model.h): how many images/s a number of cores or a disk delivers for a run's
-// measured per-image costs, and how those costs change under another shuffle mode or with the
-// dataset packed (`feedrate pack`). One decode worker per core; a disk delivers
-// min(MB/s / bytes_per_image, IOPS / reads_per_image, queue_depth / latency / reads_per_image).
+// The projection shared by the capacity model (loader/capacity.h), the verdict's advice
+// (loader/verdict.h) and `feedrate plan` (bench/plan/instance_model.h): how many images/s decode
+// threads on a number of cores, or a disk, deliver for a run's measured per-image costs, and how
+// those costs change under another shuffle mode or with the dataset packed (`feedrate pack`).
+//   cpu   min(threads / decode CPU per image, cores / loader CPU per image): each decode thread
+//         runs on a core of its own at most, and every loader thread (reads, copies) shares the
+//         cores with them;
+//   disk  min(MB/s / bytes_per_image, IOPS / reads_per_image, queue_depth / latency /
+//         reads_per_image).
 // Thread-safety: pure functions.
 #pragma once
 
@@ -12,13 +16,17 @@
 namespace feedrate {
 
 struct ImageCosts {
-  double cpu_ms_per_image = 0;  // decode CPU
-  double bytes_per_image = 0;   // encoded bytes read
-  double reads_per_image = 0;   // read operations
-  unsigned queue_depth = 1;     // reads in flight at most
+  double cpu_ms_per_image = 0;     // CPU of every loader thread
+  double bytes_per_image = 0;      // encoded bytes read
+  double reads_per_image = 0;      // read operations
+  unsigned queue_depth = 1;        // reads in flight at most
+  double decode_ms_per_image = 0;  // the decode threads' share of cpu_ms; 0: all of it
 };
 
-// Images/s `cores` decode workers deliver (infinity when decoding costs nothing measurable).
+// Images/s `threads` decode threads deliver on `cores` cores (infinity when decoding costs
+// nothing measurable).
+double cpu_images_per_s(const ImageCosts& costs, double threads, double cores);
+// One decode thread per core.
 double cpu_images_per_s(const ImageCosts& costs, double cores);
 
 // Images/s a disk delivers for these costs (infinity when not limited).
@@ -43,9 +51,9 @@ ImageCosts costs_under_shuffle(const ImageCosts& measured, ShuffleMode ran, Shuf
                                const ReadLayout& layout);
 
 // The per-image costs with the dataset packed: decode CPU times `decode_ratio` (packed over
-// original decode time, measured on a sample of the dataset's own images) and bytes read times
-// `bytes_ratio` (packed over original bytes); reads per image are unchanged. Ratios <= 0 count
-// as 1 (not measured).
+// original decode time, measured on a sample of the dataset's own images; the rest of the
+// loader's CPU unchanged) and bytes read times `bytes_ratio` (packed over original bytes); reads
+// per image are unchanged. Ratios <= 0 count as 1 (not measured).
 ImageCosts packed_costs(const ImageCosts& measured, double decode_ratio, double bytes_ratio);
 
 }  // namespace feedrate

@@ -19,6 +19,7 @@
 #include "loader/loader.h"
 #include "loader/options.h"
 #include "loader/shuffle_quality.h"
+#include "loader/system_info.h"
 #include "loader/verdict.h"
 
 namespace feedrate::bench {
@@ -141,15 +142,13 @@ BenchResult measure(const BenchArgs& args, const LoaderOptions& requested) {
   r.transform = args.loader.transform;
   r.quality = order_quality(dataset, first_epoch_order, r.options.batch_size);
   // After the timed run, so that it takes nothing from it.
-  r.packed =
+  PackedDecodeCost& packed = r.report.costs.packed;
+  packed =
       args.no_pack_probe ? PackedDecodeCost{} : probe_packed_decode(dataset, r.options.transform);
-  if (r.report.verdict.bottleneck == "cpu" && r.packed.measured() && r.packed.decode_ratio() < 1) {
+  if (r.report.verdict.bottleneck == "cpu" && packed.measured() && packed.decode_ratio() < 1) {
     r.report.verdict.advice.push_back(
-        packing_advice(r.report, r.options.num_workers, dataset.total_bytes(),
-                       {r.packed.decode_ratio(), r.packed.bytes_ratio(), r.packed.samples}));
+        packing_advice(r.report, {packed.decode_ratio(), packed.bytes_ratio(), packed.samples}));
   }
-  r.costs = run_costs(loader, r.images_per_s, r.peak_rss_mb);
-  r.costs.packed = r.packed;
   return r;
 }
 

@@ -41,7 +41,7 @@ std::string bench_text(const BenchResult& r) {
   }
   text += fmt::format("speed     {:.1f} images/s, {:.1f} MB/s\n", r.images_per_s, r.mb_per_s);
   text += fmt::format("decode    {:.2f} ms of CPU per image\n", r.report.decode_cpu_ms_per_image);
-  if (const std::string packing = describe(r.packed); !packing.empty()) {
+  if (const std::string packing = describe(r.report.costs.packed); !packing.empty()) {
     text += fmt::format("packing   {}\n", packing);
   }
   text += fmt::format(
@@ -113,8 +113,8 @@ nlohmann::json bench_json(const BenchResult& r) {
                {"operations", stats.read_operations},
                {"cold", r.cold}};
   out["device"] = stats.device;
-  out["rank"] = r.report.rank;
-  out["world_size"] = r.report.world_size;
+  out["rank"] = r.report.run.rank;
+  out["world_size"] = r.report.run.world_size;
   out["num_workers"] = options.num_workers;
   out["batch_size"] = options.batch_size;
   out["transform"] = r.transform;
@@ -142,10 +142,11 @@ nlohmann::json bench_json(const BenchResult& r) {
   }
   out["epochs"] = per_epoch;
   out["skipped_samples"] = skipped_json(stats.skipped_samples);
-  out["verdict"] = verdict_json(r.report.verdict);
+  out["verdict"] = verdict_json(r.report);
+  out["capacities"] = capacities_json(r.report);
   out["stages"] = stages_json(r.report);
   out["training_images_per_s"] = options.training_images_per_s;
-  out["costs"] = costs_json(r.costs);
+  out["costs"] = costs_json(r.report.costs);
   out["cache"] = cache_json(r.report.cache);
   return out;
 }

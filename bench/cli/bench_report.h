@@ -49,9 +49,7 @@ struct BenchResult {
   RunStats stats;
   Report report;
   double images_per_s = 0, mb_per_s = 0, peak_rss_mb = 0;
-  ShuffleQuality quality;  // of epoch 0's order
-  PackedDecodeCost packed;
-  RunCosts costs;  // with `packed`
+  ShuffleQuality quality;  // of epoch 0's order (the packing probe's figures: report.costs.packed)
 };
 
 // The lines printed before the run: the dataset, and the files left out of it.

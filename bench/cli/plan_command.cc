@@ -17,6 +17,7 @@
 #include "bench/plan/gpu_catalogue.h"
 #include "bench/plan/instance_model.h"
 #include "bench/plan/plan_report.h"
+#include "loader/report_json.h"
 #include "loader/system_info.h"
 
 namespace feedrate::bench {
@@ -87,6 +88,11 @@ Plan make_plan(const PlanArgs& args) {
                                          memory_limit_bytes() / 1e9, disk.empty() ? "0" : disk));
   plan.here.label = "this machine";
   plan.here.disk = disk;
+  if (args.disk.empty()) {
+    // The run's own setting: its decode threads and what its disk delivered.
+    plan.here.decode_threads = std::max(1, plan.costs.num_workers);
+    plan.here.measured_disk_images_per_s = plan.costs.disk_images_per_s;
+  }
   plan.here_projection = project(plan.costs, plan.demand, plan.here);
   plan.modes = shuffle_projections(plan.costs, plan.demand, plan.here);
   if (input.contains("shuffle") && input["shuffle"].is_object()) {
@@ -118,7 +124,8 @@ Command add_plan_command(CLI::App& app) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   sub->add_option("--gpu", args->gpu,
-                  "GPU model from DOMAIN.md's catalogue (memory, and an estimated images/s)");
+                  "GPU model from the catalogue in docs/domain.md (A100-80GB-SXM, H100-SXM, L4, "
+                  "...: its memory, and an estimated images/s)");
   sub->add_option("--rate", args->rate,
                   "Training images/s of one GPU, measured (preferred over the catalogue estimate)")
       ->check(CLI::PositiveNumber);

@@ -23,6 +23,7 @@
 #include "bench/tune/tune_measure.h"
 #include "bench/tune/tune_search.h"
 #include "bench/tune/window_sweep.h"
+#include "loader/report_json.h"
 #include "loader/dataset.h"
 #include "loader/options.h"
 #include "loader/system_info.h"

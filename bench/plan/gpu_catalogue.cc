@@ -22,9 +22,24 @@ std::string simplify(std::string_view name) {
 }  // namespace
 
 const std::vector<GpuModel>& gpu_catalogue() {
-  // DOMAIN.md's table (memory GB, FP32 TFLOPS), then the other rentable cards it names with
-  // their memory (no FP32 figure there, so no images/s estimate).
+  // docs/domain.md gives each figure's source. First the data-centre cards instance sellers rent
+  // for training (NVIDIA data sheets), then a GPU-server buying guide's table (memory GB, FP32
+  // TFLOPS), then the rentable cards it names with their memory only (no estimate).
   static const std::vector<GpuModel> catalogue = {
+      {"A10", 24, 31.2, 125, 600, "PCIe 4", 150},
+      // AWS's A10 variant: NVIDIA publishes no data sheet of its own; the A10's figures.
+      {"A10G", 24, 31.2, 125, 600, "PCIe 4", 150},
+      {"L4", 24, 30.3, 121, 300, "PCIe 4", 72},
+      {"L40", 48, 90.5, 181, 864, "PCIe 4", 300},
+      {"L40S", 48, 91.6, 362, 864, "PCIe 4", 350},
+      {"A100 40GB SXM", 40, 19.5, 312, 1555, "PCIe 4", 400},
+      {"A100 80GB SXM", 80, 19.5, 312, 2039, "PCIe 4", 400},
+      {"A100 80GB PCIe", 80, 19.5, 312, 1935, "PCIe 4", 300},
+      {"A800", 80, 19.5, 312, 2039, "PCIe 4", 400},
+      {"H100 SXM", 80, 67, 989, 3350, "PCIe 5", 700},
+      {"H100 PCIe", 80, 51, 756, 2000, "PCIe 5", 350},
+      {"H800", 80, 67, 989, 3350, "PCIe 5", 700},
+      {"H200", 141, 67, 989, 4800, "PCIe 5", 700},
       {"GeForce RTX 3090 Ti", 24, 40.0},
       {"GeForce RTX 3090", 24, 35.58},
       {"GeForce RTX 3080 Ti", 12, 34.71},
@@ -68,8 +83,9 @@ const GpuModel& find_gpu(std::string_view name) {
   if (match != nullptr) return *match;
   std::string names;
   for (const GpuModel& gpu : gpu_catalogue()) names += (names.empty() ? "" : ", ") + gpu.name;
-  throw std::invalid_argument("GPU \"" + std::string(name) + "\" is not in the catalogue (" +
-                              names + "): give --gpu-rate or --rate");
+  throw std::invalid_argument(
+      "GPU \"" + std::string(name) + "\" is not in the catalogue (" + names +
+      "): give the training rate of one GPU with --rate IMAGES_PER_S instead");
 }
 
 }  // namespace feedrate::bench

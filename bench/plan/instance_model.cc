@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/disk_class.h"
+#include "io/throttle.h"
 #include "loader/throughput_model.h"
 
 namespace feedrate::bench {
@@ -18,13 +19,15 @@ double loader_ram_gb(const RunCosts& costs, const Demand& demand) {
 }
 
 ImageCosts image_costs(const RunCosts& costs) {
-  return {costs.cpu_ms_per_image, costs.bytes_per_image, costs.reads_per_image, costs.queue_depth};
+  return {costs.cpu_ms_per_image, costs.bytes_per_image, costs.reads_per_image, costs.queue_depth,
+          costs.decode_ms_per_image};
 }
 
 RunCosts with_image_costs(RunCosts costs, const ImageCosts& image) {
   costs.cpu_ms_per_image = image.cpu_ms_per_image;
   costs.bytes_per_image = image.bytes_per_image;
   costs.reads_per_image = image.reads_per_image;
+  costs.decode_ms_per_image = image.decode_ms_per_image;
   return costs;
 }
 
@@ -60,7 +63,7 @@ Instance parse_instance(const std::string& text) {
   }
   instance.disk = text.substr(second + 1);
   try {
-    instance.disk_spec = io::disk_spec(instance.disk);
+    instance.disk_spec = io::parse_throttle(instance.disk);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument("instance \"" + text + "\": " + e.what());
   }
@@ -94,8 +97,12 @@ Requirements requirements(const RunCosts& costs, const Demand& demand) {
 
 Projection project(const RunCosts& costs, const Demand& demand, const Instance& instance) {
   Projection p;
-  p.cpu_images_per_s = cpu_images_per_s(image_costs(costs), instance.cores);
+  const int threads = instance.decode_threads > 0 ? instance.decode_threads : instance.cores;
+  p.cpu_images_per_s = cpu_images_per_s(image_costs(costs), threads, instance.cores);
   p.disk_images_per_s = disk_images_per_s(costs, instance.disk_spec);
+  if (instance.measured_disk_images_per_s > 0) {
+    p.disk_images_per_s = std::min(p.disk_images_per_s, instance.measured_disk_images_per_s);
+  }
   const double loaders = loader_ram_gb(costs, demand);
   p.ram_enough = instance.ram_gb >= loaders;
   p.dataset_cached = instance.ram_gb >= loaders + costs.dataset_bytes / 1e9;
@@ -145,7 +152,10 @@ std::vector<ShuffleProjection> shuffle_projections(const RunCosts& costs, const 
                            ? p.costs.bytes_per_image / p.costs.reads_per_image
                            : p.costs.bytes_per_image;
     p.needs = requirements(p.costs, demand);
-    p.projection = project(p.costs, demand, instance);
+    // What the run's disk delivered holds for the reads it made, not another mode's.
+    Instance reads_as_projected = instance;
+    if (!p.measured) reads_as_projected.measured_disk_images_per_s = 0;
+    p.projection = project(p.costs, demand, reads_as_projected);
     modes.push_back(std::move(p));
   }
   return modes;

@@ -7,7 +7,7 @@
 //   disk  a disk class (io/disk_class.h) delivers what loader/throughput_model.h projects; it
 //         binds the first epoch, and every epoch when the dataset cannot stay in page cache;
 //   RAM   one loader per GPU (its measured peak RSS each), plus the dataset when it is to stay
-//         in page cache across epochs, and at least one GPU's memory (DOMAIN.md); an instance
+//         in page cache across epochs, and at least one GPU's memory (docs/domain.md); an instance
 //         with less RAM than the loaders need is killed, not slowed;
 //   GPUs  busy = delivered / demanded; the target is >= kBusyTarget (90%, MLPerf Storage's bar).
 // The same projection for the run's reads under the other shuffle mode, and for its decode cost
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/cli/report_output.h"
 #include "io/throttle.h"
+#include "loader/run_costs.h"
 
 namespace feedrate::bench {
 
@@ -37,6 +37,11 @@ struct Instance {
   double ram_gb = 0;
   std::string disk;  // a class name or MBPS[,IOPS[,LATENCY_US]]; "" = not limited
   io::ThrottleSpec disk_spec;
+  // The run's own machine: its decode threads (0: one per core) and what its disk delivered
+  // per second of reading (0: only disk_spec limits), so that its projection is the capacity
+  // model's (loader/capacity.h) and names the verdict's bottleneck.
+  int decode_threads = 0;
+  double measured_disk_images_per_s = 0;
 };
 
 // Parses "cores,ram_gb,disk" (the disk part may hold commas: "8,64,500,20000"). Throws
@@ -62,7 +67,7 @@ struct Projection {
   double disk_images_per_s = 0;  // infinity when the disk is not limited
   bool ram_enough = true;        // the loaders fit
   bool dataset_cached = false;   // the dataset stays in page cache across epochs
-  bool ram_below_gpu = false;    // RAM < one GPU's memory (DOMAIN.md's rule)
+  bool ram_below_gpu = false;    // RAM < one GPU's memory (docs/domain.md's rule)
   double first_epoch_images_per_s = 0;
   double later_epochs_images_per_s = 0;
   double gpu_busy = 0;  // later epochs

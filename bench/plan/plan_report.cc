@@ -6,6 +6,7 @@
 
 #include "bench/plan/gpu_catalogue.h"
 #include "io/disk_class.h"
+#include "loader/report_json.h"
 
 namespace feedrate::bench {
 namespace {
@@ -167,7 +168,8 @@ nlohmann::json plan_json(const Plan& plan) {
                          {"disk_class", n.disk_class},
                          {"h2d_mb_per_s_per_gpu", n.h2d_mb_per_s_per_gpu}};
   out["this_machine"] = projection_json(plan.here, plan.here_projection);
-  out["binds_first"] = plan.here_projection.binding;
+  out["binds_first"] = plan.here_projection.first_epoch_binding;
+  out["binds_later_epochs"] = plan.here_projection.binding;
   nlohmann::json candidates = nlohmann::json::array();
   for (std::size_t c = 0; c < plan.candidates.size(); ++c) {
     const auto& [instance, projection] = plan.candidates[c];
@@ -219,15 +221,14 @@ std::string plan_text(const Plan& plan) {
       "samples)\n",
       c.cpu_ms_per_image, c.bytes_per_image / 1e3, c.reads_per_image, c.h2d_bytes_per_image / 1e3,
       c.peak_rss_mb, c.dataset_bytes / 1e9, c.dataset_samples);
-  text +=
-      fmt::format("demand    [{}] {} x {} at {:.0f} images/s = {:.0f} images/s{}\n",
-                  plan.rate_measured ? "measured" : "estimated", plan.demand.gpus,
-                  plan.gpu_name.empty() ? "GPU" : plan.gpu_name,
-                  plan.demand.images_per_s / plan.demand.gpus, plan.demand.images_per_s,
-                  plan.rate_measured ? " (--rate)"
-                                     : fmt::format(" ({:.0f} images/s per FP32 TFLOPS; pass --rate "
-                                                   "with your measured step)",
-                                                   kImagesPerFp32Tflop));
+  text += fmt::format("demand    [{}] {} x {} at {:.0f} images/s = {:.0f} images/s{}\n",
+                      plan.rate_measured ? "measured" : "estimated", plan.demand.gpus,
+                      plan.gpu_name.empty() ? "GPU" : plan.gpu_name,
+                      plan.demand.images_per_s / plan.demand.gpus, plan.demand.images_per_s,
+                      plan.rate_measured
+                          ? " (--rate)"
+                          : " (the catalogue's estimate, see docs/domain.md; pass --rate with your "
+                            "measured step)");
   const Requirements& n = plan.needs;
   text += fmt::format("\nTo keep the GPUs >= {:.0f}% busy ({:.0f} images/s) [projected]:\n",
                       100 * kBusyTarget, n.images_per_s);
@@ -249,10 +250,11 @@ std::string plan_text(const Plan& plan) {
   text += fmt::format("  PCIe    {:.0f} MB/s to each GPU\n", n.h2d_mb_per_s_per_gpu);
   const Projection& h = plan.here_projection;
   text += fmt::format(
-      "\nbinds first [projected]: {} — this machine ({} cores, {:.0f} GB, disk {}) would "
-      "deliver {:.0f} images/s ({:.0f}% of the GPUs)\n",
-      h.binding, plan.here.cores, plan.here.ram_gb, disk_text(plan.here),
-      h.later_epochs_images_per_s, 100 * h.gpu_busy);
+      "\nbinds first [projected]: {} in the first epoch ({:.0f} images/s), {} in later epochs — "
+      "this machine ({} cores, {:.0f} GB, disk {}) would deliver {:.0f} images/s then ({:.0f}% "
+      "of the GPUs)\n",
+      h.first_epoch_binding, h.first_epoch_images_per_s, h.binding, plan.here.cores,
+      plan.here.ram_gb, disk_text(plan.here), h.later_epochs_images_per_s, 100 * h.gpu_busy);
   shuffle_modes_text(plan, text);
   packing_text(plan, text);
   if (plan.candidates.empty()) return text;

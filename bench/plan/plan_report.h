@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "bench/cli/report_output.h"
 #include "bench/plan/instance_model.h"
 
 namespace feedrate::bench {

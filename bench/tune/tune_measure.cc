@@ -52,8 +52,9 @@ PointFigures measure_point(const LoaderOptions& options, double window_s,
       elapsed = seconds_between(window_start, Clock::now());
     }
     figures.images_per_s = images / elapsed;
-    figures.peak_rss_mb = peak_rss_bytes() / 1e6;
-    figures.costs = run_costs(loader, figures.images_per_s, figures.peak_rss_mb);
+    figures.costs = loader.report().costs;
+    figures.costs.images_per_s = figures.images_per_s;  // the window's, without the warm-up
+    figures.peak_rss_mb = figures.costs.peak_rss_mb;
   }
   figures.seconds = seconds_between(start, Clock::now());
   return figures;
@@ -72,10 +73,11 @@ EpochRun measure_epoch(const LoaderOptions& options) {
   figures.seconds = seconds_between(start, Clock::now());
   const RunStats stats = loader.stats();
   figures.images_per_s = figures.seconds > 0 ? stats.images / figures.seconds : 0;
-  figures.peak_rss_mb = peak_rss_bytes() / 1e6;
   figures.reads = stats.read_operations;
   figures.quality = order_quality(loader.dataset(), order, loader.options().batch_size);
-  figures.costs = run_costs(loader, figures.images_per_s, figures.peak_rss_mb);
+  figures.costs = loader.report().costs;
+  figures.costs.images_per_s = figures.images_per_s;  // the epoch's, from its start
+  figures.peak_rss_mb = figures.costs.peak_rss_mb;
   return figures;
 }
 

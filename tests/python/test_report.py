@@ -1,5 +1,11 @@
-"""loader.report(): the verdict and stage figures as a dict; the optional progress line."""
+"""loader.report(): the verdict, capacities, stage figures and run costs as a dict (a plan
+input for `feedrate plan`); the optional progress line."""
 
+import json
+import os
+import subprocess
+
+import pytest
 from conftest import CLASSES, PER_CLASS, epoch, feedrate, small
 
 COUNT = len(CLASSES) * PER_CLASS
@@ -13,6 +19,16 @@ def test_report_has_the_verdict_and_stages(image_folder):
     assert report["verdict"]["bottleneck"] in {"io", "cpu", "ram", "h2d", "consumer"}
     assert set(report["verdict"]["stalls"]) == {"io", "cpu", "ram", "h2d"}
     assert isinstance(report["verdict"]["advice"], list)
+    for advice in report["verdict"]["advice"]:
+        assert set(advice) == {"kind", "cause", "remedy", "projected_images_per_s", "cost", "text"}
+        assert advice["text"]
+    capacities = report["capacities"]
+    assert set(capacities) == {"delivered", "io", "cpu", "ram", "h2d", "consumer"}
+    assert capacities["cpu"]["measured"] and capacities["cpu"]["images_per_s"] > 0
+    assert not capacities["h2d"]["measured"]  # no GPU: batches stay on the host
+    assert sum(c["binds"] for k, c in capacities.items() if k != "delivered") == 1
+    assert capacities[report["verdict"]["bottleneck"]]["binds"]
+    assert report["costs"]["dataset_samples"] == COUNT and report["costs"]["cpu_ms_per_image"] > 0
     assert report["stages"]["decode"]["items"] == COUNT
     assert report["stages"]["read"]["bytes"] > 0
     assert report["stages"]["in_flight"]["capacity"] > 0
@@ -51,7 +67,7 @@ class FakeDistributed:
 
     def all_gather_object(self, out, obj):
         other = dict(obj, rank=1 - obj["rank"], images_per_s=self.other, bottleneck="io",
-                     advice=["reads delivered 15 MB/s"])
+                     summary="io", advice=[{"text": "reads delivered 15 MB/s"}])
         out[obj["rank"]], out[other["rank"]] = obj, other
 
 
@@ -76,3 +92,23 @@ def test_gather_verdicts_names_the_slowest_rank(image_folder):
     assert gathered["slowest"]["rank"] == 1 and gathered["slowest"]["bottleneck"] == "io"
     assert gathered["summary"] == (
         "rank 1 of 2 is the slowest: 1 images/s, bottleneck io: reads delivered 15 MB/s")
+
+
+def test_report_before_any_batch_measured_nothing(image_folder):
+    verdict = feedrate.Loader(image_folder, **small()).report()["verdict"]
+    assert verdict["bottleneck"] == "none" and verdict["summary"] == "nothing measured yet"
+
+
+def test_a_saved_report_is_a_plan_input(image_folder, tmp_path):
+    cli = os.environ.get("FEEDRATE_CLI")
+    if not cli:
+        pytest.skip("FEEDRATE_CLI is not set (run through ctest)")
+    loader = feedrate.Loader(image_folder, **small())
+    epoch(loader)
+    saved = tmp_path / "report.json"
+    saved.write_text(json.dumps(loader.report()))
+    plan = subprocess.run([cli, "plan", str(saved), "--gpu", "A100 80GB SXM", "--json"],
+                          capture_output=True, text=True, check=True)
+    projected = json.loads(plan.stdout)
+    assert projected["binds_first"] in {"cpu", "disk", "ram", "gpu"}
+    assert projected["measured"]["dataset_samples"] == COUNT

@@ -370,6 +370,9 @@ TEST(PackCachePacing, HeadroomComesFromTheWindowBetweenTwoReadings) {
   EXPECT_DOUBLE_EQ(h.cpu_images_per_s, 1400);  // 2 cores / (2 s / 1,400)
   EXPECT_DOUBLE_EQ(h.transcode_cpu_s_per_image, 0.005);
   EXPECT_EQ(headroom_between(after, after, 0.005).delivered_images_per_s, 0);
+  // Where the capacity model measured the CPU, its capacity is C.
+  after.cpu_capacity_images_per_s = 1800;
+  EXPECT_DOUBLE_EQ(headroom_between(before, after, 0.005).cpu_images_per_s, 1800);
 }
 
 TEST(PackCacheSegment, StaleFilesGoOnlyOnceTheirWriterIsGone) {

@@ -14,10 +14,10 @@
 #include "bench/cli/progress.h"
 #include "bench/cli/report_output.h"
 #include "bench/cli/trace_output.h"
-#include "bench/pack/transcode_probe.h"
 #include "bench/tune/tune_measure.h"
 #include "loader/loader.h"
 #include "loader/options.h"
+#include "loader/packing_probe.h"
 #include "loader/shuffle_quality.h"
 #include "loader/system_info.h"
 #include "loader/verdict.h"
@@ -142,13 +142,8 @@ BenchResult measure(const BenchArgs& args, const LoaderOptions& requested) {
   r.transform = args.loader.transform;
   r.quality = order_quality(dataset, first_epoch_order, r.options.batch_size);
   // After the timed run, so that it takes nothing from it.
-  PackedDecodeCost& packed = r.report.costs.packed;
-  packed =
-      args.no_pack_probe ? PackedDecodeCost{} : probe_packed_decode(dataset, r.options.transform);
-  if (r.report.verdict.bottleneck == "cpu" && packed.measured() && packed.decode_ratio() < 1) {
-    r.report.verdict.advice.push_back(
-        packing_advice(r.report, {packed.decode_ratio(), packed.bytes_ratio(), packed.samples}));
-  }
+  add_packing(r.report, args.no_pack_probe ? PackedDecodeCost{}
+                                           : probe_packed_decode(dataset, r.options.transform));
   return r;
 }
 

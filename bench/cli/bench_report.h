@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/cli/report_output.h"
-#include "bench/pack/transcode_probe.h"
+#include "loader/packing_probe.h"
 #include "loader/dataset.h"
 #include "loader/loader.h"
 #include "loader/report.h"

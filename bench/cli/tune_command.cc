@@ -17,7 +17,7 @@
 #include "bench/cli/commands.h"
 #include "bench/cli/default_dataset.h"
 #include "bench/cli/loader_args.h"
-#include "bench/pack/transcode_probe.h"
+#include "loader/packing_probe.h"
 #include "bench/tune/svg_plot.h"
 #include "bench/tune/terminal_chart.h"
 #include "bench/tune/tune_measure.h"

@@ -74,7 +74,9 @@ def remove(resource, options):
 
 def run(feedrate, dataset, options):
     args = [feedrate, "bench"] + ([dataset] if dataset else []) + options.split()
-    args += ["--epochs", "1", "--no-pack-probe", "--json"]
+    if "--batches" not in options.split():
+        args += ["--epochs", "1"]
+    args += ["--no-pack-probe", "--json"]
     out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     return json.loads(out[out.index("{"):])
 

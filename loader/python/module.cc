@@ -24,6 +24,7 @@
 #include "loader/error.h"
 #include "loader/loader.h"
 #include "loader/loader_state.h"
+#include "loader/packing_probe.h"
 #include "loader/python/augment_probe.h"
 #include "loader/python/options.h"
 #include "loader/python/report.h"
@@ -131,7 +132,14 @@ class PyLoader {
     return out;
   }
 
-  py::dict report() const { return report_dict(loader_->report(), loader_->stats()); }
+  py::dict report(bool probe_packing) const {
+    Report report = loader_->report();
+    if (probe_packing) {
+      py::gil_scoped_release release;  // a fraction of a second of decoding
+      add_packing(report, probe_packed_decode(loader_->dataset(), loader_->options().transform));
+    }
+    return report_dict(report, loader_->stats());
+  }
   const Loader& loader() const { return *loader_; }
   std::uint64_t epoch() const { return epoch_; }
   std::string arrays() const { return arrays_ == ArrayKind::kTorch ? "torch" : "numpy"; }
@@ -225,8 +233,12 @@ its arrays are gone, so hold at most prefetch_batches - 1 batches while iteratin
            "epoch after a finished one). Another world size deals the rest of the epoch among "
            "the new ranks. Raises feedrate.Error naming what differs when the dataset, "
            "batch_size, seed, shuffle, drop_last or pad_shards do not match.")
-      .def("report", &PyLoader::report,
-           "The verdict (what holds training back) and per-stage figures, as a dict.")
+      .def("report", &PyLoader::report, py::arg("probe_packing") = false,
+           "The verdict (what holds training back), every resource's capacity, the per-stage "
+           "figures and the run's per-image costs (a `feedrate plan` input once saved as JSON), "
+           "as a dict. probe_packing=True also measures what packing the dataset (`feedrate "
+           "pack`) would save, on a few of its JPEGs (a fraction of a second), and adds that "
+           "advice to a cpu verdict.")
       .def_property_readonly("epoch", &PyLoader::epoch)
       .def_property_readonly("arrays", &PyLoader::arrays)
       .def_property_readonly("classes",
@@ -248,7 +260,7 @@ its arrays are gone, so hold at most prefetch_batches - 1 batches while iteratin
   m.def(
       "gather_verdicts",
       [](const PyLoader& loader, py::object dist) {
-        return gather_verdicts(loader.report(), std::move(dist));
+        return gather_verdicts(loader.report(false), std::move(dist));
       },
       py::arg("loader"), py::arg("dist") = py::none(), R"doc(
 Every rank's verdict, and which rank is slowest and why. With torch.distributed initialised

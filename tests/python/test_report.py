@@ -112,3 +112,15 @@ def test_a_saved_report_is_a_plan_input(image_folder, tmp_path):
     projected = json.loads(plan.stdout)
     assert projected["binds_first"] in {"cpu", "disk", "ram", "gpu"}
     assert projected["measured"]["dataset_samples"] == COUNT
+
+
+def test_report_probes_packing_when_asked(image_folder):
+    loader = feedrate.Loader(image_folder, **small(transform="train"))
+    epoch(loader)
+    assert loader.report()["costs"]["packed"]["state"] == ""  # not measured unless asked
+    report = loader.report(probe_packing=True)
+    packed = report["costs"]["packed"]
+    assert packed["state"] in {"measured", "skipped", "packed"}, packed
+    kinds = [a["kind"] for a in report["verdict"]["advice"]]
+    lifts = packed["state"] == "measured" and packed["decode_ratio"] < 1
+    assert ("cpu.pack" in kinds) == (lifts and report["verdict"]["bottleneck"] == "cpu")

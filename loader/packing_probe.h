@@ -10,7 +10,8 @@
 // most of the image), data that are not JPEGs, too few JPEGs the packer takes. When most sampled
 // JPEGs are packed already, it says so instead of measuring.
 //
-// Thread-safety: runs on the caller's thread; reads the dataset's files with pread.
+// Thread-safety: runs on the caller's thread; reads the dataset's files with pread. Internal to
+// loader/ (and the command line, and the Python module).
 #pragma once
 
 #include <cstddef>
@@ -19,9 +20,10 @@
 
 #include "decode/transform.h"
 #include "loader/dataset.h"
+#include "loader/report.h"
 #include "loader/run_costs.h"
 
-namespace feedrate::bench {
+namespace feedrate {
 
 struct TranscodeProbeOptions {
   std::size_t samples = 32;  // JPEGs taken, evenly spaced over the index
@@ -35,4 +37,9 @@ PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::Trans
 // "not measured: ..."; empty when nothing was recorded.
 std::string describe(const PackedDecodeCost& cost);
 
-}  // namespace feedrate::bench
+// Records the probe's figures in report.costs.packed and, when the verdict is cpu and packing
+// decodes faster, appends its advice (loader/verdict.h's packing_advice()). `feedrate bench`
+// and Python's report(probe_packing=True) both add it this way.
+void add_packing(Report& report, const PackedDecodeCost& packed);
+
+}  // namespace feedrate

@@ -1,7 +1,4 @@
-#include "bench/pack/transcode_probe.h"
-
-#include <fmt/core.h>
-#include <time.h>
+#include "loader/packing_probe.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,17 +12,18 @@
 #include "decode/random.h"
 #include "decode/restart_index.h"
 #include "loader/dataset_reader.h"
+#include "loader/system_info.h"
+#include "loader/text.h"
+#include "loader/verdict.h"
 
-namespace feedrate::bench {
+namespace feedrate {
 namespace {
 
 // Fewer JPEGs than this that the packer takes say too little about the dataset.
 constexpr std::size_t kMinimumPairs = 4;
 
 double thread_cpu_ms() {
-  timespec now{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
+  return static_cast<double>(thread_cpu_ns()) / 1e6;
 }
 
 struct Pair {
@@ -67,18 +65,20 @@ PackedDecodeCost measure(const Dataset& dataset, const decode::TransformSpec& sp
     if (packer.pack(pair.original, pair.packed).ok()) pairs.push_back(std::move(pair));
   }
   if (2 * jpegs < taken) {
-    return skipped(fmt::format("not JPEG data ({} of {} sampled images are JPEGs)", jpegs, taken));
+    return skipped(
+        text::format("not JPEG data (%zu of %zu sampled images are JPEGs)", jpegs, taken));
   }
   if (2 * packed_already >= jpegs) {
     PackedDecodeCost cost;
     cost.state = "packed";
     cost.samples = packed_already;
     cost.reason =
-        fmt::format("{} of {} sampled JPEGs carry a restart index", packed_already, jpegs);
+        text::format("%zu of %zu sampled JPEGs carry a restart index", packed_already, jpegs);
     return cost;
   }
   if (pairs.size() < kMinimumPairs) {
-    return skipped(fmt::format("too few JPEGs the packer takes ({} of {})", pairs.size(), jpegs));
+    return skipped(
+        text::format("too few JPEGs the packer takes (%zu of %zu)", pairs.size(), jpegs));
   }
 
   decode::ImageDecoder decoder;
@@ -114,7 +114,7 @@ PackedDecodeCost measure(const Dataset& dataset, const decode::TransformSpec& sp
     cost.packed_bytes += static_cast<double>(p.packed.size());
   }
   if (cost.samples < kMinimumPairs) {
-    return skipped(fmt::format("too few sampled JPEGs decode ({} of {})", cost.samples, jpegs));
+    return skipped(text::format("too few sampled JPEGs decode (%zu of %zu)", cost.samples, jpegs));
   }
   const double n = static_cast<double>(cost.samples);
   cost.state = "measured";
@@ -137,15 +137,22 @@ PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::Trans
 
 std::string describe(const PackedDecodeCost& cost) {
   if (cost.measured()) {
-    return fmt::format(
-        "{} of its JPEGs packed in memory: a train crop decodes in {:.2f} ms instead of {:.2f} on "
-        "one thread ({:.2f}x), {:.2f}x the bytes ({:.2f} s to measure)",
+    return text::format(
+        "%zu of its JPEGs packed in memory: a train crop decodes in %.2f ms instead of %.2f on "
+        "one thread (%.2fx), %.2fx the bytes (%.2f s to measure)",
         cost.samples, cost.packed_ms, cost.original_ms, cost.decode_ratio(), cost.bytes_ratio(),
         cost.seconds);
   }
   if (cost.state.empty()) return "";
-  return fmt::format("{}: {}", cost.state == "packed" ? "packed already" : "not measured",
-                     cost.reason);
+  return (cost.state == "packed" ? "packed already: " : "not measured: ") + cost.reason;
 }
 
-}  // namespace feedrate::bench
+void add_packing(Report& report, const PackedDecodeCost& packed) {
+  report.costs.packed = packed;
+  if (report.verdict.bottleneck == "cpu" && packed.measured() && packed.decode_ratio() < 1) {
+    report.verdict.advice.push_back(
+        packing_advice(report, {packed.decode_ratio(), packed.bytes_ratio(), packed.samples}));
+  }
+}
+
+}  // namespace feedrate

@@ -6,6 +6,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -49,9 +50,24 @@ std::pair<double, double> two_doubles(const char* name, const py::handle& value)
   return {values[0], values[1]};
 }
 
+// An integer that its (integral) option cannot hold: negative for a count, or too large.
+struct OutOfRange {
+  bool negative;
+};
+
 template <typename T>
 Setter field(T LoaderOptions::*member) {
-  return [member](PythonOptions& o, const py::handle& v) { o.loader.*member = v.cast<T>(); };
+  return [member](PythonOptions& o, const py::handle& v) {
+    try {
+      o.loader.*member = v.cast<T>();
+    } catch (const py::cast_error&) {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        if (py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v))
+          throw OutOfRange{v.cast<py::int_>() < py::int_(0)};
+      }
+      throw;
+    }
+  };
 }
 
 const std::map<std::string, Setter>& setters() {
@@ -188,14 +204,11 @@ PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) 
     if (value.is_none()) continue;  // None keeps the default
     try {
       setter->second(options, value);
+    } catch (const OutOfRange& range) {
+      throw py::value_error("feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
+                            " is out of range: " + name +
+                            (range.negative ? " must not be negative" : " is too large"));
     } catch (const py::cast_error&) {
-      // An integer that does not convert is out of the option's range (negative for a count).
-      if (py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value)) {
-        throw py::value_error(
-            "feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
-            " is out of range: " + name +
-            (value.cast<py::int_>() < py::int_(0) ? " must not be negative" : " is too large"));
-      }
       throw py::type_error("feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
                            " has the wrong type");
     } catch (const Error& e) {  // a word outside its option's vocabulary

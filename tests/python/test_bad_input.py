@@ -51,5 +51,5 @@ def test_negative_or_huge_counts_are_a_value_error_naming_the_option(image_folde
         feedrate.Loader(image_folder, prefetch_batches=-2)
     with pytest.raises(ValueError, match="memory_budget_mb=.* is too large"):
         feedrate.Loader(image_folder, memory_budget_mb=2**70)
-    with pytest.raises(TypeError, match="drop_last=-1 has the wrong type"):
-        feedrate.Loader(image_folder, drop_last=-1)  # an int for a bool is a type, not a range
+    with pytest.raises(TypeError, match="shuffle=2 has the wrong type"):
+        feedrate.Loader(image_folder, shuffle=2)  # not a count: an int there is the wrong type

@@ -27,7 +27,8 @@ Headroom headroom_between(const PacingCounters& before, const PacingCounters& af
   }
   h.delivered_images_per_s = static_cast<double>(after.delivered - before.delivered) / wall_s;
   h.decode_cpu_s_per_image = busy_s / static_cast<double>(after.decoded - before.decoded);
-  h.cpu_images_per_s = after.cores / h.decode_cpu_s_per_image;
+  h.cpu_images_per_s = after.cpu_capacity_images_per_s > 0 ? after.cpu_capacity_images_per_s
+                                                           : after.cores / h.decode_cpu_s_per_image;
   return h;
 }
 

@@ -9,8 +9,9 @@
 //
 //   allowed transcodes/s = max(kPacingLossBudget x R, (1 - kPacingMargin) x C - R) x D / T
 //
-// with R the delivered images/s, C the images/s the decode CPU alone would sustain, D the
-// decode CPU per image and T the transcode CPU per image.
+// with R the delivered images/s, C the images/s the CPU alone would sustain (the capacity
+// model's cpu capacity, loader/capacity.h, where it is measured; else the decode threads over
+// their busy time per image), D the decode time per image and T the transcode CPU per image.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -40,9 +41,12 @@ struct PacingCounters {
   double decode_busy_s = 0;     // summed over the decode threads
   std::uint64_t decoded = 0;    // samples
   double cores = 1;             // decode threads that can run at once: min(num_workers, CPUs)
+  // The capacity model's cpu capacity for the run so far (images/s); 0 when not measured.
+  double cpu_capacity_images_per_s = 0;
 };
 
-// R, C and D over the window from `before` to `after`; zeros where it saw no delivery or decode.
+// R and D over the window from `before` to `after`, C from `after`'s capacity model (else over
+// the window as cores / D); zeros where the window saw no delivery or decode.
 Headroom headroom_between(const PacingCounters& before, const PacingCounters& after,
                           double transcode_cpu_s_per_image);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 
 #include "gpu/trace.h"
@@ -288,6 +289,10 @@ PacingCounters Pipeline::pacing_counters(int cores) const {
     counters.decoded = stage.items;
   }
   counters.cores = cores;
+  if (const Capacity& cpu = report.capacities.of("cpu");
+      cpu.measured && std::isfinite(cpu.images_per_s)) {
+    counters.cpu_capacity_images_per_s = cpu.images_per_s;
+  }
   return counters;
 }
 

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <thread>
 
+#include "decode/transform_text.h"
 #include "loader/pack_cache_pacing.h"
 #include "loader/pack_cache_segment.h"
 #include "loader/pipeline.h"
@@ -160,6 +161,23 @@ TEST_F(PackCacheTest, ShardsAndOtherFormatsMatchTheUncachedBatchesToo) {
     EXPECT_EQ(cache.hits, 14u);
     EXPECT_GT(cache.transcoded, 0u);
     EXPECT_EQ(cache.unchanged > 0, mixed);
+  }
+}
+
+TEST_F(PackCacheTest, EveryTransformGivesTheUncachedBatches) {
+  // Packed JPEGs decode only the intervals around a crop: eval's centre crop, bicubic's wider
+  // filter and the pixel steps after the crop see the same pixels as from the original.
+  for (const char* text : {"eval", "rrc(32,interp=bicubic),hflip,ta_wide,erase(0.5)",
+                           "resize(40,interp=bicubic),center_crop(32),jitter(0.4,0.4,0.4,0.1)"}) {
+    SCOPED_TRACE(text);
+    LoaderOptions o = options();
+    ASSERT_EQ(decode::parse_transform(text, 32, o.transform), "");
+    const std::vector<Epoch> reference = uncached_epochs(2, o);
+    testing::TempDir cache_dir;
+    o.cache_dir = cache_dir.path().string();
+    Pipeline pipeline(o, {}, unpaced());
+    EXPECT_TRUE(run_epochs(pipeline, 2) == reference);
+    EXPECT_EQ(pipeline.report().cache.hits, static_cast<std::uint64_t>(kImages));
   }
 }
 
@@ -352,6 +370,9 @@ TEST(PackCachePacing, HeadroomComesFromTheWindowBetweenTwoReadings) {
   EXPECT_DOUBLE_EQ(h.cpu_images_per_s, 1400);  // 2 cores / (2 s / 1,400)
   EXPECT_DOUBLE_EQ(h.transcode_cpu_s_per_image, 0.005);
   EXPECT_EQ(headroom_between(after, after, 0.005).delivered_images_per_s, 0);
+  // Where the capacity model measured the CPU, its capacity is C.
+  after.cpu_capacity_images_per_s = 1800;
+  EXPECT_DOUBLE_EQ(headroom_between(before, after, 0.005).cpu_images_per_s, 1800);
 }
 
 TEST(PackCacheSegment, StaleFilesGoOnlyOnceTheirWriterIsGone) {

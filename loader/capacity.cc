@@ -62,8 +62,9 @@ Capacity cpu_capacity(const Report& r, const ImageCosts& costs) {
   return measured(
       "cpu", cpu_images_per_s(costs, threads, cores),
       format("%.2f ms of decode CPU per image on %d thread(s), %.2f ms of loader CPU per image "
-             "on %d core(s)",
-             costs.decode_ms_per_image, threads, costs.cpu_ms_per_image, cores));
+             "on %d core(s), the decodes on a core %.0f%% of their time",
+             costs.decode_ms_per_image, threads, costs.cpu_ms_per_image, cores,
+             100 * costs.cpu_share));
 }
 
 SlotCycle slot_cycle(const Report& r, double images) {
@@ -155,6 +156,9 @@ ImageCosts image_costs(const Report& r) {
   costs.bytes_per_image = static_cast<double>(r.figures.bytes_read) / images;
   costs.reads_per_image = static_cast<double>(r.figures.read_operations) / images;
   costs.queue_depth = r.run.queue_depth;
+  if (r.figures.decode_busy_s > 0) {
+    costs.cpu_share = std::min(1.0, r.figures.decode_cpu_s / r.figures.decode_busy_s);
+  }
   return costs;
 }
 

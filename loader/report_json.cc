@@ -92,6 +92,7 @@ nlohmann::json costs_json(const RunCosts& c) {
           {"cpus", c.cpus},
           {"cpu_ms_per_image", c.cpu_ms_per_image},
           {"decode_ms_per_image", c.decode_ms_per_image},
+          {"cpu_share", c.cpu_share},
           {"bytes_per_image", c.bytes_per_image},
           {"reads_per_image", c.reads_per_image},
           {"disk_images_per_s", c.disk_images_per_s},
@@ -132,6 +133,7 @@ RunCosts costs_from_json(const nlohmann::json& j) {
   get("cpus", c.cpus);
   get("cpu_ms_per_image", c.cpu_ms_per_image);
   optional("decode_ms_per_image", c.decode_ms_per_image);
+  optional("cpu_share", c.cpu_share);
   get("bytes_per_image", c.bytes_per_image);
   get("reads_per_image", c.reads_per_image);
   optional("disk_images_per_s", c.disk_images_per_s);

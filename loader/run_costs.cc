@@ -16,6 +16,7 @@ RunCosts run_costs(const Report& r) {
   costs.cpus = run.cpus;
   costs.cpu_ms_per_image = image.cpu_ms_per_image;
   costs.decode_ms_per_image = image.decode_ms_per_image;
+  costs.cpu_share = image.cpu_share;
   costs.bytes_per_image = image.bytes_per_image;
   costs.reads_per_image = image.reads_per_image;
   const Capacity& io = r.capacities.of("io");

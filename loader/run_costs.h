@@ -36,8 +36,11 @@ struct RunCosts {
   int cpus = 0;                    // available to the run
   double cpu_ms_per_image = 0;     // CPU of every loader thread (decode, reads, copies)
   double decode_ms_per_image = 0;  // the decode threads' share; 0 in older runs: as cpu_ms
-  double bytes_per_image = 0;      // encoded bytes read
-  double reads_per_image = 0;      // read operations
+  // The share of their time this run's decodes got a core (throughput_model.h's cpu_share): it
+  // applies to this machine only; 1 in older runs.
+  double cpu_share = 1;
+  double bytes_per_image = 0;  // encoded bytes read
+  double reads_per_image = 0;  // read operations
   // What this run's disk delivered per second of reading (the io capacity, loader/capacity.h);
   // 0 when unlimited or not recorded (older runs).
   double disk_images_per_s = 0;

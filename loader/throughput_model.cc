@@ -16,7 +16,7 @@ double cpu_images_per_s(const ImageCosts& costs, double threads, double cores) {
   double rate = kInfinity;
   if (decode_ms > 0) rate = std::min(rate, threads * 1e3 / decode_ms);
   if (costs.cpu_ms_per_image > 0) rate = std::min(rate, cores * 1e3 / costs.cpu_ms_per_image);
-  return rate;
+  return rate * std::clamp(costs.cpu_share, 1e-3, 1.0);
 }
 
 double cpu_images_per_s(const ImageCosts& costs, double cores) {

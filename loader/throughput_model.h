@@ -2,9 +2,9 @@
 // (loader/verdict.h) and `feedrate plan` (bench/plan/instance_model.h): how many images/s decode
 // threads on a number of cores, or a disk, deliver for a run's measured per-image costs, and how
 // those costs change under another shuffle mode or with the dataset packed (`feedrate pack`).
-//   cpu   min(threads / decode CPU per image, cores / loader CPU per image): each decode thread
-//         runs on a core of its own at most, and every loader thread (reads, copies) shares the
-//         cores with them;
+//   cpu   min(threads / decode CPU per image, cores / loader CPU per image) x cpu_share: each
+//         decode thread runs on a core of its own at most, every loader thread (reads, copies)
+//         shares the cores with them, and other processes take what cpu_share says;
 //   disk  min(MB/s / bytes_per_image, IOPS / reads_per_image, queue_depth / latency /
 //         reads_per_image).
 // Thread-safety: pure functions.
@@ -21,6 +21,9 @@ struct ImageCosts {
   double reads_per_image = 0;      // read operations
   unsigned queue_depth = 1;        // reads in flight at most
   double decode_ms_per_image = 0;  // the decode threads' share of cpu_ms; 0: all of it
+  // The share of their wall time the decode threads got a core (decode CPU / decode wall time):
+  // below 1 where other threads or processes take the cores; 1 on a machine of its own.
+  double cpu_share = 1;
 };
 
 // Images/s `threads` decode threads deliver on `cores` cores (infinity when decoding costs

@@ -92,6 +92,7 @@ Plan make_plan(const PlanArgs& args) {
     // The run's own setting: its decode threads and what its disk delivered.
     plan.here.decode_threads = std::max(1, plan.costs.num_workers);
     plan.here.measured_disk_images_per_s = plan.costs.disk_images_per_s;
+    plan.here.cpu_share = plan.costs.cpu_share;
   }
   plan.here_projection = project(plan.costs, plan.demand, plan.here);
   plan.modes = shuffle_projections(plan.costs, plan.demand, plan.here);

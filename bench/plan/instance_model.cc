@@ -98,7 +98,9 @@ Requirements requirements(const RunCosts& costs, const Demand& demand) {
 Projection project(const RunCosts& costs, const Demand& demand, const Instance& instance) {
   Projection p;
   const int threads = instance.decode_threads > 0 ? instance.decode_threads : instance.cores;
-  p.cpu_images_per_s = cpu_images_per_s(image_costs(costs), threads, instance.cores);
+  ImageCosts image = image_costs(costs);
+  image.cpu_share = instance.cpu_share;
+  p.cpu_images_per_s = cpu_images_per_s(image, threads, instance.cores);
   p.disk_images_per_s = disk_images_per_s(costs, instance.disk_spec);
   if (instance.measured_disk_images_per_s > 0) {
     p.disk_images_per_s = std::min(p.disk_images_per_s, instance.measured_disk_images_per_s);

@@ -42,6 +42,7 @@ struct Instance {
   // model's (loader/capacity.h) and names the verdict's bottleneck.
   int decode_threads = 0;
   double measured_disk_images_per_s = 0;
+  double cpu_share = 1;  // the run's (RunCosts::cpu_share) on its own machine; 1 elsewhere
 };
 
 // Parses "cores,ram_gb,disk" (the disk part may hold commas: "8,64,500,20000"). Throws

@@ -49,6 +49,7 @@ Report judged(Report r) {
   r.images_per_s = r.images / r.wall_s;
   r.capacities = capacities(r);
   r.verdict = judge(r);
+  r.costs = run_costs(r);
   return r;
 }
 
@@ -210,7 +211,8 @@ TEST(Judge, EveryPairWithinAndBeyondTheMargin) {
       {"io", [](Report& r, double rate) { r.figures.read_busy_s = r.images / rate; }},
       {"cpu",
        [](Report& r, double rate) {
-         r.figures.decode_cpu_s = r.figures.loader_cpu_s = 2 * r.images / rate;
+         r.figures.decode_busy_s = r.figures.decode_cpu_s = r.figures.loader_cpu_s =
+             2 * r.images / rate;
        }},
       {"consumer", [](Report& r, double rate) { r.run.training_images_per_s = rate; }},
       {"h2d",
@@ -239,9 +241,20 @@ TEST(Judge, EveryPairWithinAndBeyondTheMargin) {
   }
 }
 
+TEST(Capacities, DecodesThatWaitForACoreLowerTheCpuCapacity) {
+  Report r = cpu_bound();
+  // Other processes took half the cores: each decode took twice its CPU time.
+  r.figures.decode_busy_s = 2 * r.figures.decode_cpu_s;
+  const Report shared = judged(r);
+  EXPECT_NEAR(shared.capacities.of("cpu").images_per_s,
+              judged(cpu_bound()).capacities.of("cpu").images_per_s / 2, 1e-6);
+  EXPECT_NEAR(shared.costs.cpu_share, 0.5, 1e-12);
+}
+
 TEST(Judge, BelowEveryCapacityIsSaid) {
   Report r = cpu_bound();
-  r.figures.decode_cpu_s = r.figures.loader_cpu_s = 10;  // capacity 2,000: delivered 1,000
+  // Decodes on a core all their time, capacity 2,000: delivered 1,000.
+  r.figures.decode_busy_s = r.figures.decode_cpu_s = r.figures.loader_cpu_s = 10;
   const Verdict v = judged(r).verdict;
   EXPECT_EQ(v.bottleneck, "cpu");
   EXPECT_FALSE(v.reached);

@@ -32,15 +32,6 @@ Capacity not_measured(const char* resource, std::string why) {
   return c;
 }
 
-io::ThrottleSpec emulated_disk(const RunSetting& run) {
-  if (run.throttle.empty()) return {};
-  try {
-    return io::parse_throttle(run.throttle);
-  } catch (const std::invalid_argument&) {
-    return {};  // the loader refuses such a run; a hand-made report just has no emulated disk
-  }
-}
-
 Capacity io_capacity(const Report& r, const ImageCosts& costs, double images) {
   const RunFigures& f = r.figures;
   const double reading = f.read_busy_s > 0 ? images / f.read_busy_s : kUnlimited;
@@ -116,6 +107,15 @@ Capacity consumer_capacity(const Report& r, double images) {
 }
 
 }  // namespace
+
+io::ThrottleSpec emulated_disk(const RunSetting& run) {
+  if (run.throttle.empty()) return {};
+  try {
+    return io::parse_throttle(run.throttle);
+  } catch (const std::invalid_argument&) {
+    return {};  // the loader refuses such a run; a hand-made report just has no emulated disk
+  }
+}
 
 double ram_images_per_s(const SlotCycle& cycle) {
   const double total = cycle.total_s();

@@ -17,6 +17,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include "io/throttle.h"
 #include "loader/report.h"
 #include "loader/throughput_model.h"
 
@@ -37,5 +38,8 @@ double lifted(const Capacities& capacities, const std::string& resource, double 
 
 // The run's per-image costs as the projections take them.
 ImageCosts image_costs(const Report& report);
+
+// The disk the run emulated (--throttle); unlimited when none (or not a valid spec).
+io::ThrottleSpec emulated_disk(const RunSetting& run);
 
 }  // namespace feedrate

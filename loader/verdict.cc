@@ -346,13 +346,7 @@ Measured measure(const Report& r) {
                          : m.costs.bytes_per_image;
   m.threads = std::max(1, r.run.num_workers);
   m.cores = std::max(1, r.run.cpus);
-  if (!r.run.throttle.empty()) {
-    try {
-      m.disk = io::parse_throttle(r.run.throttle);
-    } catch (const std::invalid_argument&) {
-      m.disk = {};
-    }
-  }
+  m.disk = emulated_disk(r.run);
   return m;
 }
 

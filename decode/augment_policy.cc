@@ -6,6 +6,8 @@
 #include <numbers>
 #include <utility>
 
+#include "decode/transform.h"
+
 namespace feedrate::decode {
 namespace {
 
@@ -47,18 +49,8 @@ constexpr std::pair<PolicyOp, PolicyOp> kImageNetPolicy[] = {
 };
 constexpr int kAutoAugmentBins = 10;
 
-// Python's round() of a float32 quotient, as torch's .round() (half to even).
-int round_half_even(float x) {
-  return static_cast<int>(std::nearbyint(x));
-}
-
 SampledOp signed_op(AugmentOp op, OpMagnitude m, bool negate) {
   return {op, m.signed_op && negate ? -m.value : m.value};
-}
-
-// Python's round() in double: half to even.
-int py_round(double x) {
-  return static_cast<int>(std::nearbyint(x));
 }
 
 // A standard normal value (Box-Muller; one of the pair).
@@ -101,7 +93,7 @@ OpMagnitude op_magnitude(PixelStep::Kind policy, AugmentOp op, int bin, int num_
     case AugmentOp::kPosterize: {
       // 8 - (arange(num_bins) / ((num_bins - 1) / D)).round().int(), D = 6 wide, else 4.
       const auto divisor = static_cast<float>((num_bins - 1) / (wide ? 6.0 : 4.0));
-      return {static_cast<double>(8 - round_half_even(static_cast<float>(bin) / divisor)), false};
+      return {static_cast<double>(8 - py_round(static_cast<float>(bin) / divisor)), false};
     }
     case AugmentOp::kSolarize:
       return {torch_linspace(255.0, 0.0, num_bins, bin), false};

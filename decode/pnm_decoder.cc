@@ -30,8 +30,7 @@ class Tokens {
     while (at_ < bytes_.size()) {
       const std::uint8_t c = bytes_[at_++];
       if (c == '#') {
-        while (at_ < bytes_.size() && bytes_[at_] != '\n' && bytes_[at_] != '\r') ++at_;
-        if (at_ < bytes_.size()) ++at_;
+        skip_comment();
       } else if (is_space(c)) {
         if (!token.empty()) break;
       } else {
@@ -59,8 +58,7 @@ class Tokens {
     while (at_ < bytes_.size()) {
       const std::uint8_t c = bytes_[at_++];
       if (c == '#') {
-        while (at_ < bytes_.size() && bytes_[at_] != '\n' && bytes_[at_] != '\r') ++at_;
-        if (at_ < bytes_.size()) ++at_;
+        skip_comment();
       } else if (!is_space(c)) {
         return c;
       }
@@ -71,6 +69,12 @@ class Tokens {
   std::size_t position() const { return at_; }
 
  private:
+  // After a '#': the comment runs to the end of its line, which it consumes.
+  void skip_comment() {
+    while (at_ < bytes_.size() && bytes_[at_] != '\n' && bytes_[at_] != '\r') ++at_;
+    if (at_ < bytes_.size()) ++at_;
+  }
+
   std::span<const std::uint8_t> bytes_;
   std::size_t at_;
 };
@@ -145,7 +149,6 @@ DecodeStatus decode_pnm_full(std::span<const std::uint8_t> bytes, const DecodeLi
       }
     }
   } else if (plain) {
-    std::string token;
     for (std::uint64_t i = 0; i < samples; ++i) {
       std::int64_t v = 0;
       if (!tokens.number(v)) {

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "decode/format.h"
 #include "decode/tiff_pixels.h"
@@ -207,7 +208,6 @@ DecodeStatus TiffReader::read_samples(std::vector<std::uint8_t>& stored) {
             "TIFF: a strip or tile of " + std::to_string(block_bytes) + " bytes exceeds the limit"};
   }
   std::vector<std::vector<std::uint8_t>> buffers(planes, std::vector<std::uint8_t>(block_bytes));
-  std::vector<std::uint8_t> row_rgb(static_cast<std::size_t>(block_width) * 3);
   stored.resize(static_cast<std::size_t>(width_) * height_ * 3);
   const std::uint32_t across = tiled ? (width_ + block_width - 1) / block_width : 1;
   const std::uint32_t down = (height_ + block_height - 1) / block_height;
@@ -239,9 +239,8 @@ DecodeStatus TiffReader::read_samples(std::vector<std::uint8_t>& stored) {
       const std::uint32_t lines = std::min(block_height, height_ - y0);
       for (std::uint32_t y = 0; y < lines; ++y) {
         for (int s = 0; s < planes; ++s) rows[s] = buffers[s].data() + y * block_row;
-        tiff::convert_row(layout_, rows, columns, row_rgb.data());
-        std::memcpy(&stored[(static_cast<std::size_t>(y0 + y) * width_ + x0) * 3], row_rgb.data(),
-                    static_cast<std::size_t>(columns) * 3);
+        tiff::convert_row(layout_, rows, columns,
+                          &stored[(static_cast<std::size_t>(y0 + y) * width_ + x0) * 3]);
       }
     }
   }
@@ -359,6 +358,10 @@ DecodeStatus TiffReader::decode(RgbImage& out) {
   const bool swap = tiff::orientation_swaps_sides(orientation_);
   out.width = static_cast<int>(swap ? height_ : width_);
   out.height = static_cast<int>(swap ? width_ : height_);
+  if (orientation_ < 2 || orientation_ > 8) {
+    std::swap(out.pixels, out.raw);  // stored order is the image's: no copy
+    return {};
+  }
   out.pixels.resize(static_cast<std::size_t>(width_) * height_ * 3);
   tiff::apply_orientation(orientation_, out.raw.data(), width_, height_, out.pixels.data());
   return {};

@@ -4,12 +4,12 @@
 #include <cmath>
 
 namespace feedrate::decode {
-namespace {
 
-// Python's round(): halves go to the even neighbour (the default FE_TONEAREST mode).
 int py_round(double x) {
   return static_cast<int>(std::nearbyint(x));
 }
+
+namespace {
 
 struct Crop {
   int x, y, w, h;

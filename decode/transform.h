@@ -81,6 +81,10 @@ constexpr std::uint64_t output_stream_seed(std::uint64_t sample_seed) {
   return mix64(sample_seed ^ 0x6f757470'75747374ULL);
 }
 
+// Python's round(): halves go to the even neighbour, as torch's .round() (the default
+// FE_TONEAREST mode). A float argument converts exactly, so it rounds as torch rounds a float32.
+int py_round(double x);
+
 // torchvision's ImageNet evaluation convention for an output of `size`: Resize(size * 256 / 224)
 // before CenterCrop(size) (256 for 224).
 int eval_resize_for(int size);

@@ -88,12 +88,12 @@ bool BatchReader::read_once(Slot& slot) {
   } else {
     plan_files(slot);
   }
-  source_reads_ = slot.reads.size();
+  const std::size_t source_reads = slot.reads.size();
   plan_cached(slot);
   lay_out(slot);
   const std::span<io::ReadRequest> reads(slot.reads);
-  reader_->read(reads.first(source_reads_));
-  if (slot.reads.size() > source_reads_) cache_reader_->read(reads.subspan(source_reads_));
+  reader_->read(reads.first(source_reads));
+  if (slot.reads.size() > source_reads) cache_reader_->read(reads.subspan(source_reads));
   return check_results(slot);
 }
 

@@ -97,7 +97,6 @@ class BatchReader {
 
   PackCache* cache_;                          // null: no cache
   std::unique_ptr<io::Reader> cache_reader_;  // for cache segments: no throttle
-  std::size_t source_reads_ = 0;              // slot.reads before the cache's, in read_once
 
   std::unique_ptr<BlockStore> blocks_;        // null: no block reads
   std::vector<io::ReadRequest> block_reads_;  // of one batch

@@ -127,7 +127,7 @@ void PackCacheStore::load(std::vector<std::string>& warnings) {
       } else {
         entry_bytes_ -= slot.size;
       }
-      slot = {segment, e.size, e.offset, e.checksum, e.kind};
+      slot = {segment, e.size, e.offset, e.checksum};
       entry_bytes_ += e.size;
     }
   }

@@ -41,7 +41,6 @@ class PackCacheStore {
     std::uint32_t size = 0;
     std::uint64_t offset = 0;
     std::uint64_t checksum = 0;
-    CacheEntryKind kind = CacheEntryKind::kPacked;
   };
   static constexpr std::uint32_t kNone = UINT32_MAX;
 

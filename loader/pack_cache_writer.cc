@@ -6,22 +6,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 
 #include "decode/format.h"
 #include "decode/jpeg_pack.h"
 #include "decode/restart_index.h"
+#include "loader/system_info.h"
 
 namespace feedrate {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double thread_cpu_s() {
-  timespec now{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
 
 // What an entry holds for `bytes`: false when the sample is not cached (the packer fails on a
 // JPEG that decoded: it is read from the source as before).
@@ -182,7 +176,7 @@ bool PackCacheWriter::pace(std::unique_lock<std::mutex>& lock) {
 }
 
 void PackCacheWriter::write(decode::JpegPacker& packer, Item& item) {
-  const double cpu_start = thread_cpu_s();
+  const std::uint64_t cpu_start = thread_cpu_ns();
   CacheEntryKind kind = CacheEntryKind::kUnchanged;
   if (!entry_for(packer, item.bytes, packed_, kind)) return;
   const std::span<const std::uint8_t> bytes =
@@ -231,7 +225,7 @@ void PackCacheWriter::write(decode::JpegPacker& packer, Item& item) {
     }
     if (segment_->bytes() >= options_.segment_bytes) publish_locked();
   }
-  const double cpu_s = thread_cpu_s() - cpu_start;
+  const double cpu_s = static_cast<double>(thread_cpu_ns() - cpu_start) * 1e-9;
   std::lock_guard lock(mutex_);
   ++(kind == CacheEntryKind::kPacked ? figures_.transcoded : figures_.unchanged);
   figures_.written_bytes += bytes.size();
@@ -252,8 +246,6 @@ void PackCacheWriter::publish_locked() {
     return;
   }
   unloaded_bytes_ += bytes;
-  std::lock_guard lock(mutex_);
-  ++figures_.published_segments;
 }
 
 void PackCacheWriter::stop_caching(std::string why) {

@@ -59,11 +59,10 @@ struct PackCacheWriterOptions {
 struct PackCacheWriterFigures {
   std::uint64_t transcoded = 0, unchanged = 0;  // entries written
   std::uint64_t written_bytes = 0;              // their bytes
-  std::uint64_t published_segments = 0;
-  std::uint64_t declined = 0;  // offers not queued for lack of room
-  double cpu_s = 0;            // transcoding and writing, this thread's CPU time
-  double allowed_per_s = 0;    // the pacing's last decision
-  bool stopped = false;        // budget, disk or a write error
+  std::uint64_t declined = 0;                   // offers not queued for lack of room
+  double cpu_s = 0;                             // transcoding and writing, this thread's CPU time
+  double allowed_per_s = 0;                     // the pacing's last decision
+  bool stopped = false;                         // budget, disk or a write error
   std::vector<std::string> warnings;
 };
 

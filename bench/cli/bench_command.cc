@@ -98,10 +98,10 @@ BenchResult measure(const BenchArgs& args, const LoaderOptions& requested) {
   const auto run_start = Clock::now();
   const std::uint64_t epoch_count =
       args.batches > 0 ? UINT64_MAX : args.epochs;  // --batches: as many epochs as it takes
+  CacheFigures cache_before = loader.report().cache;
   for (std::uint64_t epoch = 0; epoch < epoch_count; ++epoch) {
     const auto start = Clock::now();
     const std::uint64_t bytes_before = loader.stats().bytes_read;
-    const CacheFigures cache_before = loader.report().cache;
     EpochFigures figures;
     loader.start_epoch(epoch);
     while (std::optional<Batch> batch = loader.next()) {
@@ -126,6 +126,7 @@ BenchResult measure(const BenchArgs& args, const LoaderOptions& requested) {
                             cache_before.transcoded - cache_before.unchanged;
     figures.cache_samples = cache_after.samples;
     figures.cache_cpu_s = cache_after.cpu_s - cache_before.cpu_s;
+    cache_before = cache_after;
     r.epochs.push_back(figures);
     if (args.batches > 0 && delivered_batches == args.batches) break;
   }

@@ -17,15 +17,15 @@
 #include "bench/cli/commands.h"
 #include "bench/cli/default_dataset.h"
 #include "bench/cli/loader_args.h"
-#include "loader/packing_probe.h"
 #include "bench/tune/svg_plot.h"
 #include "bench/tune/terminal_chart.h"
 #include "bench/tune/tune_measure.h"
 #include "bench/tune/tune_search.h"
 #include "bench/tune/window_sweep.h"
-#include "loader/report_json.h"
 #include "loader/dataset.h"
 #include "loader/options.h"
+#include "loader/packing_probe.h"
+#include "loader/report_json.h"
 #include "loader/system_info.h"
 
 namespace feedrate::bench {
@@ -89,13 +89,13 @@ class Tuner {
     const PointFigures figures =
         measure_point(options_for(args_, setting), args_.window_s, args_.warmup_batches);
     point.images_per_s = figures.images_per_s;
-    point.peak_rss_mb = figures.peak_rss_mb;
+    point.peak_rss_mb = figures.costs.peak_rss_mb;
     point.seconds = figures.seconds;
-    if (figures.peak_rss_mb > margin_mb_) {
+    if (figures.costs.peak_rss_mb > margin_mb_) {
       point.refused = true;
       point.reason =
           fmt::format("measured peak RSS {:.0f} MB passes {:.0f}% of the {:.0f} MB limit",
-                      figures.peak_rss_mb, 100 * kMemoryMargin, args_.memory_limit_mb);
+                      figures.costs.peak_rss_mb, 100 * kMemoryMargin, args_.memory_limit_mb);
     }
     costs_[key(setting)] = figures.costs;
     return point;

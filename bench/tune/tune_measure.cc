@@ -54,7 +54,6 @@ PointFigures measure_point(const LoaderOptions& options, double window_s,
     figures.images_per_s = images / elapsed;
     figures.costs = loader.report().costs;
     figures.costs.images_per_s = figures.images_per_s;  // the window's, without the warm-up
-    figures.peak_rss_mb = figures.costs.peak_rss_mb;
   }
   figures.seconds = seconds_between(start, Clock::now());
   return figures;
@@ -77,7 +76,6 @@ EpochRun measure_epoch(const LoaderOptions& options) {
   figures.quality = order_quality(loader.dataset(), order, loader.options().batch_size);
   figures.costs = loader.report().costs;
   figures.costs.images_per_s = figures.images_per_s;  // the epoch's, from its start
-  figures.peak_rss_mb = figures.costs.peak_rss_mb;
   return figures;
 }
 

@@ -18,9 +18,8 @@ namespace feedrate::bench {
 
 struct PointFigures {
   double images_per_s = 0;  // over the window, from the first delivery after warm-up
-  double peak_rss_mb = 0;   // of the process while the point ran
   double seconds = 0;       // the whole point: indexing, warm-up and window
-  RunCosts costs;           // per-image costs of this point
+  RunCosts costs;           // per-image costs of this point (peak_rss_mb: while it ran)
 };
 
 // Builds a Loader from `options`, delivers `warmup_batches` batches, then counts images
@@ -32,10 +31,9 @@ PointFigures measure_point(const LoaderOptions& options, double window_s,
 struct EpochRun {
   double images_per_s = 0;  // from start_epoch() to the last batch
   double seconds = 0;
-  double peak_rss_mb = 0;
   std::uint64_t reads = 0;  // read operations
   ShuffleQuality quality;   // of the delivered order
-  RunCosts costs;
+  RunCosts costs;           // peak_rss_mb: while the epoch ran
 };
 
 // Builds a Loader from `options` and delivers epoch 0 whole. Throws feedrate::Error for bad

@@ -51,7 +51,7 @@ std::string window_text(const WindowSweep& sweep) {
     const ShuffleQuality& q = p.run.quality;
     text += fmt::format("{:>9} {:>9.0f} {:>13.2f} {:>8.0f}% {:>9.3f} {:>7} {:>12.0f}\n",
                         p.window_mb, p.run.images_per_s, q.labels_per_batch, 100 * q.label_mix,
-                        q.spearman, p.run.reads, p.run.peak_rss_mb);
+                        q.spearman, p.run.reads, p.run.costs.peak_rss_mb);
   }
   if (!sweep.points.empty()) {
     text += fmt::format("(a full shuffle's batches hold {:.2f} distinct labels on average)\n",
@@ -67,7 +67,7 @@ nlohmann::json window_json(const WindowSweep& sweep) {
     points.push_back({{"window_mb", p.window_mb},
                       {"images_per_s", p.run.images_per_s},
                       {"seconds", p.run.seconds},
-                      {"peak_rss_mb", p.run.peak_rss_mb},
+                      {"peak_rss_mb", p.run.costs.peak_rss_mb},
                       {"reads", p.run.reads},
                       {"labels_per_batch", q.labels_per_batch},
                       {"full_shuffle_labels_per_batch", q.full_labels_per_batch},

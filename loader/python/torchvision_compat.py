@@ -7,7 +7,6 @@
 #   DataLoader(dataset, ...): torch.utils.data.DataLoader's signature over a torchvision
 #       ImageFolder, yielding the same (images, labels); what feedrate cannot honour is refused.
 
-import math as _math
 
 _SUPPORTED = (
     "RandomResizedCrop, Resize + CenterCrop, RandomHorizontalFlip, RandomVerticalFlip, "
@@ -170,8 +169,6 @@ def _spec_from_torchvision(transform):
         elif name == "Normalize":
             if not floats:
                 raise _unsupported(name, "Normalize needs floats: ToTensor or ToDtype first")
-            if getattr(t, "inplace", False) not in (False, True):
-                raise _unsupported(name)
             mean = [float(m) for m in t.mean]
             std = [float(s) for s in t.std]
             if len(mean) == 1:
@@ -251,7 +248,6 @@ class DataLoader:
         if prefetch_factor is not None:
             kwargs.setdefault("prefetch_batches", max(2, int(prefetch_factor)))
         options = dict(batch_size=batch_size, num_workers=num_workers, drop_last=drop_last)
-        self._sampler = sampler
         if sampler is not None:
             if shuffle:
                 raise ValueError("sampler option is mutually exclusive with shuffle")
@@ -286,8 +282,8 @@ class DataLoader:
         return len(self._loader)
 
     def __iter__(self):
-        if self._sampler is not None and hasattr(self._sampler, "epoch"):
-            self._loader.set_epoch(int(self._sampler.epoch))
+        if self.sampler is not None and hasattr(self.sampler, "epoch"):
+            self._loader.set_epoch(int(self.sampler.epoch))
         pin = self._pin and _cuda_available()
         for images, labels in self._loader:
             if pin:

@@ -8,6 +8,7 @@ outputs: only their `$ feedrate` lines are commands that were run. Indented (4-s
 count as code blocks too.
 """
 
+import functools
 import os
 import re
 import shlex
@@ -92,6 +93,7 @@ def tokens(command):
     return kept
 
 
+@functools.cache  # the same few --help texts, asked for by every test
 def help_text(subcommand):
     result = subprocess.run([cli(), subcommand, "--help"], capture_output=True, text=True,
                             timeout=60)

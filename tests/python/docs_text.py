@@ -59,18 +59,23 @@ def code_blocks(text):
     return blocks
 
 
+def joined_lines(lines):
+    """A code block's lines with each line ending in a backslash joined to the next."""
+    joined, pending = [], ""
+    for line in lines:
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        joined.append(pending + line)
+        pending = ""
+    return joined
+
+
 def command_lines(path):
     """The `feedrate ...` command lines shown in a Markdown file's code blocks."""
     commands = []
     for language, lines in code_blocks(Path(path).read_text()):
-        joined, pending = [], ""
-        for line in lines:
-            if line.rstrip().endswith("\\"):
-                pending += line.rstrip()[:-1] + " "
-                continue
-            joined.append(pending + line)
-            pending = ""
-        for line in joined:
+        for line in joined_lines(lines):
             stripped = line.strip()
             if stripped.startswith("$ feedrate "):
                 commands.append(stripped[2:])

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from docs_text import (REPO, SUBCOMMANDS, code_blocks, doc_files, help_options, option_words,
-                       tokens)
+from docs_text import (REPO, SUBCOMMANDS, code_blocks, doc_files, help_options, joined_lines,
+                       option_words, tokens)
 
 # Sections of docs/cli.md that describe another command's options too.
 SHARED_SECTIONS = {"tune": ["bench"]}
@@ -21,7 +21,7 @@ def shown_lines():
     for path in doc_files():
         text = path.read_text()
         for _, lines in code_blocks(text):
-            for line in lines:
+            for line in joined_lines(lines):
                 stripped = line.strip().removeprefix("$ ")
                 if stripped.startswith("feedrate "):
                     found.append((path.name, stripped))
@@ -79,7 +79,8 @@ def test_shown_command_lines_are_parsed_as_the_reader_sees_them():
     # part of it, a redirection is not an argument.
     text = "```sh\nfeedrate tune DS --workers 2 \\\n    --plot w.svg  # the plot\n```\n"
     ((_, lines),) = code_blocks(text)
-    assert lines[0].startswith("feedrate tune")
+    (command,) = joined_lines(lines)
+    assert tokens(command) == ["feedrate", "tune", "DS", "--workers", "2", "--plot", "w.svg"]
     assert tokens("feedrate bench DS --json > run.json  # save it") == [
         "feedrate", "bench", "DS", "--json"]
 

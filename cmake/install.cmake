@@ -6,7 +6,8 @@ include(CMakePackageConfigHelpers)
 install(TARGETS feedrate EXPORT feedrateTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/feedrate)
+        FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILE_SET stage_headers DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/feedrate)
 install(EXPORT feedrateTargets NAMESPACE feedrate::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/feedrate)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/feedrateConfig.cmake.in

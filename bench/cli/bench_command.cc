@@ -15,12 +15,12 @@
 #include "bench/cli/report_output.h"
 #include "bench/cli/trace_output.h"
 #include "bench/tune/tune_measure.h"
-#include "loader/loader.h"
-#include "loader/options.h"
-#include "loader/packing_probe.h"
-#include "loader/shuffle_quality.h"
-#include "loader/system_info.h"
-#include "loader/verdict.h"
+#include "feedrate/loader.h"
+#include "feedrate/options.h"
+#include "loader/diagnosis/packing_probe.h"
+#include "feedrate/shuffle_quality.h"
+#include "feedrate/system_info.h"
+#include "loader/diagnosis/verdict.h"
 
 namespace feedrate::bench {
 namespace {

@@ -3,9 +3,9 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include "loader/pack_cache_json.h"
-#include "loader/report_json.h"
-#include "loader/skipped_json.h"
+#include "loader/cache/json.h"
+#include "loader/diagnosis/report_json.h"
+#include "loader/diagnosis/skipped_json.h"
 
 namespace feedrate::bench {
 

@@ -1,6 +1,6 @@
 // What `feedrate bench` measured (bench/cli/bench_command.cc runs the epochs and fills it), and
 // its renderings: text for people and one JSON object. The verdict, the stage table and the costs
-// are rendered by loader/report_json.h and bench/cli/report_output.h.
+// are rendered by loader/diagnosis/report_json.h and bench/cli/report_output.h.
 // Thread-safety: plain values and pure functions.
 #pragma once
 
@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "bench/cli/report_output.h"
-#include "loader/packing_probe.h"
-#include "loader/dataset.h"
-#include "loader/loader.h"
-#include "loader/report.h"
-#include "loader/shuffle_quality.h"
+#include "loader/diagnosis/packing_probe.h"
+#include "feedrate/dataset.h"
+#include "feedrate/loader.h"
+#include "feedrate/report.h"
+#include "feedrate/shuffle_quality.h"
 
 namespace feedrate::bench {
 

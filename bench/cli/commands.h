@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "loader/options.h"
+#include "feedrate/options.h"
 
 namespace feedrate::bench {
 

@@ -18,7 +18,7 @@
 #include "io/disk_class.h"
 #include "io/disk_probe.h"
 #include "io/uring_probe.h"
-#include "loader/system_info.h"
+#include "feedrate/system_info.h"
 
 namespace feedrate::bench {
 namespace {

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "loader/options.h"
-#include "loader/system_info.h"
+#include "feedrate/options.h"
+#include "feedrate/system_info.h"
 
 namespace feedrate::bench {
 

@@ -1,4 +1,4 @@
-// The live progress line of `feedrate bench` on stderr (loader/progress_line.h's text), or any
+// The live progress line of `feedrate bench` on stderr (loader/diagnosis/progress_line.h's text), or any
 // one-line text (`feedrate pack`).
 // Quiet when stderr is not a terminal.
 // Thread-safety: one thread.
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "loader/report.h"
+#include "feedrate/report.h"
 
 namespace feedrate::bench {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "loader/verdict.h"
+#include "loader/diagnosis/verdict.h"
 
 namespace feedrate::bench {
 

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "loader/trace.h"
+#include "feedrate/trace.h"
 
 namespace feedrate::bench {
 

@@ -22,11 +22,11 @@
 #include "bench/tune/tune_measure.h"
 #include "bench/tune/tune_search.h"
 #include "bench/tune/window_sweep.h"
-#include "loader/dataset.h"
-#include "loader/options.h"
-#include "loader/packing_probe.h"
-#include "loader/report_json.h"
-#include "loader/system_info.h"
+#include "feedrate/dataset.h"
+#include "feedrate/options.h"
+#include "loader/diagnosis/packing_probe.h"
+#include "loader/diagnosis/report_json.h"
+#include "feedrate/system_info.h"
 
 namespace feedrate::bench {
 namespace {

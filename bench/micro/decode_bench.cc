@@ -57,7 +57,7 @@
 #include "decode/random.h"
 #include "decode/resize.h"
 #include "decode/transform.h"
-#include "loader/system_info.h"
+#include "feedrate/system_info.h"
 
 namespace {
 

@@ -21,8 +21,8 @@
 #include "bench/cli/process_stats.h"
 #include "gpu/device.h"
 #include "gpu/transfer.h"
-#include "loader/loader.h"
-#include "loader/system_info.h"
+#include "feedrate/loader.h"
+#include "feedrate/system_info.h"
 
 namespace {
 

@@ -53,7 +53,7 @@
 #include "io/page_cache.h"
 #include "io/reader.h"
 #include "io/temp_file.h"
-#include "loader/system_info.h"
+#include "feedrate/system_info.h"
 
 extern char** environ;
 

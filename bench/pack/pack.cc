@@ -16,10 +16,10 @@
 #include "decode/format.h"
 #include "decode/jpeg_pack.h"
 #include "io/tar_writer.h"
-#include "loader/dataset.h"
-#include "loader/dataset_reader.h"
-#include "loader/error.h"
-#include "loader/pack_index.h"
+#include "feedrate/dataset.h"
+#include "loader/dataset/dataset_reader.h"
+#include "feedrate/error.h"
+#include "loader/dataset/pack_index.h"
 
 namespace feedrate::bench {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "io/disk_class.h"
 #include "io/throttle.h"
-#include "loader/throughput_model.h"
+#include "loader/diagnosis/throughput_model.h"
 
 namespace feedrate::bench {
 namespace {

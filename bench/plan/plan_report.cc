@@ -6,7 +6,7 @@
 
 #include "bench/plan/gpu_catalogue.h"
 #include "io/disk_class.h"
-#include "loader/report_json.h"
+#include "loader/diagnosis/report_json.h"
 
 namespace feedrate::bench {
 namespace {
@@ -41,7 +41,7 @@ nlohmann::json projection_json(const Instance& i, const Projection& p) {
 }
 
 // What packing the dataset would change: measured on a sample of its JPEGs by the run, projected
-// here (loader/packing_probe.h, loader/throughput_model.h's packed_costs()).
+// here (loader/diagnosis/packing_probe.h, loader/diagnosis/throughput_model.h's packed_costs()).
 nlohmann::json packing_json(const Plan& plan) {
   const PackedDecodeCost& p = plan.costs.packed;
   nlohmann::json out = {{"state", p.state.empty() ? "not measured" : p.state},

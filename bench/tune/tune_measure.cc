@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "bench/cli/process_stats.h"
-#include "loader/loader.h"
+#include "feedrate/loader.h"
 
 namespace feedrate::bench {
 namespace {

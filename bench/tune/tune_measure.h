@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "loader/dataset.h"
-#include "loader/options.h"
-#include "loader/run_costs.h"
-#include "loader/shuffle_quality.h"
+#include "feedrate/dataset.h"
+#include "feedrate/options.h"
+#include "feedrate/run_costs.h"
+#include "feedrate/shuffle_quality.h"
 
 namespace feedrate::bench {
 
@@ -40,7 +40,7 @@ struct EpochRun {
 // options or a bad dataset.
 EpochRun measure_epoch(const LoaderOptions& options);
 
-// The shuffle quality (loader/shuffle_quality.h) of `delivered`, dataset indices in delivery
+// The shuffle quality (include/feedrate/shuffle_quality.h) of `delivered`, dataset indices in delivery
 // order, against the labels of `dataset`.
 ShuffleQuality order_quality(const Dataset& dataset, const std::vector<std::uint32_t>& delivered,
                              std::size_t batch_size);

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "bench/tune/svg_plot.h"
-#include "loader/report_json.h"
+#include "loader/diagnosis/report_json.h"
 
 namespace feedrate::bench {
 

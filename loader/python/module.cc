@@ -21,10 +21,10 @@
 #include <stdexcept>
 #include <utility>
 
-#include "loader/error.h"
-#include "loader/loader.h"
-#include "loader/loader_state.h"
-#include "loader/packing_probe.h"
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
+#include "feedrate/loader_state.h"
+#include "loader/diagnosis/packing_probe.h"
 #include "loader/python/augment_probe.h"
 #include "loader/python/options.h"
 #include "loader/python/report.h"

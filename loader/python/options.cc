@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "loader/error.h"
+#include "feedrate/error.h"
 
 namespace feedrate::python {
 namespace py = pybind11;

@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "loader/pack_cache_json.h"
-#include "loader/progress_line.h"
-#include "loader/report_json.h"
-#include "loader/skipped_json.h"
+#include "loader/cache/json.h"
+#include "loader/diagnosis/progress_line.h"
+#include "loader/diagnosis/report_json.h"
+#include "loader/diagnosis/skipped_json.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
@@ -33,7 +33,7 @@ py::dict report_dict(const Report& report, const RunStats& stats) {
       {"io_backend", stats.io.backend.empty() ? stats.io_backend : stats.io.backend},
       {"device", stats.device},
       {"cache", cache_json(report.cache)}};
-  // One rendering of the figures (loader/report_json.h), handed to Python through its json module.
+  // One rendering of the figures (loader/diagnosis/report_json.h), handed to Python through its json module.
   return py::module_::import("json").attr("loads")(figures.dump());
 }
 

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "loader/loader.h"
+#include "feedrate/loader.h"
 
 namespace feedrate::python {
 
@@ -24,7 +24,7 @@ pybind11::dict report_dict(const Report& report, const RunStats& stats);
 //    "summary": "rank 1 of 2 is the slowest: 812 images/s, bottleneck io: <its first advice>"}
 pybind11::dict gather_verdicts(const pybind11::dict& report, pybind11::object dist);
 
-// One line on stderr (loader/progress_line.h's, after "feedrate "), redrawn at most every
+// One line on stderr (loader/diagnosis/progress_line.h's, after "feedrate "), redrawn at most every
 // kProgressRedrawInterval while an epoch runs, ended at its end.
 class ProgressLine {
  public:

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gpu/device.h"
-#include "loader/error.h"
+#include "feedrate/error.h"
 
 namespace feedrate::python {
 namespace py = pybind11;

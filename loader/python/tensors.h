@@ -6,7 +6,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "loader/batch.h"
+#include "feedrate/batch.h"
 #include "loader/python/options.h"
 
 namespace feedrate::python {

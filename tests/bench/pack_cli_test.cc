@@ -14,8 +14,8 @@
 #include "decode/restart_index.h"
 #include "io/file.h"
 #include "io/tar_writer.h"
-#include "loader/dataset.h"
-#include "loader/error.h"
+#include "feedrate/dataset.h"
+#include "feedrate/error.h"
 #include "tests/bench/cli_run.h"
 #include "tests/support/test_data.h"
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "bench/cli/commands.h"
-#include "loader/error.h"
-#include "loader/options.h"
+#include "feedrate/error.h"
+#include "feedrate/options.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> arguments(1);

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "loader/dataset.h"
-#include "loader/error.h"
+#include "feedrate/dataset.h"
+#include "feedrate/error.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

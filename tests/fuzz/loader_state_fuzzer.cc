@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "loader/error.h"
-#include "loader/loader_state.h"
+#include "feedrate/error.h"
+#include "feedrate/loader_state.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

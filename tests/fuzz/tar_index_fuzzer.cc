@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "loader/dataset.h"
-#include "loader/error.h"
+#include "feedrate/dataset.h"
+#include "feedrate/error.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

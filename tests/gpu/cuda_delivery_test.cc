@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpu/device.h"
-#include "loader/loader.h"
+#include "feedrate/loader.h"
 #include "tests/gpu/cuda_support.h"
 #include "tests/support/test_data.h"
 

@@ -12,8 +12,8 @@
 #include "decode/layout.h"
 #include "gpu/device.h"
 #include "gpu/transfer.h"
-#include "loader/error.h"
-#include "loader/loader.h"
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
 #include "tests/gpu/cuda_support.h"
 #include "tests/support/test_data.h"
 

@@ -9,8 +9,8 @@
 #include "gpu/device.h"
 #include "gpu/dlpack_export.h"
 #include "gpu/transfer.h"
-#include "loader/error.h"
-#include "loader/loader.h"
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -3,10 +3,18 @@ cmake_minimum_required(VERSION 3.24)
 # `cmake -DSOURCE_DIR=... -DLINKS_FILE=... -P layering_test.cmake`; every violation is listed,
 # then it fails.
 #
-# Product folders: dependencies point one way, bench -> loader -> {io, decode, gpu}. A stage folder
-# includes only itself (and the standard or third-party headers its own library target links);
-# loader/ never includes bench/.
-# bench/ rooms (the README's Layout section):
+# Product folders: dependencies point one way, {bench, python} -> loader -> {io, decode, gpu}. A
+# stage folder includes only itself (and the standard or third-party headers its own library
+# target links). The public API, include/feedrate/ (included as "feedrate/..."), includes only
+# itself and the decode/ headers installed with it. loader/ is rooms of one rule each:
+#   loader/host       itself and the public API
+#   loader/dataset    itself, host, the public API, io, decode
+#   loader/cache      itself, dataset, host, the public API, io, decode: never pipeline
+#   loader/diagnosis  itself, dataset, host, the public API, io, decode: never pipeline
+#   loader/pipeline   every room of loader/, the public API, io, decode, gpu
+# Outside the library (bench/ and the Python module, loader/python) only the public API, the
+# stages and the front-end seam below are included: never the internals of a room.
+# bench/ rooms:
 #   bench/pack, bench/plan, bench/tune  the product, themselves, the packing probe (bench/pack) and
 #                                       of bench/cli only the run's output and process figures
 #   bench/cli                           everything but bench/micro; bench/datagen only from the
@@ -15,32 +23,74 @@ cmake_minimum_required(VERSION 3.24)
 #   bench/micro, bench/examples         anything (developer programs, a consumer)
 # The product's libraries link nothing from bench/datagen except the commands library (for
 # make-dataset), and nothing pip builds (pyproject.toml's build.targets) is a micro benchmark.
+#
+# PLANT (tests only): "file|header", an include of `header` that the check reads as if `file` had
+# it, so a test can show that a violation fails and names its rule.
+set(api include/feedrate)
 set(allowed_io io)
 set(allowed_decode decode)
 set(allowed_gpu gpu)
-set(allowed_loader loader io decode gpu)
-set(product loader io decode gpu)
+set(allowed_include/feedrate ${api} decode)
+set(allowed_loader/host loader/host ${api})
+set(allowed_loader/dataset loader/dataset loader/host ${api} io decode)
+set(allowed_loader/cache loader/cache loader/dataset loader/host ${api} io decode)
+set(allowed_loader/diagnosis loader/diagnosis loader/dataset loader/host ${api} io decode)
+set(allowed_loader/pipeline loader/pipeline loader/cache loader/diagnosis loader/dataset
+                            loader/host ${api} io decode gpu)
+set(product ${api} io decode gpu)
+set(allowed_loader/python loader/python ${product})
 set(allowed_bench/pack ${product} bench/pack)
 set(allowed_bench/plan ${product} bench/plan bench/pack)
 set(allowed_bench/tune ${product} bench/tune bench/pack)
 set(allowed_bench/cli ${product} bench/cli bench/pack bench/plan bench/tune bench/datagen)
 set(allowed_bench/datagen bench/datagen io decode)
+set(rule_loader/cache "loader/cache/ never includes loader/pipeline/")
+set(rule_loader/diagnosis "loader/diagnosis/ never includes loader/pipeline/")
+# The front-end seam: the internal headers that the command line and the Python module still
+# include, each the one owner of a rendering or a file format they share with the library. Only
+# folders outside the library may include these besides their own rule.
+set(front_end_headers loader/diagnosis/report_json.h loader/diagnosis/verdict.h
+    loader/diagnosis/packing_probe.h loader/diagnosis/progress_line.h
+    loader/diagnosis/skipped_json.h loader/diagnosis/throughput_model.h loader/cache/json.h
+    loader/dataset/pack_index.h loader/dataset/dataset_reader.h)
+set(front_end_folders loader/python bench/pack bench/plan bench/tune bench/cli)
 # Single headers of a room that the rooms above may include besides.
 set(shared_headers bench/cli/process_stats.h)
 set(datagen_users bench/cli/make_dataset_command.cc bench/cli/default_dataset.cc)
 
+set(folders io decode gpu include/feedrate loader/host loader/dataset loader/cache
+    loader/diagnosis loader/pipeline loader/python bench/pack bench/plan bench/tune bench/cli
+    bench/datagen)
 set(violations "")
-foreach(folder io decode gpu loader bench/pack bench/plan bench/tune bench/cli bench/datagen)
+set(checked 0)
+foreach(folder IN LISTS folders)
   file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR}
        ${SOURCE_DIR}/${folder}/*.h ${SOURCE_DIR}/${folder}/*.cc ${SOURCE_DIR}/${folder}/*.cu)
+  if(NOT sources)
+    list(APPEND violations "${folder}/ has no sources: the rules above name a folder that is gone")
+  endif()
   foreach(source IN LISTS sources)
     file(STRINGS ${SOURCE_DIR}/${source} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"")
+    if(DEFINED PLANT)
+      string(REPLACE "|" ";" plant "${PLANT}")
+      list(GET plant 0 plant_file)
+      list(GET plant 1 plant_header)
+      if(source STREQUAL plant_file)
+        list(APPEND includes "#include \"${plant_header}\"")
+      endif()
+    endif()
     foreach(line IN LISTS includes)
+      math(EXPR checked "${checked} + 1")
       string(REGEX MATCH "\"([^\"]+)\"" _ "${line}")
       set(header "${CMAKE_MATCH_1}")
-      # The folder of a header: its first part, or its first two under bench/.
-      string(REGEX MATCH "^(bench/[^/]+|[^/]+)/" _ "${header}")
-      set(target_folder "${CMAKE_MATCH_1}")
+      # The folder of a header: the public API for "feedrate/...", the first two parts under
+      # bench/ and loader/, else the first part.
+      if(header MATCHES "^feedrate/")
+        set(target_folder ${api})
+      else()
+        string(REGEX MATCH "^((bench|loader)/[^/]+|[^/]+)/" _ "${header}")
+        set(target_folder "${CMAKE_MATCH_1}")
+      endif()
       if(target_folder STREQUAL "" OR NOT IS_DIRECTORY ${SOURCE_DIR}/${target_folder})
         continue()
       endif()
@@ -50,13 +100,24 @@ foreach(folder io decode gpu loader bench/pack bench/plan bench/tune bench/cli b
         list(JOIN datagen_users ", " users)
         list(APPEND violations "${source}: ${line} (only ${users} include bench/datagen)")
       elseif(NOT target_folder IN_LIST allowed_${folder}
-             AND NOT (folder MATCHES "^bench/" AND header IN_LIST shared_headers))
-        list(JOIN allowed_${folder} ", " allowed)
-        list(APPEND violations "${source}: ${line} (${folder}/ may include: ${allowed})")
+             AND NOT (folder MATCHES "^bench/" AND header IN_LIST shared_headers)
+             AND NOT (folder IN_LIST front_end_folders AND header IN_LIST front_end_headers))
+        if(DEFINED rule_${folder} AND target_folder STREQUAL "loader/pipeline")
+          set(rule "${rule_${folder}}")
+        elseif(folder IN_LIST front_end_folders AND target_folder MATCHES "^loader/")
+          set(rule "outside the library only the public API and the front-end seam are included")
+        else()
+          list(JOIN allowed_${folder} ", " allowed)
+          set(rule "${folder}/ may include: ${allowed}")
+        endif()
+        list(APPEND violations "${source}: ${line} (${rule})")
       endif()
     endforeach()
   endforeach()
 endforeach()
+if(checked EQUAL 0)
+  list(APPEND violations "no include line was read under ${SOURCE_DIR}")
+endif()
 
 # What the product's libraries link, written by tests/CMakeLists.txt: links_<target> lists.
 include(${LINKS_FILE})

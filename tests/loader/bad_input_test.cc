@@ -6,8 +6,8 @@
 #include <set>
 
 #include "io/tar_writer.h"
-#include "loader/error.h"
-#include "loader/loader.h"
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -1,13 +1,13 @@
 // BatchAssembler: under `skip` the failed samples leave the batch and the rest move down in
 // order (images, labels, indices), listed with their file and reason; under `error` the first
 // failure becomes the batch's failure, naming its file and counting the others.
-#include "loader/batch_assembler.h"
+#include "loader/pipeline/batch_assembler.h"
 
 #include <gtest/gtest.h>
 
 #include <array>
 
-#include "loader/error.h"
+#include "feedrate/error.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -1,6 +1,6 @@
 // The cgroup resolver on fake trees: /proc/self/cgroup and /proc/self/mountinfo as a host or a
 // container shows them, and the limit files, all under a temporary root.
-#include "loader/cgroup.h"
+#include "loader/host/cgroup.h"
 
 #include <gtest/gtest.h>
 

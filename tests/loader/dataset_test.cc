@@ -1,11 +1,11 @@
 // Dataset index: ImageFolder ordering and labels, file lists, tar shards, and the errors each
 // format gives for bad input.
-#include "loader/dataset.h"
+#include "feedrate/dataset.h"
 
 #include <gtest/gtest.h>
 
 #include "io/tar_writer.h"
-#include "loader/error.h"
+#include "feedrate/error.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -15,9 +15,9 @@
 #include <set>
 
 #include "io/reader.h"
-#include "loader/error.h"
-#include "loader/loader.h"
-#include "loader/pipeline.h"
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
+#include "loader/pipeline/pipeline.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -11,9 +11,9 @@
 #include "decode/format.h"
 #include "decode/status.h"
 #include "io/tar_writer.h"
-#include "loader/dataset.h"
-#include "loader/error.h"
-#include "loader/loader.h"
+#include "feedrate/dataset.h"
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

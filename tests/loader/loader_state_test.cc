@@ -3,7 +3,7 @@
 // epochs are unaffected; an elastic restore at another world size delivers every sample of
 // the epoch exactly once plus the padding of the new deal; mismatches are errors naming what
 // differs.
-#include "loader/loader_state.h"
+#include "feedrate/loader_state.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <random>
 #include <set>
 
-#include "loader/error.h"
-#include "loader/loader.h"
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -1,7 +1,7 @@
 // Loader: exactly-once delivery per epoch across shuffles, shards and num_workers; the same
 // order and pixels for the same seed whatever num_workers; wiring of transforms, layouts, the
 // pread fallback, the slot bound and early destruction.
-#include "loader/loader.h"
+#include "feedrate/loader.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <set>
 
 #include "decode/image_decoder.h"
-#include "loader/error.h"
+#include "feedrate/error.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "loader/error.h"
-#include "loader/memory_budget.h"
+#include "feedrate/error.h"
+#include "loader/pipeline/memory_budget.h"
 
 namespace feedrate {
 namespace {

@@ -10,9 +10,9 @@
 #include <memory>
 #include <string>
 
-#include "loader/error.h"
-#include "loader/loader.h"
-#include "loader/system_info.h"
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
+#include "feedrate/system_info.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

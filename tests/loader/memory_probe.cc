@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "loader/loader.h"
+#include "feedrate/loader.h"
 
 namespace {
 

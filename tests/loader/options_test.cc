@@ -1,6 +1,6 @@
 // The option vocabularies (layout, on_bad, transform): one table each, read by the parsers and
 // by the lists the command line checks against.
-#include "loader/options.h"
+#include "feedrate/options.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "loader/error.h"
+#include "feedrate/error.h"
 
 namespace feedrate {
 namespace {

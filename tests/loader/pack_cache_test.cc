@@ -1,4 +1,4 @@
-// The pack cache (loader/pack_cache.h): cached runs deliver the uncached batches byte for byte
+// The pack cache (loader/cache/pack_cache.h): cached runs deliver the uncached batches byte for byte
 // across epochs and worker counts; a changed source invalidates the cache; a corrupt or cut
 // short segment falls back to the source with a warning; loaders share one cache folder
 // concurrently; failed writes (a full disk, through a test double) and a tiny cache_gb leave no
@@ -17,9 +17,9 @@
 #include <thread>
 
 #include "decode/transform_text.h"
-#include "loader/pack_cache_pacing.h"
-#include "loader/pack_cache_segment.h"
-#include "loader/pipeline.h"
+#include "loader/cache/pacing.h"
+#include "loader/cache/segment.h"
+#include "loader/pipeline/pipeline.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

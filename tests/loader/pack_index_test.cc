@@ -1,7 +1,7 @@
-// The pack's index.json (loader/pack_index.h): every field round-trips; a folder without one, or
+// The pack's index.json (loader/dataset/pack_index.h): every field round-trips; a folder without one, or
 // with another tool's index.json, has no index; a damaged index is an error naming the file and
 // what is wrong, also when a dataset of tar shards is opened beside it.
-#include "loader/pack_index.h"
+#include "loader/dataset/pack_index.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "io/tar_writer.h"
-#include "loader/dataset.h"
-#include "loader/error.h"
+#include "feedrate/dataset.h"
+#include "feedrate/error.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

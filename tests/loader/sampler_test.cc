@@ -1,5 +1,5 @@
 // Sampler: permutations, determinism and torch DistributedSampler sharding semantics.
-#include "loader/sampler.h"
+#include "feedrate/sampler.h"
 
 #include <gtest/gtest.h>
 

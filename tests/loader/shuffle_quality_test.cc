@@ -1,6 +1,6 @@
 // Shuffle quality figures: the exact expectation of distinct labels against hand-computed cases
 // and a simulation, label mix and Spearman correlation at their known extremes.
-#include "loader/shuffle_quality.h"
+#include "feedrate/shuffle_quality.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <numeric>
 #include <vector>
 
-#include "loader/sampler.h"
+#include "feedrate/sampler.h"
 
 namespace feedrate {
 namespace {

@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "io/reader.h"
-#include "loader/loader.h"
-#include "loader/pipeline.h"
+#include "feedrate/loader.h"
+#include "loader/pipeline/pipeline.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -2,7 +2,7 @@
 // copy still reads is not free: the I/O thread's acquire() waits for it without blocking on the
 // device, and says the wait is the copy's (h2d); a slot held by the consumer is a RAM wait.
 // The copy runs on a worker, not on the consumer's thread (the trace shows it).
-#include "loader/slot_ring.h"
+#include "loader/pipeline/slot_ring.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-#include "loader/loader.h"
+#include "feedrate/loader.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

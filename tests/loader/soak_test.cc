@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "loader/loader.h"
+#include "feedrate/loader.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -18,8 +18,8 @@
 #include <string>
 #include <thread>
 
-#include "loader/loader.h"
-#include "loader/verdict.h"
+#include "feedrate/loader.h"
+#include "loader/diagnosis/verdict.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

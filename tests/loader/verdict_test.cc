@@ -2,7 +2,7 @@
 // close resources within and beyond kCloseMargin, a report taken before any batch, and the
 // advice each verdict gets (as data: its kind, remedy, projected rate and cost). End-to-end
 // scenarios through the whole loader are in verdict_scenario_test.cc.
-#include "loader/verdict.h"
+#include "loader/diagnosis/verdict.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "loader/capacity.h"
+#include "loader/diagnosis/capacity.h"
 
 namespace feedrate {
 namespace {

@@ -9,9 +9,9 @@
 #include <iostream>
 #include <string>
 
-#include "loader/error.h"
-#include "loader/loader.h"
-#include "loader/options.h"
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
+#include "feedrate/options.h"
 
 int main(int argc, char** argv) {
   CLI::App app("Dump one epoch of feedrate batches (test helper)");

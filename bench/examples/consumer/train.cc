@@ -1,7 +1,7 @@
 // A minimal training loop fed by feedrate: iterates epochs and checks every batch it gets.
 // Usage: train DATASET [EPOCHS]
-#include <loader/error.h>
-#include <loader/loader.h>
+#include <feedrate/error.h>
+#include <feedrate/loader.h>
 
 #include <cstdio>
 #include <cstdlib>

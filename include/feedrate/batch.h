@@ -1,0 +1,96 @@
+// One delivered batch: images, labels, the dataset indices they came from and any samples
+// skipped under the `skip` policy. A Batch leases a slot of the loader's fixed ring; the slot
+// returns to the ring when the Batch is destroyed, so hold at most prefetch_batches - 1 of
+// them while asking for more.
+//
+// On a CUDA device the images and labels are in device memory: call wait(stream) before using
+// them on `stream` (the stream then waits for the copy; the host never blocks), and do not use
+// them after the Batch (and every DLPack tensor exported from it) is gone.
+//
+// Thread-safety: a Batch is read-only once delivered; it may be read from any thread and
+// destroyed from any thread (also after its Loader is gone).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "feedrate/options.h"
+
+struct DLManagedTensor;  // <dlpack/dlpack.h>
+
+namespace feedrate {
+
+struct SkippedSample {
+  std::uint32_t index = 0;  // dataset sample index
+  std::string where;        // file, or shard:member
+  std::string reason;
+};
+
+namespace detail {
+struct Slot;
+// Owns the slots: takes them back when their last holder (a Batch or an exported DLPack tensor)
+// is gone, and knows where the delivered copy lives.
+class SlotOwner {
+ public:
+  virtual void release(Slot* slot) noexcept = 0;
+  virtual void* device_images(const Slot* slot) const = 0;
+  virtual std::int32_t* device_labels(const Slot* slot) const = 0;
+  virtual void wait(const Slot* slot, void* cuda_stream) const = 0;
+
+ protected:
+  ~SlotOwner() = default;
+};
+}  // namespace detail
+
+class Batch {
+ public:
+  Batch(std::shared_ptr<detail::SlotOwner> owner, detail::Slot* slot);
+  ~Batch();
+  Batch(Batch&& other) noexcept;
+  Batch& operator=(Batch&& other) noexcept;
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  std::uint64_t epoch() const;
+  std::size_t number() const;  // position of this batch in its epoch, from 0
+  std::size_t size() const;    // images delivered (skipped samples are not counted)
+
+  OutputLayout layout() const;
+  int height() const;
+  int width() const;
+  int channels() const { return 3; }
+  // Shape as the layout orders it: {N, H, W, C} or {N, C, H, W}.
+  std::vector<std::int64_t> shape() const;
+
+  // "host" or "cuda:N": where data() and label_data() point.
+  std::string device() const;
+  // The images in layout() and the labels, on device().
+  const void* data() const;
+  const std::int32_t* label_data() const;
+  // Makes a CUDA stream (a cudaStream_t; nullptr is the legacy default stream) wait until this
+  // batch has arrived on the device, and remembers it: the slot is not refilled until the work
+  // queued on that stream before the Batch is released has run. A no-op on the host.
+  void wait(void* cuda_stream) const;
+  // The images and labels as DLPack tensors on device() (shape() and {N}), for
+  // torch.from_dlpack and friends. Each keeps the batch's slot leased until its deleter runs.
+  DLManagedTensor* images_dlpack() const;
+  DLManagedTensor* labels_dlpack() const;
+
+  // Host views; exactly one matches layout() and the device must be the host (otherwise they
+  // throw feedrate::Error). labels() is always the host copy of the labels.
+  std::span<const std::uint8_t> images_u8() const;
+  std::span<const float> images_f32() const;
+  std::span<const std::int32_t> labels() const;
+  std::span<const std::uint32_t> indices() const;
+  const std::vector<SkippedSample>& skipped() const;
+
+ private:
+  std::shared_ptr<detail::SlotOwner> owner_;
+  detail::Slot* slot_ = nullptr;
+};
+
+}  // namespace feedrate

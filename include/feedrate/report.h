@@ -1,0 +1,183 @@
+// What a run measured and what holds training back. Loader::report() returns one at any time
+// during a run; each fact is carried once:
+//   run         what the run is (fixed when the loader is built: workers, cores, memory, disk)
+//   figures     what it measured (totals: busy and CPU time per stage, bytes, the consumer's
+//               waits charged to their causes)
+//   stages      the figures per pipeline stage, for people
+//   capacities  what each resource alone would sustain (loader/diagnosis/capacity.h), derived from both
+//   verdict     which resource binds, and advice as data (loader/diagnosis/verdict.h)
+//   costs       the per-image costs `feedrate plan` projects from (include/feedrate/run_costs.h)
+// Thread-safety: a plain value.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "feedrate/run_costs.h"
+
+namespace feedrate {
+
+// What a run is, fixed when the pipeline is built: what the figures are judged against.
+struct RunSetting {
+  std::size_t batch_size = 1;
+  int num_workers = 1;
+  std::size_t slots = 1;       // batches in flight at most (prefetch_batches under the budget)
+  std::size_t slot_bytes = 0;  // staging bytes of a batch's images
+  int image_size = 0;          // output images are image_size x image_size
+  std::uint64_t dataset_bytes = 0;
+  std::uint64_t dataset_samples = 0;
+  std::string format;  // "image-folder", "file-list", "tar-shards"
+  std::string shuffle = "full";
+  std::size_t shuffle_window_mb = 0;
+  std::uint64_t chunk_bytes = 0;     // what a read in storage order covers (tar_chunk_bytes)
+  double training_images_per_s = 0;  // the training rate, when given (--consume-rate)
+  int cpus = 1;                      // available to this process (affinity and quota)
+  int host_cpus = 0;                 // online on the host; 0 when unknown
+  double cpu_quota_cores = 0;        // the cgroup's CPU quota; 0 when none
+  std::uint64_t memory_bytes = 0;    // what this process may use
+  bool container_limit = false;      // memory_bytes is a cgroup limit, not the host's RAM
+  unsigned queue_depth = 1;          // reads in flight at most
+  std::string throttle;              // the emulated disk as given (--throttle); "" when none
+  int rank = 0, world_size = 1;      // DistributedSampler's rank / world size
+  std::string io_backend;            // io::backend_name
+  std::string io_fallback_reason;
+  std::string device;  // "host", "cuda:0", ...
+
+  bool shards() const { return format == "tar-shards"; }
+};
+
+// What a run measured, as totals since its first epoch began.
+struct RunFigures {
+  std::uint64_t batches = 0;  // delivered
+  std::uint64_t bytes_read = 0, read_operations = 0;
+  double read_busy_s = 0;     // the I/O thread reading (not waiting for a slot)
+  double read_blocked_s = 0;  // the I/O thread waiting for a free slot
+  double decode_busy_s = 0;   // wall time of decodes, summed over the threads that ran them
+  double decode_cpu_s = 0;    // CPU time of those decodes
+  double loader_cpu_s = 0;    // CPU time of every loader thread: decodes, the I/O thread, copies
+  double assemble_busy_s = 0;
+  double copy_busy_s = 0;
+  std::uint64_t copy_bytes = 0;
+  double copy_blocked_s = 0;   // reads waiting for a copy to finish with a staging buffer
+  double consumer_busy_s = 0;  // the consumer outside next()
+  // The consumer's waits in next(), charged to what the awaited batch was waiting on: evidence,
+  // not the verdict (a disk-bound run also waits on batches that are decoding).
+  double stall_io_s = 0, stall_cpu_s = 0, stall_ram_s = 0, stall_h2d_s = 0;
+  std::uint64_t peak_rss_bytes = 0;  // this process's peak resident set (VmHWM)
+
+  double stalled_s() const { return stall_io_s + stall_cpu_s + stall_ram_s + stall_h2d_s; }
+};
+
+// One pipeline stage: read (I/O thread), decode (the workers), assemble (bad-input policy and
+// batch hand-over), copy (to the device), consumer (the training loop between next() calls).
+struct StageFigures {
+  std::string name;
+  std::uint64_t items = 0;  // samples (read, decode) or batches (assemble, copy, consumer)
+  std::uint64_t bytes = 0;
+  double busy_s = 0;     // working
+  double starved_s = 0;  // waiting for input from the stage before
+  double blocked_s = 0;  // waiting for room in the stage after
+  double threads = 1;    // decode: num_workers
+  // busy / (threads x wall time)
+  double utilization = 0;
+};
+
+// The resources a run may be held back by, in the order reports list them.
+//   io       the disk (or its emulation): reads per busy second, capped by the emulated limits
+//   cpu      decoding: the decode threads and the cores this process may use
+//   ram      the batches in flight that the memory budget (prefetch_batches) allows
+//   h2d      the copy to the GPU
+//   consumer the training step: the loader keeps up, training is the limit
+inline constexpr std::array<const char*, 5> kResources = {"io", "cpu", "ram", "h2d", "consumer"};
+
+// What one resource alone would sustain, in images/s.
+struct Capacity {
+  std::string resource;     // one of kResources
+  bool measured = false;    // false: the run says nothing about it (no GPU, a bare loop)
+  double images_per_s = 0;  // infinity when measured and unlimited
+  double headroom = 0;      // images_per_s / the delivered rate
+  std::string basis;        // how it was derived, in the user's terms
+};
+
+// The time a batch needs its slot when it waits on nothing (behind the ram capacity).
+struct SlotCycle {
+  double read_s = 0, decode_s = 0, copy_s = 0, held_s = 0;
+  double slots = 1;       // batches in flight at most
+  double batch_size = 1;  // images per batch
+
+  double total_s() const { return read_s + decode_s + copy_s + held_s; }
+};
+
+struct Capacities {
+  double delivered = 0;  // images/s
+  std::array<Capacity, kResources.size()> resources;
+  SlotCycle cycle;
+
+  const Capacity& of(const std::string& resource) const;
+};
+
+// One advice line as data: what was found, what would lift it, to what rate, at what cost.
+// A finding alone leaves remedy empty (and projected at 0).
+struct Advice {
+  std::string kind;    // stable id, e.g. "io.bandwidth", "cpu.workers", "page_cache"
+  std::string cause;   // the measured figure and what it means
+  std::string remedy;  // what to do, in the user's terms
+  double projected_images_per_s = 0;
+  std::string cost;  // cores, RAM, a disk class, a copy of the dataset, or "no hardware"
+};
+
+// The verdict: which resource holds training back.
+struct Verdict {
+  // One of kResources, or "none" before anything was measured.
+  std::string bottleneck = "none";
+  std::string runner_up;      // within kCloseMargin of the bottleneck's capacity; "" when none
+  bool reached = false;       // the delivered rate reaches the bottleneck's capacity
+  double stall_fraction = 0;  // share of the wall time the consumer spent waiting
+  std::vector<Advice> advice;
+};
+
+// The pack cache (LoaderOptions::cache_dir, loader/cache/pack_cache.h): what it holds, how much of
+// the run it served, and what caching cost. All zero when the cache is off.
+struct CacheFigures {
+  bool enabled = false;
+  std::string folder;         // the source's folder in cache_dir
+  std::uint64_t samples = 0;  // with an entry, of dataset_samples
+  std::uint64_t dataset_samples = 0;
+  std::uint64_t bytes = 0;             // of those entries
+  std::uint64_t source_bytes = 0;      // of the same samples in the source
+  std::uint64_t disk_bytes = 0;        // of the segments on disk (superseded entries included)
+  std::uint64_t hits = 0, misses = 0;  // samples this run read from the cache / the source
+  double hit_rate = 0;                 // hits / (hits + misses)
+  std::uint64_t fallbacks = 0;         // cached samples that read badly: read from the source
+  // What caching cost this run: entries written (transcoded JPEGs, samples stored unchanged),
+  // their bytes, and the writer thread's CPU time.
+  std::uint64_t transcoded = 0, unchanged = 0, written_bytes = 0;
+  double cpu_s = 0;
+  std::uint64_t declined = 0;         // samples not queued: the writer was behind (pacing)
+  double allowed_per_s = 0;           // the pacing's last decision, transcodes/s
+  bool stopped = false;               // cache_gb reached, disk full or a write error
+  std::vector<std::string> warnings;  // the first few problems, also printed to stderr
+};
+
+struct Report {
+  RunSetting run;
+  double wall_s = 0;
+  std::uint64_t images = 0;  // delivered
+  double images_per_s = 0;
+  double mb_per_s = 0;
+  RunFigures figures;
+  // Per-sample figures behind the advice.
+  double decode_cpu_ms_per_image = 0;
+  double read_bytes_per_image = 0;
+  double consumer_ms_per_batch = 0;  // the training step, as the loader saw it
+  double in_flight_mean = 0, in_flight_max = 0, in_flight_capacity = 0;  // batches
+  std::vector<StageFigures> stages;
+  Capacities capacities;
+  Verdict verdict;
+  RunCosts costs;
+  CacheFigures cache;
+};
+
+}  // namespace feedrate

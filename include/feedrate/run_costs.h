@@ -1,0 +1,69 @@
+// What a run measured per image, and the setting it ran with: the record `feedrate plan` projects
+// an instance from (loader/diagnosis/throughput_model.h). Every Report carries one (Loader::report(),
+// Python's report()["costs"], `feedrate bench --json` and `tune --json`), so a training run's
+// report saved as JSON is a plan input too. Its JSON form is loader/diagnosis/report_json.h's.
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace feedrate {
+
+// What packing the dataset (`feedrate pack`) would change per image, measured on a sample of the
+// dataset's own JPEGs (by `feedrate bench`'s packing probe).
+struct PackedDecodeCost {
+  // "measured"; "packed" (the dataset's JPEGs are packed already); "skipped" (see reason);
+  // "" when the run recorded nothing (an older run, a training run, or --no-pack-probe).
+  std::string state;
+  std::string reason;                           // skipped: why, in a few words
+  std::size_t samples = 0;                      // images decoded both ways (measured), or sampled
+  double original_ms = 0, packed_ms = 0;        // CPU per image on one thread, train transform
+  double original_bytes = 0, packed_bytes = 0;  // per image, mean
+  double seconds = 0;                           // the probe's own wall time
+
+  bool measured() const { return state == "measured" && original_ms > 0 && packed_ms > 0; }
+  double decode_ratio() const { return measured() ? packed_ms / original_ms : 1; }
+  double bytes_ratio() const {
+    return measured() && original_bytes > 0 ? packed_bytes / original_bytes : 1;
+  }
+};
+
+struct RunCosts {
+  double images_per_s = 0;
+  int num_workers = 0;
+  int cpus = 0;                    // available to the run
+  double cpu_ms_per_image = 0;     // CPU of every loader thread (decode, reads, copies)
+  double decode_ms_per_image = 0;  // the decode threads' share; 0 in older runs: as cpu_ms
+  // The share of their time this run's decodes got a core (throughput_model.h's cpu_share): it
+  // applies to this machine only; 1 in older runs.
+  double cpu_share = 1;
+  double bytes_per_image = 0;  // encoded bytes read
+  double reads_per_image = 0;  // read operations
+  // What this run's disk delivered per second of reading (the io capacity, loader/diagnosis/capacity.h);
+  // 0 when unlimited or not recorded (older runs).
+  double disk_images_per_s = 0;
+  double h2d_bytes_per_image = 0;  // uint8 pixels, what crosses PCIe to a GPU
+  std::uint64_t dataset_bytes = 0;
+  std::uint64_t dataset_samples = 0;
+  double peak_rss_mb = 0;
+  std::size_t batch_size = 0;
+  std::size_t prefetch = 0;
+  unsigned queue_depth = 0;
+  std::string throttle;  // the emulated disk, empty when none
+  // The order and storage behind reads_per_image; runs recorded before these fields read back
+  // as a full shuffle of an unknown format (no block reads projected).
+  std::string format;                 // "image-folder", "file-list", "tar-shards"; "" unknown
+  std::string shuffle = "full";       // the order the run read in: "full", "blocks" or "none"
+  std::size_t shuffle_window_mb = 0;  // blocks: the window
+  std::uint64_t tar_chunk_bytes = 0;  // a block (and a storage-order chunk) of tar shards
+  PackedDecodeCost packed;            // state "" when not measured
+};
+
+struct Report;
+
+// The costs of a report's run (its figures per delivered image, and its setting).
+RunCosts run_costs(const Report& report);
+
+}  // namespace feedrate

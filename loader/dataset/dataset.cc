@@ -1,0 +1,168 @@
+#include "feedrate/dataset.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <system_error>
+
+#include "io/page_cache.h"
+#include "loader/dataset/dataset_builders.h"
+#include "feedrate/error.h"
+
+namespace feedrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_tar(const fs::path& path) {
+  return path.extension() == ".tar";
+}
+
+std::vector<fs::path> expand_glob(const std::string& pattern) {
+  glob_t matches{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &matches);
+  std::vector<fs::path> paths;
+  if (rc == 0) {
+    for (std::size_t i = 0; i < matches.gl_pathc; ++i) paths.emplace_back(matches.gl_pathv[i]);
+  }
+  ::globfree(&matches);
+  if (paths.empty()) throw Error(pattern + ": no file matches this pattern");
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+std::vector<fs::path> tars_in(const fs::path& directory) {
+  std::vector<fs::path> shards;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(directory, error)) {
+    if (is_tar(entry.path()) && entry.is_regular_file()) shards.push_back(entry.path());
+  }
+  std::sort(shards.begin(), shards.end());
+  return shards;
+}
+
+}  // namespace
+
+const char* format_name(DatasetFormat format) {
+  switch (format) {
+    case DatasetFormat::kImageFolder:
+      return "image-folder";
+    case DatasetFormat::kFileList:
+      return "file-list";
+    case DatasetFormat::kTarShards:
+      return "tar-shards";
+  }
+  return "unknown";
+}
+
+Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
+                      bool allow_empty_classes) {
+  Dataset dataset;
+  const std::string text = source.string();
+  std::error_code error;
+  if (text.find_first_of("*?[") != std::string::npos && !fs::exists(source, error)) {
+    dataset.format_ = DatasetFormat::kTarShards;
+    Builder::tar_shards(dataset, expand_glob(text));
+  } else if (fs::is_directory(source, error)) {
+    if (std::vector<fs::path> shards = tars_in(source); !shards.empty()) {
+      dataset.format_ = DatasetFormat::kTarShards;
+      Builder::tar_shards(dataset, shards);
+    } else {
+      dataset.format_ = DatasetFormat::kImageFolder;
+      Builder::image_folder(dataset, source, allow_empty_classes);
+    }
+  } else if (fs::is_regular_file(source, error)) {
+    if (is_tar(source)) {
+      dataset.format_ = DatasetFormat::kTarShards;
+      Builder::tar_shards(dataset, {source});
+    } else {
+      dataset.format_ = DatasetFormat::kFileList;
+      Builder::file_list(dataset, source, allow_paths_outside_root);
+    }
+  } else {
+    throw Error(text +
+                ": no such file or directory (expected an image folder, a file list or "
+                "tar shards)");
+  }
+  Builder::finish(dataset, source);
+  return dataset;
+}
+
+std::string Dataset::describe(std::size_t index) const {
+  const SampleRef& ref = samples_[index];
+  if (members_.empty()) return files_[ref.file].string();
+  return files_[ref.file].string() + ":" + members_[index];
+}
+
+std::string Dataset::index_hash() const {
+  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
+  const auto add = [&](const void* data, std::size_t size) {
+    for (std::size_t i = 0; i < size; ++i) {
+      hash = (hash ^ static_cast<const unsigned char*>(data)[i]) * 0x100000001b3ull;
+    }
+  };
+  const auto add_text = [&](const std::string& text) { add(text.c_str(), text.size() + 1); };
+  for (const std::string& name : classes_) add_text(name);
+  for (const fs::path& file : files_) add_text(file.filename().string());
+  for (std::size_t i = 0; i < samples_.size(); ++i) {
+    const SampleRef& ref = samples_[i];
+    const std::uint64_t fields[] = {ref.file, ref.offset, ref.size,
+                                    static_cast<std::uint64_t>(ref.label)};
+    add(fields, sizeof(fields));
+    if (!members_.empty()) add_text(members_[i]);
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+std::size_t Dataset::evict_from_page_cache(std::string* first_error) const {
+  std::size_t failed = 0;
+  for (const fs::path& file : files_) {
+    if (const std::error_code error = io::evict_from_page_cache(file)) {
+      if (failed++ == 0 && first_error != nullptr) {
+        *first_error = file.string() + ": " + error.message();
+      }
+    }
+  }
+  return failed;
+}
+
+bool is_image_extension(std::string_view extension) {
+  if (!extension.empty() && extension.front() == '.') extension.remove_prefix(1);
+  // torchvision.datasets.folder.IMG_EXTENSIONS, compared case-insensitively as it does.
+  static constexpr std::string_view kExtensions[] = {"jpg", "jpeg", "png",  "ppm", "bmp",
+                                                     "pgm", "tif",  "tiff", "webp"};
+  for (std::string_view known : kExtensions) {
+    if (known.size() == extension.size() &&
+        std::equal(known.begin(), known.end(), extension.begin(), [](char a, char b) {
+          return a == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_image_name(std::string_view file_name) {
+  const std::size_t dot = file_name.rfind('.');
+  return dot != std::string_view::npos && is_image_extension(file_name.substr(dot));
+}
+
+void Dataset::Builder::ignore(Dataset& dataset, std::string what) {
+  if (dataset.ignored_files_++ < kMaxIgnoredExamples) {
+    dataset.ignored_examples_.push_back(std::move(what));
+  }
+}
+
+void Dataset::Builder::finish(Dataset& dataset, const fs::path& source) {
+  if (dataset.samples_.empty()) throw Error(source.string() + ": dataset has no samples");
+  if (dataset.samples_.size() > UINT32_MAX)
+    throw Error(source.string() + ": dataset has more than 2^32 samples");
+  dataset.total_bytes_ = 0;
+  for (const SampleRef& ref : dataset.samples_) dataset.total_bytes_ += ref.size;
+}
+
+}  // namespace feedrate

@@ -1,0 +1,35 @@
+// The three dataset formats. Internal to loader/: each fills a Dataset from its source and
+// throws feedrate::Error naming the file and the problem.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "feedrate/dataset.h"
+
+namespace feedrate {
+
+// The largest label accepted: classes() lists every label up to the largest one, so an absurd
+// label (2147483647) would cost gigabytes of class names (and overflow the loop listing them);
+// one line with label 2305138 already took seconds (found by fuzz_file_list). A million classes
+// covers ImageNet-21k (21,841) and most face-identity sets.
+inline constexpr std::int32_t kMaxLabel = (1 << 20) - 1;
+
+struct Dataset::Builder {
+  // root/<class>/**/<image>; classes sorted by name become labels 0..C-1, and a file is an
+  // image when is_image_extension says so (torchvision's ImageFolder). A class without images
+  // is an error unless allow_empty_classes.
+  static void image_folder(Dataset& dataset, const std::filesystem::path& root,
+                           bool allow_empty_classes);
+  // Lines "relative/path label", relative to the list's folder; '#' starts a comment line.
+  static void file_list(Dataset& dataset, const std::filesystem::path& list, bool allow_outside);
+  // WebDataset shards: members key.<image extension> (jpg, png, webp, ...) and key.cls (decimal
+  // label); other members are ignored and counted.
+  static void tar_shards(Dataset& dataset, const std::vector<std::filesystem::path>& shards);
+  // Counts a file left out because it is not an image, keeping the first few as examples.
+  static void ignore(Dataset& dataset, std::string what);
+  static void finish(Dataset& dataset, const std::filesystem::path& source);
+};
+
+}  // namespace feedrate

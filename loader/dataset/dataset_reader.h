@@ -1,0 +1,33 @@
+// Reads single samples of a Dataset outside the pipeline, for the tools that take samples one by
+// one (the packer, the packing probe): a tar shard's file is opened once and kept, any other
+// sample's file is opened for its read.
+//
+// Thread-safety: read() may run on any number of threads at once (positional reads).
+// Errors: the constructor throws feedrate::Error naming a shard it cannot open; read() reports a
+// sample it cannot read through `error` (the caller decides: skip it or fail naming
+// dataset.describe(index)).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <system_error>
+#include <vector>
+
+#include "io/file.h"
+#include "feedrate/dataset.h"
+
+namespace feedrate {
+
+class DatasetReader {
+ public:
+  explicit DatasetReader(const Dataset& dataset);
+
+  // Sample `index`'s bytes into `bytes` (resized to the sample's size); `error` set on failure.
+  void read(std::size_t index, std::vector<std::uint8_t>& bytes, std::error_code& error) const;
+
+ private:
+  const Dataset& dataset_;
+  std::vector<io::File> shared_files_;  // one per file of a dataset whose files are shared
+};
+
+}  // namespace feedrate

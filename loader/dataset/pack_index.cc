@@ -1,0 +1,200 @@
+#include "loader/dataset/pack_index.h"
+
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "feedrate/error.h"
+
+namespace feedrate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr std::string_view kFormat = "feedrate-pack";
+
+// Reads the fields of one JSON object of the index; a missing or mistyped field throws an Error
+// naming the file and the field's path in it (e.g. shards[2].samples).
+class Fields {
+ public:
+  Fields(const json& object, const fs::path& file, std::string where)
+      : object_(object), file_(file), where_(std::move(where)) {
+    if (!object_.is_object()) fail(where_.empty() ? "the index" : where_, "an object");
+  }
+
+  std::uint64_t count(const char* key) const {
+    const json& value = at(key);
+    if (!value.is_number_unsigned()) fail(name(key), "a non-negative integer");
+    return value.get<std::uint64_t>();
+  }
+  int integer(const char* key) const {
+    const json& value = at(key);
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
+        value.get<std::int64_t>() > std::numeric_limits<int>::max()) {
+      fail(name(key), "a non-negative integer");
+    }
+    return value.get<int>();
+  }
+  std::string text(const char* key) const {
+    const json& value = at(key);
+    if (!value.is_string()) fail(name(key), "a string");
+    return value.get<std::string>();
+  }
+  Fields object(const char* key) const { return Fields(at(key), file_, name(key)); }
+  // Calls read(Fields) for each element of the array `key`.
+  template <typename Read>
+  void each(const char* key, Read read) const {
+    const json& array = at(key);
+    if (!array.is_array()) fail(name(key), "an array");
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      read(Fields(array[i], file_, name(key) + "[" + std::to_string(i) + "]"));
+    }
+  }
+
+ private:
+  const json& at(const char* key) const {
+    const auto it = object_.find(key);
+    if (it == object_.end()) {
+      throw Error(file_.string() + ": damaged feedrate pack index: " + name(key) + " is missing");
+    }
+    return *it;
+  }
+  std::string name(const char* key) const { return where_.empty() ? key : where_ + "." + key; }
+  [[noreturn]] void fail(const std::string& field, const char* expected) const {
+    throw Error(file_.string() + ": damaged feedrate pack index: " + field + " is not " + expected);
+  }
+
+  const json& object_;
+  const fs::path& file_;
+  std::string where_;
+};
+
+PackIndex parse(const json& root, const fs::path& file) {
+  const Fields fields(root, file, "");
+  PackIndex index;
+  index.version = fields.integer("version");
+  if (index.version < 1 || index.version > kPackIndexVersion) {
+    throw Error(file.string() + ": feedrate pack index version " + std::to_string(index.version) +
+                "; this feedrate reads " +
+                (kPackIndexVersion == 1 ? std::string("version 1")
+                                        : "versions 1 to " + std::to_string(kPackIndexVersion)) +
+                " (pack the dataset again with this feedrate, or use the feedrate that packed it)");
+  }
+  index.source = fields.text("source");
+  index.source_samples = fields.count("source_samples");
+  index.samples = fields.count("samples");
+  const Fields options = fields.object("options");
+  index.options = {options.integer("max_side"), options.integer("quality"),
+                   options.integer("restart_mcus"), options.integer("shard_mb")};
+  fields.each("shards", [&](const Fields& shard) {
+    index.shards.push_back(
+        {shard.text("name"), shard.count("first"), shard.count("samples"), shard.count("bytes")});
+  });
+  const Fields counts = fields.object("counts");
+  index.counts = {counts.count("lossless"), counts.count("resized"), counts.count("unchanged"),
+                  counts.count("skipped")};
+  fields.each("skipped", [&](const Fields& skipped) {
+    index.skipped.push_back(
+        {skipped.count("index"), skipped.text("source"), skipped.text("error")});
+  });
+  fields.each("resized", [&](const Fields& resized) {
+    index.resized.push_back({resized.count("index"), resized.integer("source_width"),
+                             resized.integer("source_height")});
+  });
+  index.source_bytes = fields.count("source_bytes");
+  index.image_bytes = fields.count("image_bytes");
+  index.shard_bytes = fields.count("shard_bytes");
+  return index;
+}
+
+json to_json(const PackIndex& index) {
+  json shards = json::array(), skipped = json::array(), resized = json::array();
+  for (const PackIndex::Shard& shard : index.shards) {
+    shards.push_back({{"name", shard.name},
+                      {"first", shard.first},
+                      {"samples", shard.samples},
+                      {"bytes", shard.bytes}});
+  }
+  for (const PackIndex::Skipped& sample : index.skipped) {
+    skipped.push_back(
+        {{"index", sample.index}, {"source", sample.source}, {"error", sample.error}});
+  }
+  for (const PackIndex::Resized& sample : index.resized) {
+    resized.push_back({{"index", sample.index},
+                       {"source_width", sample.source_width},
+                       {"source_height", sample.source_height}});
+  }
+  return {{"format", kFormat},
+          {"version", index.version},
+          {"source", index.source},
+          {"source_samples", index.source_samples},
+          {"samples", index.samples},
+          {"options",
+           {{"max_side", index.options.max_side},
+            {"quality", index.options.quality},
+            {"restart_mcus", index.options.restart_mcus},
+            {"shard_mb", index.options.shard_mb}}},
+          {"shards", shards},
+          {"counts",
+           {{"lossless", index.counts.lossless},
+            {"resized", index.counts.resized},
+            {"unchanged", index.counts.unchanged},
+            {"skipped", index.counts.skipped}}},
+          {"skipped", skipped},
+          {"resized", resized},
+          {"source_bytes", index.source_bytes},
+          {"image_bytes", index.image_bytes},
+          {"shard_bytes", index.shard_bytes}};
+}
+
+}  // namespace
+
+const PackIndex::Shard* PackIndex::shard(std::string_view name) const {
+  for (const Shard& entry : shards) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
+void write_pack_index(const fs::path& folder, const PackIndex& index) {
+  const fs::path file = folder / kPackIndexFile;
+  fs::path tmp = file;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << to_json(index).dump(1) << "\n";
+    if (!out) throw Error(tmp.string() + ": cannot write");
+  }
+  std::error_code error;
+  fs::rename(tmp, file, error);
+  if (error) throw Error(tmp.string() + ": cannot rename: " + error.message());
+}
+
+std::optional<PackIndex> read_pack_index(const fs::path& folder) {
+  const fs::path file = folder / kPackIndexFile;
+  std::error_code error;
+  if (!fs::exists(file, error)) return std::nullopt;
+  std::ifstream in(file);
+  if (!in) throw Error(file.string() + ": cannot open");
+  json root;
+  try {
+    root = json::parse(in);
+  } catch (const json::exception& e) {
+    // "[json.exception.parse_error.101] parse error at line 3, column 1: ..." without the tag; a
+    // number too large for a double is an out_of_range error, as damaged as bad syntax.
+    const std::string what = e.what();
+    const std::size_t tag_end = what.find("] ");
+    throw Error(file.string() + ": damaged pack index, not valid JSON: " +
+                (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
+  }
+  if (!root.is_object()) return std::nullopt;
+  const auto format = root.find("format");
+  if (format == root.end() || !format->is_string() || format->get<std::string>() != kFormat) {
+    return std::nullopt;
+  }
+  return parse(root, file);
+}
+
+}  // namespace feedrate

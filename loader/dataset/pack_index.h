@@ -1,0 +1,73 @@
+// The index.json that `feedrate pack` writes beside its shards, and the only code that writes or
+// reads it: the packer (bench/pack/pack.cc) writes it, the tar-shards index (loader/dataset/tar_shards.cc)
+// checks each shard against it. The file says `"format": "feedrate-pack"` and a version; this
+// header reads kPackIndexVersion and older.
+//
+// Errors: read_pack_index() throws feedrate::Error naming the file and the problem for an
+// index.json that is not JSON, a feedrate-pack index of a newer version, or a field that is
+// missing or mistyped. An index.json that is a JSON object without the feedrate-pack format is
+// another tool's file and reads as no index. write_pack_index() throws feedrate::Error naming the
+// file on a write error.
+// Thread-safety: plain values and reentrant functions.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace feedrate {
+
+inline constexpr int kPackIndexVersion = 1;
+inline constexpr std::string_view kPackIndexFile = "index.json";
+
+struct PackIndex {
+  struct Shard {
+    std::string name;         // file name in the pack's folder: shard-000000.tar, ...
+    std::uint64_t first = 0;  // the packed set's index of its first sample
+    std::uint64_t samples = 0;
+    std::uint64_t bytes = 0;  // the file's size
+  };
+  struct Skipped {            // a bad sample left out under --on-bad skip
+    std::uint64_t index = 0;  // in the source
+    std::string source;       // where it was: "path" or "shard.tar:member"
+    std::string error;
+  };
+  struct Resized {            // a JPEG resampled under max_side
+    std::uint64_t index = 0;  // in the packed set
+    int source_width = 0, source_height = 0;
+  };
+  struct Options {
+    int max_side = 0, quality = 0, restart_mcus = 0, shard_mb = 0;
+  };
+  struct Counts {
+    std::uint64_t lossless = 0, resized = 0, unchanged = 0, skipped = 0;
+  };
+
+  int version = kPackIndexVersion;
+  std::string source;                // the dataset packed, as given
+  std::uint64_t source_samples = 0;  // in the source
+  std::uint64_t samples = 0;         // written
+  Options options;
+  std::vector<Shard> shards;  // in order
+  Counts counts;
+  std::vector<Skipped> skipped;
+  std::vector<Resized> resized;
+  std::uint64_t source_bytes = 0;  // the samples' bytes in the source
+  std::uint64_t image_bytes = 0;   // the packed samples' bytes
+  std::uint64_t shard_bytes = 0;   // the shards' bytes on disk
+
+  // The entry of the shard named `name`; null when the index does not list it.
+  const Shard* shard(std::string_view name) const;
+};
+
+// Writes folder/index.json through index.json.tmp and a rename, so that a reader never sees a
+// partial index.
+void write_pack_index(const std::filesystem::path& folder, const PackIndex& index);
+
+// Reads folder/index.json; nullopt when the folder has none or it is another tool's file.
+std::optional<PackIndex> read_pack_index(const std::filesystem::path& folder);
+
+}  // namespace feedrate

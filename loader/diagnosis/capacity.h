@@ -1,0 +1,45 @@
+// The capacity model: for each resource, the images/s it alone would sustain, from a run's own
+// figures (Report::run and Report::figures). The verdict (loader/diagnosis/verdict.h) names the resource
+// whose capacity the delivered rate reaches; its advice, `feedrate tune` and `feedrate plan`
+// project with the same formulas (loader/diagnosis/throughput_model.h).
+//   io        images per second the I/O thread spent reading, and no more than the emulated
+//             disk's limits (--throttle) allow for the run's bytes and reads per image;
+//   cpu       the decode threads (num_workers; the consumer's thread at 0) on the cores this
+//             process may use, from the CPU time per image of the decodes and of every loader
+//             thread (loader/diagnosis/throughput_model.h's cpu_images_per_s());
+//   ram       the batches in flight (slots) over the time a batch needs a slot when it waits on
+//             nothing: its reads, its decodes (CPU time) spread over the threads, its copy, and
+//             the consumer's step, for which it holds the batch (Little's law);
+//   h2d       images per second the copy stage spent copying (a CUDA device only);
+//   consumer  the training rate when given (--consume-rate), else images per second the
+//             consumer spent outside next(), when that is at least kMeasurableStepShare of
+//             the wall time (a bare benchmark loop says nothing about training).
+// Thread-safety: pure functions.
+#pragma once
+
+#include "io/throttle.h"
+#include "feedrate/report.h"
+#include "loader/diagnosis/throughput_model.h"
+
+namespace feedrate {
+
+// The consumer's own time must be at least this share of the wall time to infer its rate.
+inline constexpr double kMeasurableStepShare = 0.05;
+
+Capacities capacities(const Report& report);
+
+// Images/s the slots sustain for a slot cycle (Little's law: slots x batch / cycle).
+double ram_images_per_s(const SlotCycle& cycle);
+
+// What the run would deliver with `resource`'s capacity raised (or lowered) to `capacity`: the
+// lowest of that and every other measured capacity, the ram capacity recomputed with the reads
+// (io) or decodes (cpu) of the new rate.
+double lifted(const Capacities& capacities, const std::string& resource, double capacity);
+
+// The run's per-image costs as the projections take them.
+ImageCosts image_costs(const Report& report);
+
+// The disk the run emulated (--throttle); unlimited when none (or not a valid spec).
+io::ThrottleSpec emulated_disk(const RunSetting& run);
+
+}  // namespace feedrate

@@ -1,0 +1,171 @@
+#include "loader/diagnosis/report_json.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "loader/diagnosis/verdict.h"
+
+namespace feedrate {
+namespace {
+
+// JSON has no infinity: an unlimited rate is null.
+nlohmann::json rate(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json packed_json(const PackedDecodeCost& p) {
+  return {{"state", p.state},
+          {"reason", p.reason},
+          {"samples", p.samples},
+          {"original_ms", p.original_ms},
+          {"packed_ms", p.packed_ms},
+          {"original_bytes", p.original_bytes},
+          {"packed_bytes", p.packed_bytes},
+          {"seconds", p.seconds},
+          {"decode_ratio", p.decode_ratio()},
+          {"bytes_ratio", p.bytes_ratio()}};
+}
+
+}  // namespace
+
+nlohmann::json verdict_json(const Report& report) {
+  const Verdict& v = report.verdict;
+  nlohmann::json advice = nlohmann::json::array();
+  for (const Advice& a : v.advice) {
+    advice.push_back({{"kind", a.kind},
+                      {"cause", a.cause},
+                      {"remedy", a.remedy},
+                      {"projected_images_per_s", rate(a.projected_images_per_s)},
+                      {"cost", a.cost},
+                      {"text", advice_text(a, report.capacities.delivered)}});
+  }
+  const RunFigures& f = report.figures;
+  return {{"bottleneck", v.bottleneck},
+          {"runner_up", v.runner_up},
+          {"summary", verdict_summary(v)},
+          {"reached", v.reached},
+          {"stall_fraction", v.stall_fraction},
+          {"stalls",
+           {{"io", f.stall_io_s},
+            {"cpu", f.stall_cpu_s},
+            {"ram", f.stall_ram_s},
+            {"h2d", f.stall_h2d_s}}},
+          {"advice", advice}};
+}
+
+nlohmann::json capacities_json(const Report& report) {
+  const Capacities& c = report.capacities;
+  nlohmann::json out = {{"delivered", c.delivered}};
+  for (const Capacity& capacity : c.resources) {
+    out[capacity.resource] = {
+        {"measured", capacity.measured},
+        {"images_per_s", capacity.measured ? rate(capacity.images_per_s) : nullptr},
+        {"headroom", capacity.measured ? rate(capacity.headroom) : nullptr},
+        {"binds", capacity.resource == report.verdict.bottleneck},
+        {"basis", capacity.basis}};
+  }
+  return out;
+}
+
+nlohmann::json stages_json(const Report& report) {
+  nlohmann::json stages = nlohmann::json::object();
+  for (const StageFigures& s : report.stages) {
+    stages[s.name] = {{"items", s.items},
+                      {"bytes", s.bytes},
+                      {"busy_s", s.busy_s},
+                      {"starved_s", s.starved_s},
+                      {"blocked_s", s.blocked_s},
+                      {"threads", s.threads},
+                      {"utilization", s.utilization}};
+  }
+  stages["in_flight"] = {{"mean", report.in_flight_mean},
+                         {"max", report.in_flight_max},
+                         {"capacity", report.in_flight_capacity}};
+  return stages;
+}
+
+nlohmann::json costs_json(const RunCosts& c) {
+  return {{"images_per_s", c.images_per_s},
+          {"num_workers", c.num_workers},
+          {"cpus", c.cpus},
+          {"cpu_ms_per_image", c.cpu_ms_per_image},
+          {"decode_ms_per_image", c.decode_ms_per_image},
+          {"cpu_share", c.cpu_share},
+          {"bytes_per_image", c.bytes_per_image},
+          {"reads_per_image", c.reads_per_image},
+          {"disk_images_per_s", c.disk_images_per_s},
+          {"h2d_bytes_per_image", c.h2d_bytes_per_image},
+          {"dataset_bytes", c.dataset_bytes},
+          {"dataset_samples", c.dataset_samples},
+          {"peak_rss_mb", c.peak_rss_mb},
+          {"batch_size", c.batch_size},
+          {"prefetch", c.prefetch},
+          {"queue_depth", c.queue_depth},
+          {"throttle", c.throttle},
+          {"format", c.format},
+          {"shuffle", c.shuffle},
+          {"shuffle_window_mb", c.shuffle_window_mb},
+          {"tar_chunk_bytes", c.tar_chunk_bytes},
+          {"packed", packed_json(c.packed)}};
+}
+
+RunCosts costs_from_json(const nlohmann::json& j) {
+  auto read = [](const nlohmann::json& object, const std::string& where, const char* key,
+                 auto& value, bool required) {
+    if (!object.contains(key)) {
+      if (!required) return;
+      throw std::runtime_error(where + ": missing field \"" + key + "\"");
+    }
+    try {
+      value = object.at(key).get<std::remove_reference_t<decltype(value)>>();
+    } catch (const nlohmann::json::exception&) {
+      throw std::runtime_error(where + ": field \"" + key + "\" has the wrong type");
+    }
+  };
+  if (!j.is_object()) throw std::runtime_error("costs: not an object");
+  auto get = [&](const char* key, auto& value) { read(j, "costs", key, value, true); };
+  auto optional = [&](const char* key, auto& value) { read(j, "costs", key, value, false); };
+  RunCosts c;
+  get("images_per_s", c.images_per_s);
+  get("num_workers", c.num_workers);
+  get("cpus", c.cpus);
+  get("cpu_ms_per_image", c.cpu_ms_per_image);
+  optional("decode_ms_per_image", c.decode_ms_per_image);
+  optional("cpu_share", c.cpu_share);
+  get("bytes_per_image", c.bytes_per_image);
+  get("reads_per_image", c.reads_per_image);
+  optional("disk_images_per_s", c.disk_images_per_s);
+  get("h2d_bytes_per_image", c.h2d_bytes_per_image);
+  get("dataset_bytes", c.dataset_bytes);
+  get("dataset_samples", c.dataset_samples);
+  get("peak_rss_mb", c.peak_rss_mb);
+  get("batch_size", c.batch_size);
+  get("prefetch", c.prefetch);
+  get("queue_depth", c.queue_depth);
+  get("throttle", c.throttle);
+  optional("format", c.format);
+  optional("shuffle", c.shuffle);
+  optional("shuffle_window_mb", c.shuffle_window_mb);
+  optional("tar_chunk_bytes", c.tar_chunk_bytes);
+  if (c.shuffle != "full" && c.shuffle != "blocks" && c.shuffle != "none") {
+    throw std::runtime_error("costs: field \"shuffle\" is \"" + c.shuffle +
+                             "\", not full, blocks or none");
+  }
+  if (j.contains("packed")) {
+    const nlohmann::json& p = j.at("packed");
+    if (!p.is_object()) throw std::runtime_error("costs: field \"packed\" is not an object");
+    auto packed = [&](const char* key, auto& value) { read(p, "costs.packed", key, value, true); };
+    packed("state", c.packed.state);
+    packed("reason", c.packed.reason);
+    packed("samples", c.packed.samples);
+    packed("original_ms", c.packed.original_ms);
+    packed("packed_ms", c.packed.packed_ms);
+    packed("original_bytes", c.packed.original_bytes);
+    packed("packed_bytes", c.packed.packed_bytes);
+  }
+  return c;
+}
+
+}  // namespace feedrate

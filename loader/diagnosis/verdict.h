@@ -1,0 +1,55 @@
+// Turns a run's capacities (loader/diagnosis/capacity.h) into a verdict: the bottleneck is the resource
+// whose capacity the delivered rate reaches, a runner-up within kCloseMargin is named too, and
+// the advice is data (include/feedrate/report.h's Advice: cause, remedy, projected images/s, cost),
+// rendered into sentences by advice_text(). The consumer's stalls are evidence, not the verdict:
+// on a disk-bound run every batch is read and then decoded, so the consumer also waits on batches
+// that are decoding. Projections use loader/diagnosis/throughput_model.h, as `feedrate plan` does.
+// Internal to loader/ (and the bench, which appends packing_advice() from a measurement the
+// loader does not make); pure functions, so scenarios are easy to test.
+// Thread-safety: reentrant.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "feedrate/report.h"
+
+namespace feedrate {
+
+// Waits below this share of the wall time mean the loader keeps up: the consumer binds.
+inline constexpr double kStallThreshold = 0.05;
+// A second resource whose capacity lies within this share of the bottleneck's is named with it
+// ("io, cpu close behind").
+inline constexpr double kCloseMargin = 0.15;
+// The delivered rate "reaches" the bottleneck's capacity when it is within this share of it;
+// further below, the report says that something outside the model held the run back (another
+// process taking the cores, most often).
+inline constexpr double kReachMargin = 0.15;
+
+// Needs report.capacities (capacities(report)) filled in.
+Verdict judge(const Report& report);
+
+// "io", "io, cpu close behind", "nothing measured yet".
+std::string verdict_summary(const Verdict& verdict);
+// One advice line for people: the cause; then the remedy, "about N images/s (R.Rx now)" against
+// `delivered`, and "costs: ...".
+std::string advice_text(const Advice& advice, double delivered);
+// "io 1,500 images/s (binds) · cpu 2,150 (1.4x) · ram 4,800 (3.2x) · h2d not measured · ..."
+std::string capacities_text(const Capacities& capacities, const Verdict& verdict);
+
+// What packing the dataset (`feedrate pack`) changes per image, measured outside the loader on
+// a sample of the dataset's own JPEGs (by `feedrate bench`).
+struct PackingGain {
+  double decode_ratio = 1;  // packed over original decode CPU per image, train transform
+  double bytes_ratio = 1;   // packed over original bytes
+  std::size_t samples = 0;  // images measured
+};
+
+// The advice a cpu verdict gets for `gain` (the caller appends it to the verdict's advice when
+// decode_ratio < 1): the cpu capacity with the run's decode CPU per image scaled as
+// loader/diagnosis/throughput_model.h's packed_costs() does, what the run would then deliver, and what it
+// costs (a copy of the dataset, scaled by bytes_ratio).
+Advice packing_advice(const Report& report, const PackingGain& gain);
+
+}  // namespace feedrate

@@ -1,0 +1,127 @@
+#include "feedrate/batch.h"
+
+#include <utility>
+
+#include "gpu/device.h"
+#include "gpu/dlpack_export.h"
+#include "feedrate/error.h"
+#include "loader/pipeline/slot.h"
+
+namespace feedrate {
+namespace {
+
+void unref(const std::shared_ptr<detail::SlotOwner>& owner, detail::Slot* slot) noexcept {
+  if (slot->holders.fetch_sub(1) == 1) owner->release(slot);
+}
+
+}  // namespace
+
+Batch::Batch(std::shared_ptr<detail::SlotOwner> owner, detail::Slot* slot)
+    : owner_(std::move(owner)), slot_(slot) {
+  slot_->holders = 1;
+}
+
+Batch::~Batch() {
+  if (slot_ != nullptr) unref(owner_, slot_);
+}
+
+Batch::Batch(Batch&& other) noexcept
+    : owner_(std::move(other.owner_)), slot_(std::exchange(other.slot_, nullptr)) {}
+
+Batch& Batch::operator=(Batch&& other) noexcept {
+  if (this != &other) {
+    if (slot_ != nullptr) unref(owner_, slot_);
+    owner_ = std::move(other.owner_);
+    slot_ = std::exchange(other.slot_, nullptr);
+  }
+  return *this;
+}
+
+std::uint64_t Batch::epoch() const {
+  return slot_->epoch;
+}
+std::size_t Batch::number() const {
+  return slot_->number;
+}
+std::size_t Batch::size() const {
+  return slot_->indices.size();
+}
+OutputLayout Batch::layout() const {
+  return slot_->layout;
+}
+int Batch::height() const {
+  return slot_->size;
+}
+int Batch::width() const {
+  return slot_->size;
+}
+
+std::vector<std::int64_t> Batch::shape() const {
+  const auto n = static_cast<std::int64_t>(size());
+  const std::int64_t s = slot_->size;
+  if (slot_->layout == OutputLayout::kUint8NHWC) return {n, s, s, 3};
+  return {n, 3, s, s};
+}
+
+std::string Batch::device() const {
+  return slot_->device.name();
+}
+const void* Batch::data() const {
+  return owner_->device_images(slot_);
+}
+const std::int32_t* Batch::label_data() const {
+  return owner_->device_labels(slot_);
+}
+void Batch::wait(void* cuda_stream) const {
+  owner_->wait(slot_, cuda_stream);
+}
+
+DLManagedTensor* Batch::images_dlpack() const {
+  const std::vector<std::int64_t> dims = shape();
+  slot_->holders.fetch_add(1);
+  return gpu::make_dlpack_tensor(owner_->device_images(slot_), slot_->device,
+                                 detail::element_type(slot_->layout), dims,
+                                 [owner = owner_, slot = slot_] { unref(owner, slot); });
+}
+
+DLManagedTensor* Batch::labels_dlpack() const {
+  const std::int64_t dims[1] = {static_cast<std::int64_t>(size())};
+  slot_->holders.fetch_add(1);
+  return gpu::make_dlpack_tensor(owner_->device_labels(slot_), slot_->device,
+                                 gpu::ElementType::kInt32, dims,
+                                 [owner = owner_, slot = slot_] { unref(owner, slot); });
+}
+
+std::span<const std::uint8_t> Batch::images_u8() const {
+  if (slot_->device.is_cuda()) {
+    throw Error("images_u8(): this batch is on " + device() + "; use data() or images_dlpack()");
+  }
+  if (slot_->layout != OutputLayout::kUint8NHWC) {
+    throw Error("images_u8(): this batch holds float32 NCHW images; use images_f32()");
+  }
+  return {reinterpret_cast<const std::uint8_t*>(slot_->images.data()),
+          size() * slot_->sample_bytes};
+}
+
+std::span<const float> Batch::images_f32() const {
+  if (slot_->device.is_cuda()) {
+    throw Error("images_f32(): this batch is on " + device() + "; use data() or images_dlpack()");
+  }
+  if (slot_->layout != OutputLayout::kFloat32NCHW) {
+    throw Error("images_f32(): this batch holds uint8 NHWC images; use images_u8()");
+  }
+  return {reinterpret_cast<const float*>(slot_->images.data()),
+          size() * slot_->sample_bytes / sizeof(float)};
+}
+
+std::span<const std::int32_t> Batch::labels() const {
+  return slot_->labels;
+}
+std::span<const std::uint32_t> Batch::indices() const {
+  return slot_->indices;
+}
+const std::vector<SkippedSample>& Batch::skipped() const {
+  return slot_->skipped;
+}
+
+}  // namespace feedrate

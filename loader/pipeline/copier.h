@@ -1,0 +1,37 @@
+// The copy stage (internal to loader/): takes a batch whose last sample is decoded, assembles
+// it (the bad-input policy, loader/pipeline/batch_assembler.h) and submits it to the device
+// (gpu::Transfer::submit: cudaMemcpyAsync and the normalize kernel on the copier's stream, a
+// no-op on the host), so the copy overlaps the consumer's previous step.
+//
+// It runs on the thread that finished the batch's last decode, a worker, never the consumer's
+// (except at num_workers 0, where the consumer decodes too). It never throws: a failure (a bad
+// sample under the `error` policy, a device error) is stored in Slot::failure and raised when
+// the consumer reaches the batch.
+//
+// Thread-safety: copy() may run on several threads at once, for distinct slots.
+#pragma once
+
+#include "gpu/transfer.h"
+#include "loader/pipeline/batch_assembler.h"
+#include "loader/pipeline/slot.h"
+#include "loader/pipeline/telemetry.h"
+#include "feedrate/trace.h"
+
+namespace feedrate {
+
+class Copier {
+ public:
+  Copier(gpu::Transfer& transfer, const BatchAssembler& assembler, Telemetry& telemetry,
+         TraceRecorder& trace)
+      : transfer_(transfer), assembler_(assembler), telemetry_(telemetry), trace_(trace) {}
+
+  void copy(detail::Slot& slot);
+
+ private:
+  gpu::Transfer& transfer_;
+  const BatchAssembler& assembler_;
+  Telemetry& telemetry_;
+  TraceRecorder& trace_;
+};
+
+}  // namespace feedrate

@@ -1,0 +1,83 @@
+// The epoch plan (internal to loader/): which samples this rank's consumer gets in an epoch and
+// where the epoch begins, with the resumable state that records it. A room of its own so that
+// the pipeline keeps only the wiring and the threads.
+//
+// begin(epoch) deals the epoch (include/feedrate/sampler.h) from its start, or from the point a restored
+// state names when restore() was called for that epoch; state(taken) says where the consumer
+// is after taking `taken` batches of the deal. restore() checks the state against this loader
+// (dataset fingerprint, batch size, seed, shuffle, drop_last, pad_shards) and turns its rank's
+// progress into the point where the next deal of that epoch begins (every old rank stepped in
+// lock-step). See loader_state.h for the guarantee.
+//
+// Thread-safety: the consumer's thread; order() may be read by the I/O thread of the epoch
+// begin() started (it is not changed until the next begin(), which follows that thread's end).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "feedrate/dataset.h"
+#include "feedrate/loader_state.h"
+#include "feedrate/options.h"
+#include "feedrate/sampler.h"
+
+namespace feedrate {
+
+class EpochPlan {
+ public:
+  EpochPlan(const Dataset& dataset, const LoaderOptions& options);
+
+  // Samples of a whole epoch on this rank, before skips.
+  std::size_t samples_per_epoch() const { return samples_per_epoch_; }
+
+  // Deals `epoch`: from a restored point when restore() named this epoch, else from its start.
+  void begin(std::uint64_t epoch);
+  // This rank's samples of the deal, in delivery order; its batches; the first one's number.
+  const std::vector<std::uint32_t>& order() const { return order_; }
+  // shuffle=blocks: the deal's epoch's read units (epoch_read_units); empty otherwise.
+  const std::vector<std::uint32_t>& read_units() const { return read_units_; }
+  std::size_t batches() const { return batches_; }
+  std::size_t first_batch() const { return deal_.batch; }
+  // The epoch a restored state waits to continue, if any.
+  std::optional<std::uint64_t> restored_epoch() const;
+
+  // Where the consumer is after taking `taken` batches of the deal (0 before any begin()).
+  LoaderState state(std::size_t taken) const;
+  // Throws feedrate::Error naming every difference, or a count beyond the epoch.
+  void restore(const LoaderState& state, bool allow_dataset_change);
+
+ private:
+  // Where a deal begins: samples of the epoch's sequence consumed before, and the number of
+  // its first batch.
+  struct DealStart {
+    std::uint64_t epoch = 0;
+    std::size_t sample = 0;
+    std::size_t batch = 0;
+    int blocks_world_size = 0;  // shuffle=blocks: the epoch's sequence's; 0: this world size
+  };
+
+  // For a deal whose sequence deals blocks to `blocks_world_size` ranks (0: world_size).
+  SamplerOptions sampler_options(int blocks_world_size = 0) const;
+  const std::string& index_hash() const;  // the dataset's, computed once
+
+  const Dataset& dataset_;
+  const LoaderOptions& options_;
+  const std::vector<std::uint32_t> block_starts_;
+  const std::size_t samples_per_epoch_;
+  mutable std::once_flag index_hash_once_;
+  mutable std::string index_hash_;
+
+  bool begun_ = false;
+  DealStart deal_;                       // of the current epoch
+  std::optional<DealStart> resume_;      // set by restore(), used by the next begin()
+  std::optional<LoaderState> restored_;  // what restore() was given, until then
+  std::vector<std::uint32_t> order_;
+  std::vector<std::uint32_t> read_units_;
+  std::size_t batches_ = 0;
+};
+
+}  // namespace feedrate

@@ -1,0 +1,370 @@
+#include "loader/pipeline/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "gpu/trace.h"
+#include "io/direct_io.h"
+#include "io/throttle.h"
+#include "feedrate/error.h"
+#include "loader/pipeline/memory_budget.h"
+#include "feedrate/sampler.h"
+#include "feedrate/system_info.h"
+
+namespace feedrate {
+namespace {
+
+using detail::Slot;
+using Clock = std::chrono::steady_clock;
+
+io::ReaderOptions reader_options(const LoaderOptions& options) {
+  io::ReaderOptions reader;
+  reader.queue_depth = options.io_queue_depth;
+  reader.force_pread = options.force_pread;
+  reader.direct_io = options.direct_io;
+  if (!options.throttle.empty()) {
+    reader.throttle = io::parse_throttle(options.throttle);  // checked by resolve()
+  }
+  return reader;
+}
+
+// What the loader holds besides its slots: the reader's O_DIRECT bounce buffers (as many as
+// reads in flight, each as long as the longest aligned read, capped by the reader) and each
+// worker's float scratch.
+double shared_buffer_bytes(const LoaderOptions& options, const Dataset& dataset,
+                           bool decode_to_u8) {
+  double bytes = 0;
+  if (options.direct_io) {
+    std::uint64_t longest = 0;
+    if (dataset.files_are_shared() && options.tar_chunk_bytes > 0) {
+      longest = options.tar_chunk_bytes;
+    } else {
+      for (std::size_t i = 0; i < dataset.size(); ++i) {
+        longest = std::max(longest, dataset.sample(i).size);
+      }
+    }
+    constexpr double kAlignmentSlack = 2 * 4096.0;  // a piece starts and ends on a boundary
+    bytes += std::min(static_cast<double>(io::BounceBuffers::kMaxTotalBytes),
+                      options.io_queue_depth * (static_cast<double>(longest) + kAlignmentSlack));
+  }
+  if (!decode_to_u8) {
+    const double pixels = static_cast<double>(options.transform.size) * options.transform.size;
+    bytes += std::max(1, options.num_workers) * pixels * 3;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader,
+                   const PackCacheHooks& cache_hooks)
+    : options_(resolve(options)),
+      dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root,
+                             options_.allow_empty_classes)),
+      plan_(dataset_, options_),
+      trace_(options_.trace) {
+  const std::size_t held_blocks = held_blocks_of(options_, dataset_);
+  std::unique_ptr<BlockStore> blocks;
+  if (held_blocks > 0) {
+    blocks = std::make_unique<BlockStore>(dataset_, held_blocks * options_.tar_chunk_bytes);
+  }
+  if (!options_.cache_dir.empty()) {
+    // The decode threads that can run at once; the writer starts with the first epoch, once the
+    // telemetry it reads exists.
+    const int cores = std::max(1, std::min(options_.num_workers, cpu_info().available));
+    cache_ = std::make_unique<PackCache>(
+        options_, dataset_, [this, cores] { return pacing_counters(cores); }, cache_hooks);
+  }
+  reader_ =
+      std::make_unique<BatchReader>(dataset_, reader_options(options_), options_.tar_chunk_bytes,
+                                    make_reader, std::move(blocks), cache_.get());
+
+  if (options_.num_workers > 0) {
+    // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
+    // for more (I/O-bound runs) and none of its threads is the caller, so raise the limit.
+    const auto wanted = static_cast<std::size_t>(options_.num_workers) + 1;
+    if (wanted > tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)) {
+      thread_limit_ = std::make_unique<tbb::global_control>(
+          tbb::global_control::max_allowed_parallelism, wanted);
+    }
+    arena_ = std::make_unique<tbb::task_arena>(options_.num_workers, 0);
+  }
+
+  gpu::TransferOptions transfer;
+  transfer.device = gpu::parse_device(options_.device);
+  // Decoders write uint8 when the device converts or uint8 is wanted, else the floats.
+  const bool decode_to_u8 =
+      gpu::converts_on_device(transfer.device) || options_.layout == OutputLayout::kUint8NHWC;
+  const std::size_t sample_bytes =
+      SampleDecoder::bytes_per_sample(options_.transform.size, decode_to_u8);
+  MemoryNeeds needs;
+  needs.batch_size = options_.batch_size;
+  needs.staging_bytes_per_sample = static_cast<double>(sample_bytes);
+  needs.encoded_bytes_per_sample =
+      static_cast<double>(dataset_.total_bytes()) / static_cast<double>(dataset_.size());
+  needs.tar_members = dataset_.files_are_shared();
+  needs.shared_bytes =
+      shared_buffer_bytes(options_, dataset_, decode_to_u8) +
+      static_cast<double>(held_blocks) * static_cast<double>(options_.tar_chunk_bytes);
+  const MemoryInfo memory = memory_info();
+  const std::uint64_t memory_limit = memory.limit_bytes;
+  options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,
+                                                  options_.memory_budget_mb, memory_limit);
+
+  transfer.slots = options_.prefetch_batches;
+  transfer.batch_size = options_.batch_size;
+  transfer.size = options_.transform.size;
+  transfer.dtype = detail::element_type(options_.layout);
+  transfer.mean = options_.normalization.mean;
+  transfer.std = options_.normalization.std;
+  std::unique_ptr<gpu::Transfer> copier;
+  try {
+    copier = gpu::make_transfer(transfer);
+  } catch (const std::exception& e) {
+    throw Error(std::string("option device: ") + e.what());
+  }
+  ring_ = std::make_shared<SlotRing>(std::move(copier), options_.prefetch_batches,
+                                     options_.batch_size, sample_bytes, options_.layout,
+                                     options_.transform.size, transfer.device);
+
+  RunSetting run;
+  run.batch_size = options_.batch_size;
+  run.num_workers = options_.num_workers;
+  run.slots = options_.prefetch_batches;
+  run.slot_bytes = options_.batch_size * sample_bytes;
+  run.image_size = options_.transform.size;
+  run.dataset_bytes = dataset_.total_bytes();
+  run.dataset_samples = dataset_.size();
+  run.format = format_name(dataset_.format());
+  run.shuffle = shuffle_name(options_.shuffle);
+  run.shuffle_window_mb = options_.shuffle_window_mb;
+  run.chunk_bytes = options_.tar_chunk_bytes;
+  run.training_images_per_s = options_.training_images_per_s;
+  const CpuInfo cpu = cpu_info();
+  run.cpus = cpu.available;
+  run.host_cpus = cpu.online;
+  run.cpu_quota_cores = cpu.quota_cores;
+  run.memory_bytes = memory_limit;
+  run.container_limit = memory.cgroup_limit_bytes > 0;
+  run.queue_depth = options_.io_queue_depth;
+  run.throttle = options_.throttle;
+  run.rank = options_.rank;
+  run.world_size = options_.world_size;
+  run.io_backend = io::backend_name(reader_->backend());
+  run.io_fallback_reason = reader_->fallback_reason();
+  run.device = transfer.device.name();
+  telemetry_ = std::make_unique<Telemetry>(std::move(run));
+
+  decoder_ = std::make_unique<SampleDecoder>(dataset_, options_, decode_to_u8, *telemetry_, trace_);
+  assembler_ = std::make_unique<BatchAssembler>(dataset_, options_.on_bad, sample_bytes);
+  copier_ = std::make_unique<Copier>(ring_->transfer(), *assembler_, *telemetry_, trace_);
+  delivery_ = std::make_unique<Delivery>(*ring_, *telemetry_, trace_);
+}
+
+Pipeline::~Pipeline() {
+  stop();
+  cache_.reset();  // its writer thread reads the telemetry, which is destroyed before it
+}
+
+std::size_t Pipeline::batches_per_epoch() const {
+  return batch_count(plan_.samples_per_epoch(), options_.batch_size, options_.drop_last);
+}
+
+void Pipeline::stop() {
+  cancel_ = true;
+  ring_->wake();
+  if (io_thread_.joinable()) io_thread_.join();
+  ring_->stop_all();
+  cancel_ = false;
+}
+
+void Pipeline::start_epoch(std::uint64_t epoch) {
+  stop();
+  telemetry_->start();
+  if (cache_) cache_->begin_epoch();
+  started_ = true;
+  plan_.begin(epoch);
+  reader_->start_epoch(plan_.order(), plan_.read_units());
+  next_number_ = 0;
+  epoch_over_ = false;
+  io_thread_ = std::thread([this, epoch] { io_main(epoch); });
+}
+
+LoaderState Pipeline::state() const {
+  return plan_.state(next_number_);
+}
+
+void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
+  plan_.restore(state, allow_dataset_change);
+  stop();
+  started_ = false;
+}
+
+void Pipeline::io_main(std::uint64_t epoch) {
+  std::uint64_t cpu_counted = thread_cpu_ns();
+  const auto count_cpu = [&] {
+    const std::uint64_t now = thread_cpu_ns();
+    telemetry_->io_cpu(now - cpu_counted);
+    cpu_counted = now;
+  };
+  try {
+    const std::vector<std::uint32_t>& order = plan_.order();
+    for (std::size_t number = 0; number < plan_.batches(); ++number) {
+      count_cpu();
+      const auto wait_start = Clock::now();
+      Clock::duration reading_ahead{};
+      // shuffle=blocks: while every slot is taken, the next blocks (one read at a time, so
+      // that a slot freed meanwhile is taken soon after).
+      const auto read_ahead = [&] {
+        const auto start = Clock::now();
+        if (!reader_->read_ahead(1)) return false;
+        const auto end = Clock::now();
+        telemetry_->read(start, end, reader_->stats());
+        reading_ahead += end - start;
+        return true;
+      };
+      Slot* slot = ring_->acquire(cancel_, read_ahead);
+      if (slot == nullptr) return;
+      telemetry_->waited_for_slot(
+          static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         Clock::now() - wait_start - reading_ahead)
+                                         .count()),
+          slot->delayed_by);
+
+      const std::size_t first = number * options_.batch_size;
+      slot->epoch = epoch;
+      slot->number = plan_.first_batch() + number;
+      slot->count = std::min(options_.batch_size, order.size() - first);
+      slot->indices.assign(order.begin() + static_cast<std::ptrdiff_t>(first),
+                           order.begin() + static_cast<std::ptrdiff_t>(first + slot->count));
+      {
+        gpu::TraceRange range("read");
+        const auto start = Clock::now();
+        reader_->read(*slot);
+        const auto end = Clock::now();
+        telemetry_->read(start, end, reader_->stats());
+        if (trace_.enabled()) {
+          // The batch's reads are in flight together: each sample's span is the batch's window.
+          for (std::size_t i = 0; i < slot->count; ++i) {
+            trace_.span("read", start, end, slot->indices[i]);
+          }
+        }
+      }
+
+      if (options_.num_workers == 0 || cancel_) {
+        ring_->advance(*slot, Slot::State::kRead);
+      } else {
+        slot->pending = slot->count;
+        ring_->advance(*slot, Slot::State::kDecoding);
+        for (std::size_t i = 0; i < slot->count; ++i) {
+          arena_->enqueue([this, slot, i] { decode_task(slot, i); });
+        }
+      }
+    }
+    count_cpu();
+  } catch (...) {
+    ring_->fail(std::current_exception());
+  }
+}
+
+void Pipeline::decode_sample(Slot& slot, std::size_t i) {
+  decoder_->decode(slot, i);
+  if (cache_ && !slot.from_cache[i] && slot.errors[i].empty()) {
+    cache_->offer(slot.indices[i], {reinterpret_cast<const std::uint8_t*>(slot.encoded.data() +
+                                                                          slot.encoded_offset[i]),
+                                    slot.encoded_size[i]});
+  }
+}
+
+PacingCounters Pipeline::pacing_counters(int cores) const {
+  const Report report = telemetry_->report();
+  PacingCounters counters;
+  counters.wall_s = report.wall_s;
+  counters.delivered = report.images;
+  for (const StageFigures& stage : report.stages) {
+    if (stage.name != "decode") continue;
+    counters.decode_busy_s = stage.busy_s;
+    counters.decoded = stage.items;
+  }
+  counters.cores = cores;
+  if (const Capacity& cpu = report.capacities.of("cpu");
+      cpu.measured && std::isfinite(cpu.images_per_s)) {
+    counters.cpu_capacity_images_per_s = cpu.images_per_s;
+  }
+  return counters;
+}
+
+Report Pipeline::report() const {
+  Report report = telemetry_->report();
+  if (cache_) report.cache = cache_->figures();
+  return report;
+}
+
+void Pipeline::decode_task(Slot* slot, std::size_t i) {
+  if (!cancel_) decode_sample(*slot, i);
+  if (slot->pending.fetch_sub(1) != 1) return;
+  // The batch's last sample: this task is the copy stage too.
+  if (!cancel_) {
+    ring_->advance(*slot, Slot::State::kCopying);
+    copier_->copy(*slot);
+  }
+  ring_->advance(*slot, Slot::State::kReady);  // the last touch: see SlotRing::advance
+}
+
+std::optional<Batch> Pipeline::next(const std::function<void()>& while_waiting) {
+  delivery_->entered(static_cast<std::int64_t>(next_number_) - 1);
+  std::optional<Batch> batch;
+  try {
+    batch = next_batch(while_waiting);
+  } catch (...) {
+    delivery_->returned();  // the time until the next call is the consumer's again
+    throw;
+  }
+  delivery_->returned();
+  return batch;
+}
+
+std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_waiting) {
+  if (!started_) start_epoch(plan_.restored_epoch().value_or(0));
+  while (!epoch_over_ && next_number_ < plan_.batches()) {
+    Slot* slot = nullptr;
+    try {
+      slot = delivery_->take(while_waiting);
+    } catch (...) {
+      // A pipeline failure ends the epoch. Other exceptions (while_waiting's, a device error at
+      // a release, the consumer holding every slot) leave it as it was.
+      if (!ring_->failed()) throw;
+      epoch_over_ = true;
+      const std::exception_ptr failure = std::current_exception();
+      stop();
+      std::rethrow_exception(failure);
+    }
+    ++next_number_;
+    Batch batch(ring_, slot);  // returns the slot to the ring on every path below
+    if (options_.num_workers == 0) {
+      // Decoding on the consumer's thread keeps the consumer waiting: a CPU stall.
+      const auto start = Clock::now();
+      for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
+      telemetry_->stalled(
+          detail::Stall::kCpu,
+          static_cast<std::uint64_t>(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count()));
+      copier_->copy(*slot);
+    }
+    if (slot->failure) {
+      epoch_over_ = true;
+      const std::exception_ptr failure = slot->failure;
+      stop();
+      std::rethrow_exception(failure);
+    }
+    telemetry_->delivered(*slot);
+    if (slot->indices.empty()) continue;  // every sample skipped: nothing to hand over
+    return batch;
+  }
+  if (io_thread_.joinable()) io_thread_.join();
+  return std::nullopt;
+}
+
+}  // namespace feedrate

@@ -1,0 +1,102 @@
+// The machinery behind Loader (internal to loader/): it turns the options into stages, wires
+// them and runs their threads. See loader.h for the contract.
+//
+// Stages, each in a room of its own:
+//   read      BatchReader (batch_reader.h)     the I/O thread: plans and issues a batch's reads
+//   decode    SampleDecoder (sample_decoder.h) num_workers threads of a oneTBB task_arena
+//   copy      Copier (copier.h)                the last decode task of a batch: bad-input policy
+//                                              (BatchAssembler), then the submit to the device
+//   deliver   Delivery (delivery.h)            the consumer: in order, waits charged by cause
+// The slots they pass between them (SlotRing, slot_ring.h) bound the work in flight; the memory
+// budget (memory_budget.h) sizes the ring; Telemetry (telemetry.h) counts for the report;
+// EpochPlan (epoch_plan.h) says which samples an epoch deals and keeps the resumable state.
+//
+// The pipeline owns the epoch lifecycle: start_epoch() cancels what is in flight and starts an
+// I/O thread for the new epoch's order; stop() cancels, joins it and waits for the decode tasks.
+// Thread-safety: as Loader (one consumer thread; stats(), report() and trace() from any).
+#pragma once
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "loader/pipeline/batch_assembler.h"
+#include "loader/pipeline/batch_reader.h"
+#include "loader/pipeline/copier.h"
+#include "loader/pipeline/delivery.h"
+#include "loader/pipeline/epoch_plan.h"
+#include "feedrate/loader.h"
+#include "feedrate/loader_state.h"
+#include "loader/cache/pack_cache.h"
+#include "feedrate/report.h"
+#include "loader/pipeline/sample_decoder.h"
+#include "loader/pipeline/slot_ring.h"
+#include "loader/pipeline/telemetry.h"
+#include "feedrate/trace.h"
+
+namespace feedrate {
+
+class Pipeline {
+ public:
+  // Makes the reader; tests pass a test double (fault injection) instead of io::Reader::create.
+  using ReaderFactory = BatchReader::ReaderFactory;
+  // `cache_hooks`: the pack cache's test seams.
+  explicit Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader = {},
+                    const PackCacheHooks& cache_hooks = {});
+  ~Pipeline();
+
+  const LoaderOptions& options() const { return options_; }
+  const Dataset& dataset() const { return dataset_; }
+  std::size_t samples_per_epoch() const { return plan_.samples_per_epoch(); }
+  std::size_t batches_per_epoch() const;
+
+  void start_epoch(std::uint64_t epoch);
+  LoaderState state() const;
+  void load_state(const LoaderState& state, bool allow_dataset_change);
+  // `while_waiting` (may be empty): see Loader::next.
+  std::optional<Batch> next(const std::function<void()>& while_waiting = {});
+  RunStats stats() const { return telemetry_->stats(); }
+  Report report() const;
+  const TraceRecorder& trace() const { return trace_; }
+
+ private:
+  void stop();
+  std::optional<Batch> next_batch(const std::function<void()>& while_waiting);
+  void io_main(std::uint64_t epoch);
+  void decode_task(detail::Slot* slot, std::size_t i);
+  // Decodes sample i of the slot, then offers it to the pack cache.
+  void decode_sample(detail::Slot& slot, std::size_t i);
+  PacingCounters pacing_counters(int cores) const;
+
+  LoaderOptions options_;
+  Dataset dataset_;
+  EpochPlan plan_;
+  TraceRecorder trace_;
+
+  std::unique_ptr<PackCache> cache_;     // null without cache_dir
+  std::unique_ptr<BatchReader> reader_;  // used by the I/O thread only
+  std::unique_ptr<Telemetry> telemetry_;
+  std::shared_ptr<SlotRing> ring_;
+  std::unique_ptr<SampleDecoder> decoder_;
+  std::unique_ptr<BatchAssembler> assembler_;
+  std::unique_ptr<Copier> copier_;
+  std::unique_ptr<Delivery> delivery_;
+  std::unique_ptr<tbb::global_control> thread_limit_;
+  std::unique_ptr<tbb::task_arena> arena_;
+
+  std::atomic<bool> cancel_{false};
+  std::thread io_thread_;
+
+  // Consumer-side epoch state.
+  bool started_ = false;
+  std::size_t next_number_ = 0;  // batches of the deal taken by the consumer
+  bool epoch_over_ = false;
+};
+
+}  // namespace feedrate

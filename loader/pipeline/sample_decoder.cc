@@ -1,0 +1,74 @@
+#include "loader/pipeline/sample_decoder.h"
+
+#include <chrono>
+
+#include "decode/augment_policy.h"
+#include "decode/layout.h"
+#include "decode/random.h"
+#include "gpu/trace.h"
+#include "feedrate/system_info.h"
+
+namespace feedrate {
+
+SampleDecoder::SampleDecoder(const Dataset& dataset, const LoaderOptions& options,
+                             bool decode_to_u8, Telemetry& telemetry, TraceRecorder& trace)
+    : dataset_(dataset),
+      options_(options),
+      decode_to_u8_(decode_to_u8),
+      pixels_(static_cast<std::size_t>(options.transform.size) * options.transform.size),
+      sample_bytes_(bytes_per_sample(options.transform.size, decode_to_u8)),
+      telemetry_(telemetry),
+      trace_(trace),
+      workers_([limits = decode::DecodeLimits{.max_pixels = options.max_pixels,
+                                              .on_warning = options.on_warning}] {
+        return std::make_unique<Worker>(limits);
+      }) {}
+
+std::size_t SampleDecoder::bytes_per_sample(int size, bool decode_to_u8) {
+  const std::size_t values = static_cast<std::size_t>(size) * static_cast<std::size_t>(size) * 3;
+  return decode_to_u8 ? values : values * sizeof(float);
+}
+
+void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
+  if (!slot.errors[i].empty()) return;
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t cpu_start = thread_cpu_ns();
+  const std::uint32_t index = slot.indices[i];
+  const std::span<const std::uint8_t> encoded(
+      reinterpret_cast<const std::uint8_t*>(slot.encoded.data() + slot.encoded_offset[i]),
+      slot.encoded_size[i]);
+  std::byte* out = slot.images.data() + i * sample_bytes_;
+  const std::uint64_t seed = decode::sample_seed(options_.seed, slot.epoch, index);
+  Worker& worker = *workers_.local();
+
+  gpu::TraceRange range("decode");
+  decode::DecodeStatus status;
+  if (decode_to_u8_) {
+    status = worker.decoder.decode(encoded, options_.transform, seed,
+                                   {reinterpret_cast<std::uint8_t*>(out), sample_bytes_});
+    if (status.ok()) {
+      decode::erase_uint8_hwc(options_.transform.erase, seed, options_.transform.size,
+                              reinterpret_cast<std::uint8_t*>(out));
+    }
+  } else {
+    worker.scratch.resize(pixels_ * 3);
+    status = worker.decoder.decode(encoded, options_.transform, seed, worker.scratch);
+    if (status.ok()) {
+      decode::hwc_to_chw_normalized(worker.scratch.data(), pixels_, options_.normalization,
+                                    reinterpret_cast<float*>(out));
+      decode::erase_float_chw(options_.transform.erase, seed, options_.transform.size,
+                              reinterpret_cast<float*>(out));
+    }
+  }
+  if (!status.ok()) {
+    slot.errors[i] =
+        dataset_.describe(index) + ": " + decode::errc_name(status.code) + ": " + status.message;
+  }
+  const auto end = std::chrono::steady_clock::now();
+  telemetry_.decoded(static_cast<std::uint64_t>(
+                         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()),
+                     thread_cpu_ns() - cpu_start);
+  trace_.span("decode", start, end, index);
+}
+
+}  // namespace feedrate

@@ -1,0 +1,56 @@
+// The decode stage (internal to loader/): decodes and augments one sample of a slot straight
+// into its place in the slot's staging buffer, with a decoder per thread created once. All
+// three stages of the transform run here (decode/transform.h), inside the decode time that
+// telemetry records per image: a costlier recipe shows as more decode CPU per image.
+//
+// Decoders write uint8 HWC when the consumer wants uint8 or the device converts (CUDA); else
+// they decode into per-thread scratch and write normalised float CHW. The augmentation seed is
+// a pure function of (seed, epoch, sample index), so the bytes never depend on the thread.
+// A sample that fails gets its error in Slot::errors ("FILE: CODE: MESSAGE"), never an exception.
+//
+// Thread-safety: decode() may run on any number of threads at once, for distinct samples.
+#pragma once
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "decode/decoder.h"
+#include "feedrate/dataset.h"
+#include "feedrate/options.h"
+#include "loader/pipeline/slot.h"
+#include "loader/pipeline/telemetry.h"
+#include "feedrate/trace.h"
+
+namespace feedrate {
+
+class SampleDecoder {
+ public:
+  SampleDecoder(const Dataset& dataset, const LoaderOptions& options, bool decode_to_u8,
+                Telemetry& telemetry, TraceRecorder& trace);
+
+  // Bytes one decoded sample takes in the staging buffer: size x size x 3, as uint8 or float.
+  static std::size_t bytes_per_sample(int size, bool decode_to_u8);
+  // Decodes sample `i` of `slot` unless its read already failed.
+  void decode(detail::Slot& slot, std::size_t i);
+
+ private:
+  struct Worker {
+    explicit Worker(const decode::DecodeLimits& limits) : decoder(limits) {}
+    decode::Decoder decoder;            // any format, chosen by content
+    std::vector<std::uint8_t> scratch;  // HWC pixels before conversion to float NCHW
+  };
+
+  const Dataset& dataset_;
+  const LoaderOptions& options_;
+  const bool decode_to_u8_;
+  const std::size_t pixels_;
+  const std::size_t sample_bytes_;
+  Telemetry& telemetry_;
+  TraceRecorder& trace_;
+  tbb::enumerable_thread_specific<std::unique_ptr<Worker>> workers_;
+};
+
+}  // namespace feedrate

@@ -1,0 +1,95 @@
+// One batch slot of the loader's fixed ring (internal to loader/). A slot carries a batch from
+// the I/O thread through the decoders and the copier to the consumer and back; its buffers keep
+// their capacity between batches, so the steady state allocates nothing.
+//
+// Ownership moves with `state`, under the ring's mutex (loader/pipeline/slot_ring.h):
+//   kFree       the ring's free list
+//   kReading    the I/O thread (BatchReader fills labels, errors and the encoded bytes)
+//   kRead       read, waiting for the consumer to decode it (num_workers 0 only)
+//   kDecoding   decode tasks; each touches only its own sample's fields
+//   kCopying    the copier: bad-input policy, then the asynchronous submit to the device
+//   kReady      waiting for the consumer (on a CUDA device the copy may still be in flight)
+//   kHeld       a Batch, or DLPack tensors exported from it
+//   kReturning  released, but a copy may still read its staging buffer: not free yet
+// The same states run on the host backend, whose copy is a no-op, so CPU tests exercise them.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "gpu/device.h"
+#include "gpu/element_type.h"
+#include "gpu/host_memory.h"
+#include "io/file.h"
+#include "io/reader.h"
+#include "feedrate/batch.h"
+
+namespace feedrate::detail {
+
+// What kept a batch from being ready: its reads (io), its decodes (cpu), a slot to start in
+// (ram: the memory budget caps the work in flight) or a copy to the device (h2d: submitting
+// it, or the previous copy still reading the staging buffer the batch needs). Indexes the
+// stall counters (loader/pipeline/telemetry.h).
+enum class Stall { kIo = 0, kCpu = 1, kRam = 2, kH2d = 3 };
+inline constexpr int kStallKinds = 4;
+
+inline constexpr std::size_t kNoRead = static_cast<std::size_t>(-1);
+
+// The element type of a slot's images on its device in `layout`: what the copier delivers and
+// the DLPack export describes.
+constexpr gpu::ElementType element_type(OutputLayout layout) {
+  switch (layout) {
+    case OutputLayout::kUint8NHWC:
+      return gpu::ElementType::kUint8;
+    case OutputLayout::kFloat16NCHW:
+      return gpu::ElementType::kFloat16;
+    case OutputLayout::kFloat32NCHW:
+      return gpu::ElementType::kFloat32;
+  }
+  return gpu::ElementType::kUint8;
+}
+
+struct Slot {
+  enum class State { kFree, kReading, kRead, kDecoding, kCopying, kReady, kHeld, kReturning };
+  State state = State::kFree;
+  std::size_t id = 0;  // position in the ring, also the copier's slot index
+  // Batch objects and exported DLPack tensors using the slot; the last one returns it.
+  std::atomic<int> holders{0};
+
+  std::uint64_t epoch = 0;
+  std::size_t number = 0;  // batch position in the epoch
+  std::size_t count = 0;   // samples in this batch (before skips)
+
+  gpu::HostBuffer images;  // staging: batch_size samples of sample_bytes, as the decoders wrote
+  std::size_t sample_bytes = 0;
+  OutputLayout layout = OutputLayout::kUint8NHWC;  // what the consumer receives
+  int size = 0;                                    // images are size x size
+  gpu::Device device;  // where batches are delivered; the host delivers `images` itself
+
+  std::vector<std::int32_t> labels;
+  std::vector<std::uint32_t> indices;
+  std::vector<std::string> errors;  // per sample; empty means decoded
+  std::vector<SkippedSample> skipped;
+  // Set by the copier when the batch must end the epoch (a bad sample under the `error`
+  // policy, or a device error); raised to the consumer when it reaches this batch.
+  std::exception_ptr failure;
+
+  // Every read of the batch back to back: single files and tar members, and multi-member tar
+  // chunks, which decoders read in place (grows, never shrinks).
+  gpu::HostBuffer encoded;
+  std::vector<std::size_t> encoded_offset;  // where each sample's bytes start in `encoded`
+  std::vector<std::size_t> encoded_size;    // how many: the source's, or its cache entry's
+  std::vector<std::uint8_t> from_cache;     // 1: read from the pack cache (loader/cache/pack_cache.h)
+  std::vector<io::ReadRequest> reads;
+  std::vector<std::size_t> read_of_sample;  // which read holds each sample (kNoRead: none)
+  std::vector<io::File> files;              // per-sample files (image folders, file lists)
+
+  std::atomic<std::size_t> pending{0};  // decode tasks not finished
+  Stall delayed_by = Stall::kIo;        // while reading: what delayed the start of its reads
+};
+
+}  // namespace feedrate::detail

@@ -1,0 +1,81 @@
+// The run's counters, and the one place RunStats and Report are computed from them (internal
+// to loader/). Every stage records into it; Loader::stats() and Loader::report() read it.
+//
+// What is counted where: the read stage (I/O thread) its busy time, its CPU time, the reader's
+// statistics and how long it waited for a slot; decode its busy time and CPU time per sample;
+// the copier its assemble and submit time; the consumer its step time (between next() calls),
+// its waits charged by cause, the batches in flight, and what it was handed (batches, images,
+// skipped samples).
+//
+// Thread-safety: every method may be called from any thread. Counters are atomics; the few
+// composite figures (reader statistics, skipped list, in-flight samples) have a mutex each.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "io/reader.h"
+#include "feedrate/loader.h"
+#include "feedrate/report.h"
+#include "loader/pipeline/slot.h"
+
+namespace feedrate {
+
+class Telemetry {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit Telemetry(RunSetting run) : run_(std::move(run)) {}
+
+  // The run's clock starts with the first epoch.
+  void start();
+
+  // Read stage (I/O thread).
+  void read(Clock::time_point start, Clock::time_point end, const io::ReadStats& reader);
+  // CPU time the I/O thread used since its last call.
+  void io_cpu(std::uint64_t ns) { io_cpu_ns_ += ns; }
+  void waited_for_slot(std::uint64_t ns, detail::Stall cause);
+  // Decode stage (any worker).
+  void decoded(std::uint64_t ns, std::uint64_t cpu_ns) {
+    decode_ns_ += ns;
+    decode_cpu_ns_ += cpu_ns;
+  }
+  // Copy stage: the bad-input policy, then the submit to the device.
+  void assembled(std::uint64_t ns) { assemble_ns_ += ns; }
+  void copied(std::uint64_t ns, std::uint64_t bytes);
+  // Consumer thread.
+  void consumer_step(std::uint64_t ns) { consumer_ns_ += ns; }
+  void stalled(detail::Stall cause, std::uint64_t ns);
+  void in_flight(std::size_t batches);
+  // A batch reached the consumer: its images, and its skipped samples (also when it is empty).
+  void delivered(const detail::Slot& slot);
+
+  RunStats stats() const;
+  Report report() const;
+
+ private:
+  const RunSetting run_;
+  std::atomic<Clock::rep> run_start_{0};  // steady_clock ticks of start(); 0 before
+
+  std::atomic<std::uint64_t> batches_{0}, images_{0}, skipped_{0};
+  std::atomic<std::uint64_t> read_ns_{0}, decode_ns_{0}, decode_cpu_ns_{0}, io_cpu_ns_{0};
+  std::atomic<std::uint64_t> read_blocked_ns_{0}, copy_blocked_ns_{0};
+  std::atomic<std::uint64_t> assemble_ns_{0}, copy_ns_{0}, copy_bytes_{0}, consumer_ns_{0};
+  std::atomic<std::uint64_t> stall_ns_[detail::kStallKinds] = {};
+  std::atomic<std::uint64_t> bytes_read_{0}, read_operations_{0};
+
+  mutable std::mutex io_mutex_;
+  IoStats io_;
+  mutable std::mutex skipped_mutex_;
+  std::vector<SkippedSample> skipped_samples_;
+  mutable std::mutex in_flight_mutex_;
+  double in_flight_sum_ = 0, in_flight_max_ = 0;
+  std::uint64_t in_flight_samples_ = 0;
+};
+
+}  // namespace feedrate

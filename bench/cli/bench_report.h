@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "bench/cli/report_output.h"
-#include "loader/diagnosis/packing_probe.h"
 #include "feedrate/dataset.h"
 #include "feedrate/loader.h"
 #include "feedrate/report.h"
 #include "feedrate/shuffle_quality.h"
+#include "loader/diagnosis/packing_probe.h"
 
 namespace feedrate::bench {
 

@@ -13,12 +13,12 @@
 
 #include "bench/cli/commands.h"
 #include "bench/cli/default_dataset.h"
+#include "feedrate/system_info.h"
 #include "gpu/device.h"
 #include "io/block_device.h"
 #include "io/disk_class.h"
 #include "io/disk_probe.h"
 #include "io/uring_probe.h"
-#include "feedrate/system_info.h"
 
 namespace feedrate::bench {
 namespace {

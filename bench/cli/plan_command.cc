@@ -17,8 +17,8 @@
 #include "bench/plan/gpu_catalogue.h"
 #include "bench/plan/instance_model.h"
 #include "bench/plan/plan_report.h"
-#include "loader/diagnosis/report_json.h"
 #include "feedrate/system_info.h"
+#include "loader/diagnosis/report_json.h"
 
 namespace feedrate::bench {
 namespace {

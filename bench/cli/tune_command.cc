@@ -24,9 +24,9 @@
 #include "bench/tune/window_sweep.h"
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
+#include "feedrate/system_info.h"
 #include "loader/diagnosis/packing_probe.h"
 #include "loader/diagnosis/report_json.h"
-#include "feedrate/system_info.h"
 
 namespace feedrate::bench {
 namespace {

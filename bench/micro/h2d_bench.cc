@@ -19,10 +19,10 @@
 
 #include "bench/cli/default_dataset.h"
 #include "bench/cli/process_stats.h"
-#include "gpu/device.h"
-#include "gpu/transfer.h"
 #include "feedrate/loader.h"
 #include "feedrate/system_info.h"
+#include "gpu/device.h"
+#include "gpu/transfer.h"
 
 namespace {
 

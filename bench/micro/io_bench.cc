@@ -47,13 +47,13 @@
 #include <utility>
 #include <vector>
 
+#include "feedrate/system_info.h"
 #include "gpu/host_memory.h"
 #include "io/block_device.h"
 #include "io/file.h"
 #include "io/page_cache.h"
 #include "io/reader.h"
 #include "io/temp_file.h"
-#include "feedrate/system_info.h"
 
 extern char** environ;
 

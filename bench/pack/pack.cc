@@ -15,10 +15,10 @@
 #include "decode/decoder.h"
 #include "decode/format.h"
 #include "decode/jpeg_pack.h"
-#include "io/tar_writer.h"
 #include "feedrate/dataset.h"
-#include "loader/dataset/dataset_reader.h"
 #include "feedrate/error.h"
+#include "io/tar_writer.h"
+#include "loader/dataset/dataset_reader.h"
 #include "loader/dataset/pack_index.h"
 
 namespace feedrate::bench {

@@ -40,8 +40,8 @@ struct EpochRun {
 // options or a bad dataset.
 EpochRun measure_epoch(const LoaderOptions& options);
 
-// The shuffle quality (include/feedrate/shuffle_quality.h) of `delivered`, dataset indices in delivery
-// order, against the labels of `dataset`.
+// The shuffle quality (include/feedrate/shuffle_quality.h) of `delivered`, dataset indices in
+// delivery order, against the labels of `dataset`.
 ShuffleQuality order_quality(const Dataset& dataset, const std::vector<std::uint32_t>& delivered,
                              std::size_t batch_size);
 

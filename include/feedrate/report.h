@@ -4,9 +4,9 @@
 //   figures     what it measured (totals: busy and CPU time per stage, bytes, the consumer's
 //               waits charged to their causes)
 //   stages      the figures per pipeline stage, for people
-//   capacities  what each resource alone would sustain (loader/diagnosis/capacity.h), derived from both
-//   verdict     which resource binds, and advice as data (loader/diagnosis/verdict.h)
-//   costs       the per-image costs `feedrate plan` projects from (include/feedrate/run_costs.h)
+//   capacities  what each resource alone would sustain (loader/diagnosis/capacity.h), derived from
+//   both verdict     which resource binds, and advice as data (loader/diagnosis/verdict.h) costs
+//   the per-image costs `feedrate plan` projects from (include/feedrate/run_costs.h)
 // Thread-safety: a plain value.
 #pragma once
 

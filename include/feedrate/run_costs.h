@@ -1,8 +1,8 @@
 // What a run measured per image, and the setting it ran with: the record `feedrate plan` projects
-// an instance from (loader/diagnosis/throughput_model.h). Every Report carries one (Loader::report(),
-// Python's report()["costs"], `feedrate bench --json` and `tune --json`), so a training run's
-// report saved as JSON is a plan input too. Its JSON form is loader/diagnosis/report_json.h's.
-// Thread-safety: plain values.
+// an instance from (loader/diagnosis/throughput_model.h). Every Report carries one
+// (Loader::report(), Python's report()["costs"], `feedrate bench --json` and `tune --json`), so a
+// training run's report saved as JSON is a plan input too. Its JSON form is
+// loader/diagnosis/report_json.h's. Thread-safety: plain values.
 #pragma once
 
 #include <cstddef>
@@ -41,8 +41,8 @@ struct RunCosts {
   double cpu_share = 1;
   double bytes_per_image = 0;  // encoded bytes read
   double reads_per_image = 0;  // read operations
-  // What this run's disk delivered per second of reading (the io capacity, loader/diagnosis/capacity.h);
-  // 0 when unlimited or not recorded (older runs).
+  // What this run's disk delivered per second of reading (the io capacity,
+  // loader/diagnosis/capacity.h); 0 when unlimited or not recorded (older runs).
   double disk_images_per_s = 0;
   double h2d_bytes_per_image = 0;  // uint8 pixels, what crosses PCIe to a GPU
   std::uint64_t dataset_bytes = 0;

@@ -1,5 +1,5 @@
-// The pack cache's figures (Report::cache, include/feedrate/report.h) as JSON, one rendering for every
-// front end: the `cache` object of `feedrate bench --json` and of the Python Loader.report().
+// The pack cache's figures (Report::cache, include/feedrate/report.h) as JSON, one rendering for
+// every front end: the `cache` object of `feedrate bench --json` and of the Python Loader.report().
 // Internal to the build tree (not an installed header). Thread-safety: reentrant.
 #pragma once
 

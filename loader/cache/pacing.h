@@ -10,8 +10,8 @@
 //   allowed transcodes/s = max(kPacingLossBudget x R, (1 - kPacingMargin) x C - R) x D / T
 //
 // with R the delivered images/s, C the images/s the CPU alone would sustain (the capacity
-// model's cpu capacity, loader/diagnosis/capacity.h, where it is measured; else the decode threads over
-// their busy time per image), D the decode time per image and T the transcode CPU per image.
+// model's cpu capacity, loader/diagnosis/capacity.h, where it is measured; else the decode threads
+// over their busy time per image), D the decode time per image and T the transcode CPU per image.
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -30,9 +30,9 @@
 
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
+#include "feedrate/report.h"
 #include "loader/cache/store.h"
 #include "loader/cache/writer.h"
-#include "feedrate/report.h"
 
 namespace feedrate {
 

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "io/file.h"
 #include "feedrate/dataset.h"
+#include "io/file.h"
 #include "loader/cache/segment.h"
 
 namespace feedrate {

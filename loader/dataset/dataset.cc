@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <system_error>
 
+#include "feedrate/error.h"
 #include "io/page_cache.h"
 #include "loader/dataset/dataset_builders.h"
-#include "feedrate/error.h"
 
 namespace feedrate {
 namespace {

@@ -13,8 +13,8 @@
 #include <system_error>
 #include <vector>
 
-#include "io/file.h"
 #include "feedrate/dataset.h"
+#include "io/file.h"
 
 namespace feedrate {
 

@@ -3,8 +3,8 @@
 #include <system_error>
 #include <utility>
 
-#include "loader/dataset/dataset_builders.h"
 #include "feedrate/error.h"
+#include "loader/dataset/dataset_builders.h"
 
 namespace feedrate {
 namespace {

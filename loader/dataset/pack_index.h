@@ -1,7 +1,7 @@
 // The index.json that `feedrate pack` writes beside its shards, and the only code that writes or
-// reads it: the packer (bench/pack/pack.cc) writes it, the tar-shards index (loader/dataset/tar_shards.cc)
-// checks each shard against it. The file says `"format": "feedrate-pack"` and a version; this
-// header reads kPackIndexVersion and older.
+// reads it: the packer (bench/pack/pack.cc) writes it, the tar-shards index
+// (loader/dataset/tar_shards.cc) checks each shard against it. The file says `"format":
+// "feedrate-pack"` and a version; this header reads kPackIndexVersion and older.
 //
 // Errors: read_pack_index() throws feedrate::Error naming the file and the problem for an
 // index.json that is not JSON, a feedrate-pack index of a newer version, or a field that is

@@ -5,10 +5,10 @@
 #include <set>
 #include <string_view>
 
+#include "feedrate/error.h"
 #include "io/file.h"
 #include "io/tar_index.h"
 #include "loader/dataset/dataset_builders.h"
-#include "feedrate/error.h"
 #include "loader/dataset/pack_index.h"
 
 namespace feedrate {

@@ -1,7 +1,7 @@
 // The capacity model: for each resource, the images/s it alone would sustain, from a run's own
-// figures (Report::run and Report::figures). The verdict (loader/diagnosis/verdict.h) names the resource
-// whose capacity the delivered rate reaches; its advice, `feedrate tune` and `feedrate plan`
-// project with the same formulas (loader/diagnosis/throughput_model.h).
+// figures (Report::run and Report::figures). The verdict (loader/diagnosis/verdict.h) names the
+// resource whose capacity the delivered rate reaches; its advice, `feedrate tune` and `feedrate
+// plan` project with the same formulas (loader/diagnosis/throughput_model.h).
 //   io        images per second the I/O thread spent reading, and no more than the emulated
 //             disk's limits (--throttle) allow for the run's bytes and reads per image;
 //   cpu       the decode threads (num_workers; the consumer's thread at 0) on the cores this
@@ -17,8 +17,8 @@
 // Thread-safety: pure functions.
 #pragma once
 
-#include "io/throttle.h"
 #include "feedrate/report.h"
+#include "io/throttle.h"
 #include "loader/diagnosis/throughput_model.h"
 
 namespace feedrate {

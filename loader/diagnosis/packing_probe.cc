@@ -11,8 +11,8 @@
 #include "decode/jpeg_pack.h"
 #include "decode/random.h"
 #include "decode/restart_index.h"
-#include "loader/dataset/dataset_reader.h"
 #include "feedrate/system_info.h"
+#include "loader/dataset/dataset_reader.h"
 #include "loader/diagnosis/text.h"
 #include "loader/diagnosis/verdict.h"
 

@@ -3,8 +3,8 @@
 // markers and index, as `feedrate pack` writes them) and decoded on the train path with the
 // run's transform, original and packed alternately with the same crops, on the caller's thread
 // and timed in its CPU time (so other load on the machine does not count). The ratio of the two
-// times (include/feedrate/run_costs.h's PackedDecodeCost) is what loader/diagnosis/throughput_model.h's packed_costs()
-// applies to a run's measured decode CPU.
+// times (include/feedrate/run_costs.h's PackedDecodeCost) is what
+// loader/diagnosis/throughput_model.h's packed_costs() applies to a run's measured decode CPU.
 //
 // It skips, saying why, when packing cannot help: the eval transform (its centre crop decodes
 // most of the image), data that are not JPEGs, too few JPEGs the packer takes. When most sampled
@@ -38,8 +38,8 @@ PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::Trans
 std::string describe(const PackedDecodeCost& cost);
 
 // Records the probe's figures in report.costs.packed and, when the verdict is cpu and packing
-// decodes faster, appends its advice (loader/diagnosis/verdict.h's packing_advice()). `feedrate bench`
-// and Python's report(probe_packing=True) both add it this way.
+// decodes faster, appends its advice (loader/diagnosis/verdict.h's packing_advice()). `feedrate
+// bench` and Python's report(probe_packing=True) both add it this way.
 void add_packing(Report& report, const PackedDecodeCost& packed);
 
 }  // namespace feedrate

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "loader/diagnosis/capacity.h"
 #include "feedrate/report.h"
+#include "loader/diagnosis/capacity.h"
 
 namespace feedrate {
 

@@ -1,7 +1,7 @@
 // The projection shared by the capacity model (loader/diagnosis/capacity.h), the verdict's advice
-// (loader/diagnosis/verdict.h) and `feedrate plan` (bench/plan/instance_model.h): how many images/s decode
-// threads on a number of cores, or a disk, deliver for a run's measured per-image costs, and how
-// those costs change under another shuffle mode or with the dataset packed (`feedrate pack`).
+// (loader/diagnosis/verdict.h) and `feedrate plan` (bench/plan/instance_model.h): how many images/s
+// decode threads on a number of cores, or a disk, deliver for a run's measured per-image costs, and
+// how those costs change under another shuffle mode or with the dataset packed (`feedrate pack`).
 //   cpu   min(threads / decode CPU per image, cores / loader CPU per image) x cpu_share: each
 //         decode thread runs on a core of its own at most, every loader thread (reads, copies)
 //         shares the cores with them, and other processes take what cpu_share says;
@@ -10,8 +10,8 @@
 // Thread-safety: pure functions.
 #pragma once
 
-#include "io/throttle.h"
 #include "feedrate/options.h"
+#include "io/throttle.h"
 
 namespace feedrate {
 

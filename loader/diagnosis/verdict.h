@@ -1,12 +1,12 @@
-// Turns a run's capacities (loader/diagnosis/capacity.h) into a verdict: the bottleneck is the resource
-// whose capacity the delivered rate reaches, a runner-up within kCloseMargin is named too, and
-// the advice is data (include/feedrate/report.h's Advice: cause, remedy, projected images/s, cost),
-// rendered into sentences by advice_text(). The consumer's stalls are evidence, not the verdict:
-// on a disk-bound run every batch is read and then decoded, so the consumer also waits on batches
-// that are decoding. Projections use loader/diagnosis/throughput_model.h, as `feedrate plan` does.
-// Internal to loader/ (and the bench, which appends packing_advice() from a measurement the
-// loader does not make); pure functions, so scenarios are easy to test.
-// Thread-safety: reentrant.
+// Turns a run's capacities (loader/diagnosis/capacity.h) into a verdict: the bottleneck is the
+// resource whose capacity the delivered rate reaches, a runner-up within kCloseMargin is named too,
+// and the advice is data (include/feedrate/report.h's Advice: cause, remedy, projected images/s,
+// cost), rendered into sentences by advice_text(). The consumer's stalls are evidence, not the
+// verdict: on a disk-bound run every batch is read and then decoded, so the consumer also waits on
+// batches that are decoding. Projections use loader/diagnosis/throughput_model.h, as `feedrate
+// plan` does. Internal to loader/ (and the bench, which appends packing_advice() from a measurement
+// the loader does not make); pure functions, so scenarios are easy to test. Thread-safety:
+// reentrant.
 #pragma once
 
 #include <cstddef>
@@ -48,8 +48,8 @@ struct PackingGain {
 
 // The advice a cpu verdict gets for `gain` (the caller appends it to the verdict's advice when
 // decode_ratio < 1): the cpu capacity with the run's decode CPU per image scaled as
-// loader/diagnosis/throughput_model.h's packed_costs() does, what the run would then deliver, and what it
-// costs (a copy of the dataset, scaled by bytes_ratio).
+// loader/diagnosis/throughput_model.h's packed_costs() does, what the run would then deliver, and
+// what it costs (a copy of the dataset, scaled by bytes_ratio).
 Advice packing_advice(const Report& report, const PackingGain& gain);
 
 }  // namespace feedrate

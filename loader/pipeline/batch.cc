@@ -2,9 +2,9 @@
 
 #include <utility>
 
+#include "feedrate/error.h"
 #include "gpu/device.h"
 #include "gpu/dlpack_export.h"
-#include "feedrate/error.h"
 #include "loader/pipeline/slot.h"
 
 namespace feedrate {

@@ -5,8 +5,8 @@
 #include <numeric>
 #include <utility>
 
-#include "io/chunk_plan.h"
 #include "feedrate/error.h"
+#include "io/chunk_plan.h"
 
 namespace feedrate {
 

@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "feedrate/dataset.h"
 #include "io/file.h"
 #include "io/reader.h"
-#include "loader/pipeline/block_store.h"
-#include "feedrate/dataset.h"
 #include "loader/cache/pack_cache.h"
+#include "loader/pipeline/block_store.h"
 #include "loader/pipeline/slot.h"
 
 namespace feedrate {

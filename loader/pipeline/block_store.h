@@ -1,7 +1,7 @@
 // The whole storage blocks the reader holds for shuffle=blocks on tar shards (internal to
-// loader/). A batch's samples come from a window of blocks (include/feedrate/sampler.h), so each read unit
-// of the epoch (a block, or a part of one of the first window's blocks: epoch_read_units) is
-// read whole, in one sequential read, and held until the last sample of this rank's epoch order
+// loader/). A batch's samples come from a window of blocks (include/feedrate/sampler.h), so each
+// read unit of the epoch (a block, or a part of one of the first window's blocks: epoch_read_units)
+// is read whole, in one sequential read, and held until the last sample of this rank's epoch order
 // that lies in it has been copied out; then its buffer is reused for another unit. Below,
 // "block" means read unit.
 //
@@ -21,10 +21,10 @@
 #include <span>
 #include <vector>
 
-#include "io/file.h"
-#include "io/reader.h"
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
+#include "io/file.h"
+#include "io/reader.h"
 
 namespace feedrate {
 

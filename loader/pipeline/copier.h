@@ -11,11 +11,11 @@
 // Thread-safety: copy() may run on several threads at once, for distinct slots.
 #pragma once
 
+#include "feedrate/trace.h"
 #include "gpu/transfer.h"
 #include "loader/pipeline/batch_assembler.h"
 #include "loader/pipeline/slot.h"
 #include "loader/pipeline/telemetry.h"
-#include "feedrate/trace.h"
 
 namespace feedrate {
 

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <functional>
 
+#include "feedrate/trace.h"
 #include "loader/pipeline/slot_ring.h"
 #include "loader/pipeline/telemetry.h"
-#include "feedrate/trace.h"
 
 namespace feedrate {
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <type_traits>
 
-#include "loader/pipeline/block_store.h"
 #include "feedrate/error.h"
+#include "loader/pipeline/block_store.h"
 
 namespace feedrate {
 

@@ -2,12 +2,12 @@
 // where the epoch begins, with the resumable state that records it. A room of its own so that
 // the pipeline keeps only the wiring and the threads.
 //
-// begin(epoch) deals the epoch (include/feedrate/sampler.h) from its start, or from the point a restored
-// state names when restore() was called for that epoch; state(taken) says where the consumer
-// is after taking `taken` batches of the deal. restore() checks the state against this loader
-// (dataset fingerprint, batch size, seed, shuffle, drop_last, pad_shards) and turns its rank's
-// progress into the point where the next deal of that epoch begins (every old rank stepped in
-// lock-step). See loader_state.h for the guarantee.
+// begin(epoch) deals the epoch (include/feedrate/sampler.h) from its start, or from the point a
+// restored state names when restore() was called for that epoch; state(taken) says where the
+// consumer is after taking `taken` batches of the deal. restore() checks the state against this
+// loader (dataset fingerprint, batch size, seed, shuffle, drop_last, pad_shards) and turns its
+// rank's progress into the point where the next deal of that epoch begins (every old rank stepped
+// in lock-step). See loader_state.h for the guarantee.
 //
 // Thread-safety: the consumer's thread; order() may be read by the I/O thread of the epoch
 // begin() started (it is not changed until the next begin(), which follows that thread's end).

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "decode/transform_text.h"
+#include "feedrate/error.h"
 #include "gpu/device.h"
 #include "io/throttle.h"
-#include "feedrate/error.h"
 
 namespace feedrate {
 namespace {

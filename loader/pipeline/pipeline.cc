@@ -5,13 +5,13 @@
 #include <cmath>
 #include <string>
 
+#include "feedrate/error.h"
+#include "feedrate/sampler.h"
+#include "feedrate/system_info.h"
 #include "gpu/trace.h"
 #include "io/direct_io.h"
 #include "io/throttle.h"
-#include "feedrate/error.h"
 #include "loader/pipeline/memory_budget.h"
-#include "feedrate/sampler.h"
-#include "feedrate/system_info.h"
 
 namespace feedrate {
 namespace {

@@ -26,19 +26,19 @@
 #include <thread>
 #include <vector>
 
+#include "feedrate/loader.h"
+#include "feedrate/loader_state.h"
+#include "feedrate/report.h"
+#include "feedrate/trace.h"
+#include "loader/cache/pack_cache.h"
 #include "loader/pipeline/batch_assembler.h"
 #include "loader/pipeline/batch_reader.h"
 #include "loader/pipeline/copier.h"
 #include "loader/pipeline/delivery.h"
 #include "loader/pipeline/epoch_plan.h"
-#include "feedrate/loader.h"
-#include "feedrate/loader_state.h"
-#include "loader/cache/pack_cache.h"
-#include "feedrate/report.h"
 #include "loader/pipeline/sample_decoder.h"
 #include "loader/pipeline/slot_ring.h"
 #include "loader/pipeline/telemetry.h"
-#include "feedrate/trace.h"
 
 namespace feedrate {
 

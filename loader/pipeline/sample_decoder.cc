@@ -5,8 +5,8 @@
 #include "decode/augment_policy.h"
 #include "decode/layout.h"
 #include "decode/random.h"
-#include "gpu/trace.h"
 #include "feedrate/system_info.h"
+#include "gpu/trace.h"
 
 namespace feedrate {
 

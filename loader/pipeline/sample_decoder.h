@@ -20,9 +20,9 @@
 #include "decode/decoder.h"
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
+#include "feedrate/trace.h"
 #include "loader/pipeline/slot.h"
 #include "loader/pipeline/telemetry.h"
-#include "feedrate/trace.h"
 
 namespace feedrate {
 

@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "feedrate/batch.h"
 #include "gpu/device.h"
 #include "gpu/element_type.h"
 #include "gpu/host_memory.h"
 #include "io/file.h"
 #include "io/reader.h"
-#include "feedrate/batch.h"
 
 namespace feedrate::detail {
 
@@ -83,7 +83,7 @@ struct Slot {
   gpu::HostBuffer encoded;
   std::vector<std::size_t> encoded_offset;  // where each sample's bytes start in `encoded`
   std::vector<std::size_t> encoded_size;    // how many: the source's, or its cache entry's
-  std::vector<std::uint8_t> from_cache;     // 1: read from the pack cache (loader/cache/pack_cache.h)
+  std::vector<std::uint8_t> from_cache;  // 1: read from the pack cache (loader/cache/pack_cache.h)
   std::vector<io::ReadRequest> reads;
   std::vector<std::size_t> read_of_sample;  // which read holds each sample (kNoRead: none)
   std::vector<io::File> files;              // per-sample files (image folders, file lists)

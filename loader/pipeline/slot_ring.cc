@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "gpu/trace.h"
 #include "feedrate/error.h"
+#include "gpu/trace.h"
 
 namespace feedrate {
 namespace {

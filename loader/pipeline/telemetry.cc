@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "feedrate/system_info.h"
 #include "io/throttle.h"
 #include "loader/diagnosis/capacity.h"
-#include "feedrate/system_info.h"
 #include "loader/diagnosis/verdict.h"
 
 namespace feedrate {

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "io/reader.h"
 #include "feedrate/loader.h"
 #include "feedrate/report.h"
+#include "io/reader.h"
 #include "loader/pipeline/slot.h"
 
 namespace feedrate {

@@ -1,9 +1,9 @@
 // Translates the keyword arguments of feedrate.Loader(...) into LoaderOptions: the one place
 // that knows the Python names and their types; the allowed words of dtype, transform and on_bad
-// come from the loader's parsers (include/feedrate/options.h), shared with the command line. An unknown
-// keyword is a
-// TypeError naming the known ones; a bad value is a ValueError naming the keyword; ranges are
-// checked afterwards by the Loader (feedrate.Error). Thread-safety: call with the GIL held.
+// come from the loader's parsers (include/feedrate/options.h), shared with the command line. An
+// unknown keyword is a TypeError naming the known ones; a bad value is a ValueError naming the
+// keyword; ranges are checked afterwards by the Loader (feedrate.Error). Thread-safety: call with
+// the GIL held.
 #pragma once
 
 #include <pybind11/pybind11.h>

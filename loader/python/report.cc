@@ -33,7 +33,8 @@ py::dict report_dict(const Report& report, const RunStats& stats) {
       {"io_backend", stats.io.backend.empty() ? stats.io_backend : stats.io.backend},
       {"device", stats.device},
       {"cache", cache_json(report.cache)}};
-  // One rendering of the figures (loader/diagnosis/report_json.h), handed to Python through its json module.
+  // One rendering of the figures (loader/diagnosis/report_json.h), handed to Python through its
+  // json module.
   return py::module_::import("json").attr("loads")(figures.dump());
 }
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/device.h"
 #include "feedrate/error.h"
+#include "gpu/device.h"
 
 namespace feedrate::python {
 namespace py = pybind11;

@@ -12,10 +12,10 @@
 
 #include "decode/decoder.h"
 #include "decode/restart_index.h"
-#include "io/file.h"
-#include "io/tar_writer.h"
 #include "feedrate/dataset.h"
 #include "feedrate/error.h"
+#include "io/file.h"
+#include "io/tar_writer.h"
 #include "tests/bench/cli_run.h"
 #include "tests/support/test_data.h"
 

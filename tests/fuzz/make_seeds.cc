@@ -27,8 +27,8 @@
 #include "bench/datagen/datagen.h"
 #include "bench/datagen/image_formats.h"
 #include "bench/datagen/jpeg_corpus.h"
-#include "io/tar_writer.h"
 #include "feedrate/loader_state.h"
+#include "io/tar_writer.h"
 #include "loader/dataset/pack_index.h"
 #include "tests/support/image_bytes.h"
 

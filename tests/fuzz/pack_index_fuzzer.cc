@@ -1,5 +1,5 @@
-// Fuzzes the reader of a pack's index.json (read_pack_index, loader/dataset/pack_index.h): any input
-// must give an index, no index (another tool's file), or a feedrate::Error; nothing else may
+// Fuzzes the reader of a pack's index.json (read_pack_index, loader/dataset/pack_index.h): any
+// input must give an index, no index (another tool's file), or a feedrate::Error; nothing else may
 // escape, and the shards an index lists must be findable by name.
 #include <cstddef>
 #include <cstdint>

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/device.h"
 #include "feedrate/loader.h"
+#include "gpu/device.h"
 #include "tests/gpu/cuda_support.h"
 #include "tests/support/test_data.h"
 

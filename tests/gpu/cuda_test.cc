@@ -10,10 +10,10 @@
 #include <numeric>
 
 #include "decode/layout.h"
-#include "gpu/device.h"
-#include "gpu/transfer.h"
 #include "feedrate/error.h"
 #include "feedrate/loader.h"
+#include "gpu/device.h"
+#include "gpu/transfer.h"
 #include "tests/gpu/cuda_support.h"
 #include "tests/support/test_data.h"
 

@@ -6,11 +6,11 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "feedrate/error.h"
+#include "feedrate/loader.h"
 #include "gpu/device.h"
 #include "gpu/dlpack_export.h"
 #include "gpu/transfer.h"
-#include "feedrate/error.h"
-#include "feedrate/loader.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <set>
 
-#include "io/tar_writer.h"
 #include "feedrate/error.h"
 #include "feedrate/loader.h"
+#include "io/tar_writer.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "io/tar_writer.h"
 #include "feedrate/error.h"
+#include "io/tar_writer.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

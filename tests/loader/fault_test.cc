@@ -14,9 +14,9 @@
 #include <memory>
 #include <set>
 
-#include "io/reader.h"
 #include "feedrate/error.h"
 #include "feedrate/loader.h"
+#include "io/reader.h"
 #include "loader/pipeline/pipeline.h"
 #include "tests/support/test_data.h"
 

@@ -10,10 +10,10 @@
 #include "bench/datagen/jpeg_corpus.h"
 #include "decode/format.h"
 #include "decode/status.h"
-#include "io/tar_writer.h"
 #include "feedrate/dataset.h"
 #include "feedrate/error.h"
 #include "feedrate/loader.h"
+#include "io/tar_writer.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -1,5 +1,5 @@
-// The pack cache (loader/cache/pack_cache.h): cached runs deliver the uncached batches byte for byte
-// across epochs and worker counts; a changed source invalidates the cache; a corrupt or cut
+// The pack cache (loader/cache/pack_cache.h): cached runs deliver the uncached batches byte for
+// byte across epochs and worker counts; a changed source invalidates the cache; a corrupt or cut
 // short segment falls back to the source with a warning; loaders share one cache folder
 // concurrently; failed writes (a full disk, through a test double) and a tiny cache_gb leave no
 // corrupt cache. The writer runs unpaced here (PackCacheHooks::unpaced), so that what an epoch

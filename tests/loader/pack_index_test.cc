@@ -1,6 +1,6 @@
-// The pack's index.json (loader/dataset/pack_index.h): every field round-trips; a folder without one, or
-// with another tool's index.json, has no index; a damaged index is an error naming the file and
-// what is wrong, also when a dataset of tar shards is opened beside it.
+// The pack's index.json (loader/dataset/pack_index.h): every field round-trips; a folder without
+// one, or with another tool's index.json, has no index; a damaged index is an error naming the file
+// and what is wrong, also when a dataset of tar shards is opened beside it.
 #include "loader/dataset/pack_index.h"
 
 #include <gtest/gtest.h>
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "io/tar_writer.h"
 #include "feedrate/dataset.h"
 #include "feedrate/error.h"
+#include "io/tar_writer.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -9,11 +9,11 @@
 #include <set>
 
 #include "bench/datagen/datagen.h"
-#include "loader/pipeline/block_store.h"
 #include "feedrate/error.h"
 #include "feedrate/loader.h"
 #include "feedrate/loader_state.h"
 #include "feedrate/sampler.h"
+#include "loader/pipeline/block_store.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "io/reader.h"
 #include "feedrate/loader.h"
+#include "io/reader.h"
 #include "loader/pipeline/pipeline.h"
 #include "tests/support/test_data.h"
 

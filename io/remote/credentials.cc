@@ -1,0 +1,158 @@
+#include "io/remote/credentials.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+#include "io/remote/aws_config_file.h"
+#include "io/remote/url.h"
+
+namespace feedrate::io {
+namespace {
+
+// A set, non-empty variable.
+std::optional<std::string> variable(const EnvLookup& env, const std::string& name) {
+  auto value = env(name);
+  if (value && value->empty()) return std::nullopt;
+  return value;
+}
+
+bool is_true(const std::optional<std::string>& value) {
+  if (!value) return false;
+  std::string lower = *value;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower == "true" || lower == "1";
+}
+
+std::filesystem::path shared_file(const EnvLookup& env, const std::string& override_variable,
+                                  const char* file_name) {
+  if (auto path = variable(env, override_variable)) return *path;
+  const auto home = variable(env, "HOME");
+  if (!home) return {};
+  return std::filesystem::path(*home) / ".aws" / file_name;
+}
+
+const AwsConfigSection* find_section(const AwsConfigFile& file, const std::string& name) {
+  const auto it = file.sections.find(name);
+  return it == file.sections.end() ? nullptr : &it->second;
+}
+
+std::string setting(const AwsConfigSection* section, const std::string& key) {
+  if (section == nullptr) return {};
+  const auto it = section->find(key);
+  return it == section->end() ? std::string() : it->second;
+}
+
+// Credentials from one section, empty when it has none; throws for a key without its secret.
+AwsCredentials section_credentials(const AwsConfigSection* section, const std::string& profile,
+                                   const std::filesystem::path& path) {
+  AwsCredentials credentials;
+  const auto key = setting(section, "aws_access_key_id");
+  const auto secret = setting(section, "aws_secret_access_key");
+  if (key.empty() && secret.empty()) return credentials;
+  if (key.empty() || secret.empty()) {
+    throw std::runtime_error("AWS profile '" + profile + "' in " + path.string() + " has " +
+                             (key.empty() ? "aws_secret_access_key without aws_access_key_id"
+                                          : "aws_access_key_id without aws_secret_access_key"));
+  }
+  credentials.access_key_id = key;
+  credentials.secret_access_key = Secret(secret);
+  credentials.session_token = Secret(setting(section, "aws_session_token"));
+  return credentials;
+}
+
+std::string normalized_endpoint(const std::string& endpoint, const std::string& origin) {
+  std::string trimmed = endpoint;
+  while (!trimmed.empty() && trimmed.back() == '/') trimmed.pop_back();
+  const auto parsed = parse_url(trimmed);
+  if (parsed.scheme == UrlScheme::kS3 || parsed.path != "/") {
+    throw std::invalid_argument("S3 endpoint from " + origin +
+                                " must be http(s)://host[:port], got '" + endpoint + "'");
+  }
+  return trimmed;
+}
+
+}  // namespace
+
+EnvLookup process_environment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+S3Settings resolve_s3_settings(const EnvLookup& env) {
+  S3Settings settings;
+  const auto explicit_profile = variable(env, "AWS_PROFILE");
+  const std::string profile = explicit_profile.value_or("default");
+  const auto credentials_path = shared_file(env, "AWS_SHARED_CREDENTIALS_FILE", "credentials");
+  const auto config_path = shared_file(env, "AWS_CONFIG_FILE", "config");
+  const auto credentials_file =
+      credentials_path.empty() ? AwsConfigFile{} : read_aws_config_file(credentials_path);
+  const auto config_file =
+      config_path.empty() ? AwsConfigFile{} : read_aws_config_file(config_path);
+  const auto* credentials_section = find_section(credentials_file, profile);
+  const auto* config_section =
+      find_section(config_file, profile == "default" ? "default" : "profile " + profile);
+  if (config_section == nullptr && profile == "default") {
+    config_section = find_section(config_file, "profile default");
+  }
+  if (explicit_profile && credentials_section == nullptr && config_section == nullptr) {
+    throw std::runtime_error(
+        "AWS_PROFILE names profile '" + profile + "', which is in neither " +
+        (credentials_path.empty() ? "(no credentials file)" : credentials_path.string()) + " nor " +
+        (config_path.empty() ? "(no config file)" : config_path.string()));
+  }
+
+  const auto env_key = variable(env, "AWS_ACCESS_KEY_ID");
+  const auto env_secret = variable(env, "AWS_SECRET_ACCESS_KEY");
+  if (is_true(env("AWS_NO_SIGN_REQUEST"))) {
+    settings.source = "none: unsigned requests (AWS_NO_SIGN_REQUEST)";
+  } else if (env_key || env_secret) {
+    if (!env_key || !env_secret) {
+      throw std::runtime_error(env_key
+                                   ? "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not"
+                                   : "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not");
+    }
+    settings.credentials.access_key_id = *env_key;
+    settings.credentials.secret_access_key = Secret(*env_secret);
+    settings.credentials.session_token = Secret(variable(env, "AWS_SESSION_TOKEN").value_or(""));
+    settings.source = "environment (AWS_ACCESS_KEY_ID)";
+  } else if (auto from_credentials =
+                 section_credentials(credentials_section, profile, credentials_path);
+             from_credentials.signs()) {
+    settings.credentials = std::move(from_credentials);
+    settings.source = "profile '" + profile + "' in " + credentials_path.string();
+  } else if (auto from_config = section_credentials(config_section, profile, config_path);
+             from_config.signs()) {
+    settings.credentials = std::move(from_config);
+    settings.source = "profile '" + profile + "' in " + config_path.string();
+  }
+
+  if (auto region = variable(env, "AWS_REGION")) {
+    settings.region = *region;
+  } else if (auto default_region = variable(env, "AWS_DEFAULT_REGION")) {
+    settings.region = *default_region;
+  } else if (auto configured = setting(config_section, "region"); !configured.empty()) {
+    settings.region = configured;
+  }
+
+  const std::string profile_origin = "profile '" + profile + "' in " + config_path.string();
+  if (auto endpoint = variable(env, "AWS_ENDPOINT_URL_S3")) {
+    settings.endpoint = normalized_endpoint(*endpoint, "AWS_ENDPOINT_URL_S3");
+  } else if (auto global = variable(env, "AWS_ENDPOINT_URL")) {
+    settings.endpoint = normalized_endpoint(*global, "AWS_ENDPOINT_URL");
+  } else if (auto s3 = setting(config_section, "s3.endpoint_url"); !s3.empty()) {
+    settings.endpoint = normalized_endpoint(s3, profile_origin);
+  } else if (auto any = setting(config_section, "endpoint_url"); !any.empty()) {
+    settings.endpoint = normalized_endpoint(any, profile_origin);
+  }
+  settings.path_style = !settings.endpoint.empty();
+  return settings;
+}
+
+}  // namespace feedrate::io

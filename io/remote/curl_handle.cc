@@ -1,0 +1,42 @@
+#include "io/remote/curl_handle.h"
+
+#include <new>
+#include <stdexcept>
+#include <string>
+
+namespace feedrate::io {
+namespace {
+
+// curl_global_init is not thread-safe in every libcurl build; a function-local static runs it
+// exactly once, before the first handle. Its cleanup is left to process exit.
+void global_init() {
+  static const CURLcode result = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (result != CURLE_OK) {
+    throw std::runtime_error(std::string("curl_global_init failed: ") + curl_easy_strerror(result));
+  }
+}
+
+}  // namespace
+
+CurlEasy new_easy() {
+  global_init();
+  CurlEasy easy(curl_easy_init());
+  if (!easy) throw std::runtime_error("curl_easy_init failed");
+  return easy;
+}
+
+CurlMulti new_multi() {
+  global_init();
+  CurlMulti multi(curl_multi_init());
+  if (!multi) throw std::runtime_error("curl_multi_init failed");
+  return multi;
+}
+
+void append_header(CurlList& list, const char* line) {
+  curl_slist* grown = curl_slist_append(list.get(), line);
+  if (grown == nullptr) throw std::bad_alloc();
+  list.release();
+  list.reset(grown);
+}
+
+}  // namespace feedrate::io

@@ -1,0 +1,32 @@
+// Owning handles for libcurl's easy and multi handles and header lists, and the one-time global
+// initialisation libcurl needs before its first handle. Thread-safety: a handle belongs to one
+// thread at a time, as libcurl requires; new_easy() and new_multi() may be called from any.
+#pragma once
+
+#include <curl/curl.h>
+
+#include <memory>
+
+namespace feedrate::io {
+
+struct CurlEasyDelete {
+  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+};
+struct CurlMultiDelete {
+  void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
+};
+struct CurlListDelete {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+using CurlEasy = std::unique_ptr<CURL, CurlEasyDelete>;
+using CurlMulti = std::unique_ptr<CURLM, CurlMultiDelete>;
+using CurlList = std::unique_ptr<curl_slist, CurlListDelete>;
+
+// Throw std::runtime_error when libcurl cannot give a handle.
+CurlEasy new_easy();
+CurlMulti new_multi();
+
+// Appends `line` to `list`; throws std::bad_alloc when libcurl cannot.
+void append_header(CurlList& list, const char* line);
+
+}  // namespace feedrate::io

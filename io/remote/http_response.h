@@ -1,0 +1,58 @@
+// What one HTTP answer said, as libcurl hands it over, and how a failed answer becomes an error:
+// the response head seen by CURLOPT_HEADERFUNCTION (status, Content-Length, Content-Range, ETag),
+// the error code and message for a final status, and the retry cause of a libcurl error.
+// Thread-safety: values and pure functions; a ResponseHead belongs to its transfer.
+#pragma once
+
+#include <curl/curl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "io/remote/retry_policy.h"
+#include "io/remote/s3_xml.h"
+
+namespace feedrate::io {
+
+struct ResponseHead {
+  long status = 0;
+  std::optional<std::uint64_t> content_length;
+  // Content-Range: bytes FIRST-LAST/TOTAL (total absent when the server wrote '*').
+  bool has_range = false;
+  std::uint64_t range_first = 0;
+  std::uint64_t range_last = 0;
+  std::optional<std::uint64_t> range_total;
+  std::string etag;  // strong ETags only, with their quotes; weak ones cannot serve If-Match
+
+  // Reads one header line; a status line starts a new head (after a 100 Continue, a redirect).
+  void parse_line(std::string_view line);
+};
+
+// A CURLOPT_HEADERFUNCTION whose CURLOPT_HEADERDATA is a ResponseHead.
+std::size_t read_header_line(char* data, std::size_t size, std::size_t count, void* head);
+
+// Keeps at most this much of an error body, enough for any S3 <Error> document.
+inline constexpr std::size_t kMaxErrorBody = 64 * 1024;
+
+struct RemoteFailure {
+  std::error_code code;
+  std::string message;
+};
+
+// The error for a final (not retried) HTTP status. `what` names the operation ("GET s3://b/k
+// bytes 0-99"); the message adds the status, S3's Code and Message, and for 401/403 where the
+// credentials came from (`credentials_source`).
+RemoteFailure status_failure(std::string_view what, long status, const S3ErrorBody& body,
+                             const std::string& credentials_source);
+// "HTTP 503 SlowDown: Please reduce your request rate." (the Code and Message when there are).
+std::string describe_status(long status, const S3ErrorBody& body);
+
+// The retry cause of a libcurl error, nullopt for one that will not pass by retrying (a TLS
+// certificate, an unknown host, a malformed URL).
+std::optional<RetryCause> retry_cause_of_curl(CURLcode code);
+
+}  // namespace feedrate::io

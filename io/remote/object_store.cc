@@ -1,0 +1,193 @@
+#include "io/remote/object_store.h"
+
+#include <stdexcept>
+#include <thread>
+
+#include "io/remote/remote_error.h"
+#include "io/remote/s3_xml.h"
+#include "io/remote/url.h"
+
+namespace feedrate::io {
+namespace {
+
+struct BodySink {
+  std::string* body;
+  std::size_t limit;
+  bool too_large = false;
+};
+
+std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* sink = static_cast<BodySink*>(user);
+  const std::size_t bytes = size * count;
+  if (sink->body->size() + bytes > sink->limit) {
+    sink->too_large = true;
+    return 0;  // aborts the transfer
+  }
+  sink->body->append(data, bytes);
+  return bytes;
+}
+
+template <typename T>
+RemoteResult<T> failed(RemoteFailure failure) {
+  RemoteResult<T> result;
+  result.error = failure.code;
+  result.message = std::move(failure.message);
+  return result;
+}
+
+}  // namespace
+
+void validate(const ObjectStoreOptions& options) {
+  if (options.max_keys < 1 || options.max_keys > 1000) {
+    throw std::invalid_argument("remote: max_keys must be 1..1000");
+  }
+  validate(options.retry);
+  validate(options.transfer);
+}
+
+ObjectStore::ObjectStore(S3Settings settings, const ObjectStoreOptions& options)
+    : options_(options),
+      endpoint_(std::move(settings), options.transfer),
+      backoff_(options.retry, options.jitter_seed),
+      easy_(new_easy()) {
+  validate(options_);
+}
+
+ObjectStore::Response ObjectStore::attempt(const std::string& what, const std::string& http_url,
+                                           bool sign, bool nobody,
+                                           std::optional<RetryCause>& retry) {
+  Response response;
+  CURL* easy = easy_.get();
+  curl_easy_reset(easy);
+  CurlList headers;
+  endpoint_.configure(easy, http_url, sign, headers, {});
+  if (nobody) curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+  BodySink sink{&response.body, options_.max_get_bytes};
+  char error_buffer[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, read_header_line);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &response.head);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error_buffer);
+  const CURLcode result = curl_easy_perform(easy);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
+  const long status = response.head.status;
+  if (sink.too_large) {
+    response.failure = {RemoteErrc::kTooLarge, what + ": the object is larger than the limit of " +
+                                                   std::to_string(options_.max_get_bytes) +
+                                                   " bytes"};
+    return response;
+  }
+  if (result != CURLE_OK) {
+    std::string reason = curl_easy_strerror(result);
+    if (error_buffer[0] != '\0') reason += " (" + std::string(error_buffer) + ")";
+    retry = retry_cause_of_curl(result);
+    response.failure = {
+        retry == RetryCause::kShortBody ? RemoteErrc::kShortBody : RemoteErrc::kTransfer,
+        what + ": " + reason};
+    return response;
+  }
+  if (status >= 200 && status <= 299) return response;
+  const auto body = parse_s3_error(response.body);
+  retry = retry_cause_of_status(status, body.code);
+  response.failure =
+      retry ? RemoteFailure{RemoteErrc::kHttpStatus, what + ": " + describe_status(status, body)}
+            : status_failure(what, status, body, endpoint_.credentials_source());
+  return response;
+}
+
+ObjectStore::Response ObjectStore::perform(const std::string& what, const std::string& http_url,
+                                           bool sign, bool nobody) {
+  const auto first = std::chrono::steady_clock::now();
+  for (unsigned attempts = 1;; ++attempts) {
+    std::optional<RetryCause> retry;
+    auto response = attempt(what, http_url, sign, nobody, retry);
+    if (!retry) return response;
+    const auto delay = backoff_.delay(attempts);
+    if (!backoff_.allows(attempts, std::chrono::steady_clock::now() + delay - first)) {
+      response.failure.message += " (after " + std::to_string(attempts) + " attempts, the last " +
+                                  retry_cause_name(*retry) + ")";
+      return response;
+    }
+    std::this_thread::sleep_for(delay);
+  }
+}
+
+RemoteResult<ObjectInfo> ObjectStore::stat(const std::string& url) {
+  RemoteUrl parsed;
+  std::string http_url;
+  try {
+    parsed = parse_url(url);
+    http_url = endpoint_.object_url(parsed);
+  } catch (const std::invalid_argument& error) {
+    return failed<ObjectInfo>({RemoteErrc::kInvalidUrl, error.what()});
+  }
+  const std::string what = "HEAD " + url;
+  auto response = perform(what, http_url, endpoint_.signs(parsed), true);
+  if (response.failure.code) return failed<ObjectInfo>(std::move(response.failure));
+  if (!response.head.content_length) {
+    return failed<ObjectInfo>({RemoteErrc::kBadResponse, what + ": no Content-Length"});
+  }
+  RemoteResult<ObjectInfo> result;
+  result.value = {url, *response.head.content_length, response.head.etag};
+  return result;
+}
+
+RemoteResult<std::vector<ObjectInfo>> ObjectStore::list(const std::string& prefix_url) {
+  using Objects = std::vector<ObjectInfo>;
+  RemoteUrl parsed;
+  try {
+    parsed = parse_url(prefix_url);
+  } catch (const std::invalid_argument& error) {
+    return failed<Objects>({RemoteErrc::kInvalidUrl, error.what()});
+  }
+  if (parsed.scheme != UrlScheme::kS3) {
+    return failed<Objects>({RemoteErrc::kNotSupported,
+                            "cannot list " + prefix_url +
+                                ": an http(s) server has no listing; name the shards with a "
+                                "brace pattern (shard-{000000..000099}.tar) or a file list"});
+  }
+  RemoteResult<Objects> result;
+  std::string token;
+  for (unsigned page = 1;; ++page) {
+    std::vector<std::pair<std::string, std::string>> query{
+        {"list-type", "2"},
+        {"prefix", parsed.key},
+        {"max-keys", std::to_string(options_.max_keys)}};
+    if (!token.empty()) query.emplace_back("continuation-token", token);
+    const std::string what = "LIST " + prefix_url + " (page " + std::to_string(page) + ")";
+    auto response = perform(what, endpoint_.bucket_url(parsed.bucket, std::move(query)),
+                            endpoint_.signs(parsed), false);
+    if (response.failure.code) return failed<Objects>(std::move(response.failure));
+    ListPage listed;
+    try {
+      listed = parse_list_page(response.body);
+    } catch (const std::runtime_error& error) {
+      return failed<Objects>({RemoteErrc::kBadResponse, what + ": " + error.what()});
+    }
+    for (auto& object : listed.objects) {
+      result.value.push_back(
+          {"s3://" + parsed.bucket + "/" + object.key, object.size, std::move(object.etag)});
+    }
+    if (!listed.truncated) return result;
+    token = std::move(listed.next_token);
+  }
+}
+
+RemoteResult<std::string> ObjectStore::get(const std::string& url) {
+  RemoteUrl parsed;
+  std::string http_url;
+  try {
+    parsed = parse_url(url);
+    http_url = endpoint_.object_url(parsed);
+  } catch (const std::invalid_argument& error) {
+    return failed<std::string>({RemoteErrc::kInvalidUrl, error.what()});
+  }
+  auto response = perform("GET " + url, http_url, endpoint_.signs(parsed), false);
+  if (response.failure.code) return failed<std::string>(std::move(response.failure));
+  RemoteResult<std::string> result;
+  result.value = std::move(response.body);
+  return result;
+}
+
+}  // namespace feedrate::io

@@ -1,0 +1,110 @@
+// Fetches byte ranges of remote objects (s3://, http://, https://) into caller-owned buffers,
+// many at a time, on one libcurl multi handle.
+//
+// Thread-safety: a RangeFetcher is driven by one thread at a time: submit(), poll(), pending()
+// and stats() belong to that thread. wake() may be called from any thread (it interrupts a
+// poll() that is waiting). Different fetchers may run on different threads.
+//
+// The design point is latency: a store answers after tens to hundreds of milliseconds, so the
+// caller keeps many requests in flight and never waits for a whole batch. submit() only queues;
+// up to `max_in_flight` transfers run at once over kept-alive connections (at most
+// `max_host_connections` to one host), and poll() drives them and hands back every request that
+// has finished, in completion order, while the others keep going. Requests may be submitted at
+// any time, also between polls with others in flight.
+//
+// Request lifecycle and error strategy:
+//   * a request is a ranged GET of [offset, offset + dest.size()) with If-Match: if_match when
+//     given; a zero-size request completes at once;
+//   * the body goes straight into `dest`; a 200 answer (the server ignored Range) is skipped to
+//     the range and cut off after it;
+//   * transient failures are retried with full-jitter exponential backoff (io/remote/
+//     retry_policy.h): HTTP 5xx, 503 SlowDown and 429, refused or reset connections, connect
+//     and low-speed timeouts, and a body shorter than its Content-Length or than the range; a
+//     retry asks only for the bytes still missing, with If-Match on the ETag the bytes so far
+//     came with, so no byte is duplicated or dropped;
+//   * 403 and 404 (and 401, 412, 416, any other 4xx) fail at once; 412 is RemoteErrc::
+//     kObjectChanged;
+//   * a failure is data (FetchResult::error and a message naming the URL, the range, the HTTP
+//     status, S3's error Code and, for denied access, where the credentials came from), never
+//     an exception: one bad object does not cost the other requests.
+// `dest` is written only until its request is returned by poll(), or until the fetcher is
+// destroyed (which abandons the requests not yet returned), and must stay valid until then.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "io/remote/credentials.h"
+#include "io/remote/curl_handle.h"
+#include "io/remote/endpoint.h"
+#include "io/remote/fetch_stats.h"
+#include "io/remote/range_transfer.h"
+#include "io/remote/retry_policy.h"
+
+namespace feedrate::io {
+
+struct RangeFetcherOptions {
+  unsigned max_in_flight = 64;        // transfers at once, 1..1024
+  unsigned max_host_connections = 0;  // per host; 0: max_in_flight
+  RetryOptions retry;
+  TransferOptions transfer;
+  std::uint64_t jitter_seed = 0x5eed;  // the backoff's random draws
+};
+// Throws std::invalid_argument for a bound out of range (and see the nested validate()s).
+void validate(const RangeFetcherOptions& options);
+
+struct FetchResult {
+  std::uint64_t tag = 0;
+  std::size_t bytes = 0;  // bytes of dest filled: dest.size() when !error
+  unsigned attempts = 0;
+  std::error_code error;  // RemoteErrc (io/remote/remote_error.h)
+  std::string message;    // empty when !error
+};
+
+class RangeFetcher {
+ public:
+  // Throws for invalid options, or when libcurl cannot give its handles.
+  RangeFetcher(S3Settings settings, const RangeFetcherOptions& options);
+  ~RangeFetcher();
+  RangeFetcher(const RangeFetcher&) = delete;
+  RangeFetcher& operator=(const RangeFetcher&) = delete;
+
+  // Queues a request; a URL that cannot be read fails as the request's result.
+  void submit(FetchRequest request);
+  // Drives the transfers for up to `timeout` and appends the requests that finished to
+  // `completed`; returns as soon as at least one has, or when none is left. Returns how many it
+  // appended.
+  std::size_t poll(std::chrono::milliseconds timeout, std::vector<FetchResult>& completed);
+  // Makes a waiting poll() return early. Any thread.
+  void wake();
+  // Submitted and not yet returned.
+  std::size_t pending() const { return pending_; }
+  FetchStats stats() const { return meter_.stats(FetchClock::now()); }
+
+ private:
+  void start_ready(FetchClock::time_point now);
+  void reap(std::vector<FetchResult>& completed);
+  void finish_job(std::unique_ptr<FetchJob> job, RemoteFailure failure,
+                  std::vector<FetchResult>& completed);
+  std::chrono::milliseconds wait_budget(FetchClock::time_point deadline) const;
+
+  RangeFetcherOptions options_;
+  RemoteEndpoint endpoint_;
+  Backoff backoff_;
+  CurlMulti multi_;
+  std::vector<std::unique_ptr<RangeTransfer>> transfers_;
+  std::vector<RangeTransfer*> idle_;
+  std::deque<std::unique_ptr<FetchJob>> queued_;    // retries at the front, when due
+  std::vector<std::unique_ptr<FetchJob>> waiting_;  // retries in their backoff delay
+  std::vector<FetchResult> immediate_;              // finished in submit(): zero sizes, bad URLs
+  std::size_t pending_ = 0;
+  FetchMeter meter_;
+};
+
+}  // namespace feedrate::io

@@ -1,5 +1,7 @@
 // The dataset index: every sample as a byte range of a file, with its label. Built once when
-// a Loader starts (ImageFolder, file list or tar shards), then read-only.
+// a Loader starts (ImageFolder, file list or tar shards), then read-only. A source may also be a
+// URL (s3://bucket/prefix/, https://host/shard-{0000..0099}.tar): its files are then remote
+// objects, named by their URLs, with the same index a local copy of the same bytes gets.
 //
 // Thread-safety: immutable after open(); any number of threads may read it.
 #pragma once
@@ -25,9 +27,9 @@ struct SampleRef {
 
 class Dataset {
  public:
-  // Indexes `source` (see LoaderOptions::source). Throws feedrate::Error naming the file and
-  // the problem when it cannot: a missing path, an empty dataset, a malformed tar or list, an
-  // ImageFolder class without images (unless allow_empty_classes).
+  // Indexes `source` (see LoaderOptions::source), a local path or a URL. Throws feedrate::Error
+  // naming the file and the problem when it cannot: a missing path, an empty dataset, a malformed
+  // tar or list, an ImageFolder class without images (unless allow_empty_classes).
   static Dataset open(const std::filesystem::path& source, bool allow_paths_outside_root = false,
                       bool allow_empty_classes = false);
 
@@ -50,6 +52,11 @@ class Dataset {
   std::string describe(std::size_t index) const;
   // True when many samples share a file (tar shards): keep those files open.
   bool files_are_shared() const { return format_ == DatasetFormat::kTarShards; }
+  // True when the files are remote objects (s3://, http://, https://): files() are their URLs.
+  bool is_remote() const { return remote_; }
+  // A remote file's ETag as the store gave it when the index was built (empty when the store
+  // gives none, and for local files): reads ask for that version of the object.
+  const std::string& etag(std::uint32_t file) const;
   // Drops the dataset's files from the page cache (best effort), so the next reads hit the
   // disk. Returns how many files could not be evicted; the first problem goes to first_error.
   std::size_t evict_from_page_cache(std::string* first_error) const;
@@ -66,6 +73,8 @@ class Dataset {
   std::uint64_t total_bytes_ = 0;
   std::size_t ignored_files_ = 0;
   std::vector<std::string> ignored_examples_;
+  bool remote_ = false;
+  std::vector<std::string> etags_;  // per file when remote_
 };
 
 // True when `extension` (with or without the leading dot, any case) is one of torchvision's

@@ -9,6 +9,7 @@
 
 #include "feedrate/error.h"
 #include "io/page_cache.h"
+#include "io/remote/url.h"
 #include "loader/dataset/dataset_builders.h"
 
 namespace feedrate {
@@ -62,7 +63,10 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
   Dataset dataset;
   const std::string text = source.string();
   std::error_code error;
-  if (text.find_first_of("*?[") != std::string::npos && !fs::exists(source, error)) {
+  if (io::is_url(text)) {
+    dataset.remote_ = true;
+    Builder::remote(dataset, text, allow_empty_classes);
+  } else if (text.find_first_of("*?[") != std::string::npos && !fs::exists(source, error)) {
     dataset.format_ = DatasetFormat::kTarShards;
     Builder::tar_shards(dataset, expand_glob(text));
   } else if (fs::is_directory(source, error)) {
@@ -88,6 +92,11 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
   }
   Builder::finish(dataset, source);
   return dataset;
+}
+
+const std::string& Dataset::etag(std::uint32_t file) const {
+  static const std::string kNone;
+  return file < etags_.size() ? etags_[file] : kNone;
 }
 
 std::string Dataset::describe(std::size_t index) const {
@@ -120,6 +129,7 @@ std::string Dataset::index_hash() const {
 
 std::size_t Dataset::evict_from_page_cache(std::string* first_error) const {
   std::size_t failed = 0;
+  if (remote_) return 0;  // a store's objects are in no page cache of this machine
   for (const fs::path& file : files_) {
     if (const std::error_code error = io::evict_from_page_cache(file)) {
       if (failed++ == 0 && first_error != nullptr) {

@@ -4,11 +4,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "feedrate/dataset.h"
 
 namespace feedrate {
+namespace io {
+struct ObjectInfo;
+}
 
 // The largest label accepted: classes() lists every label up to the largest one, so an absurd
 // label (2147483647) would cost gigabytes of class names (and overflow the loop listing them);
@@ -27,6 +32,19 @@ struct Dataset::Builder {
   // WebDataset shards: members key.<image extension> (jpg, png, webp, ...) and key.cls (decimal
   // label); other members are ignored and counted.
   static void tar_shards(Dataset& dataset, const std::vector<std::filesystem::path>& shards);
+  // One shard of those, read through `fd` (a local file, or a remote shard's bytes held
+  // locally); `shard` is its name in the index and in messages. Adds its labels to `labels`.
+  static void tar_shard(Dataset& dataset, const std::filesystem::path& shard, int fd,
+                        std::set<std::int32_t>& labels);
+  // classes() as the labels' text, "0" to the largest label.
+  static void label_classes(Dataset& dataset, const std::set<std::int32_t>& labels);
+  // s3:// and http(s):// sources (loader/dataset/remote_dataset.cc): tar shards named by a URL,
+  // a brace pattern or an s3:// prefix holding .tar objects, else an ImageFolder tree of one
+  // object per image under the prefix.
+  static void remote(Dataset& dataset, const std::string& source, bool allow_empty_classes);
+  static void remote_image_folder(Dataset& dataset, const std::string& root,
+                                  const std::vector<io::ObjectInfo>& objects,
+                                  bool allow_empty_classes);
   // Counts a file left out because it is not an image, keeping the first few as examples.
   static void ignore(Dataset& dataset, std::string what);
   static void finish(Dataset& dataset, const std::filesystem::path& source);

@@ -43,6 +43,77 @@ const PackIndex* pack_index_of(const fs::path& shard,
 
 }  // namespace
 
+void Dataset::Builder::tar_shard(Dataset& dataset, const fs::path& shard, int fd,
+                                 std::set<std::int32_t>& labels) {
+  std::vector<io::TarMember> members;
+  try {
+    members = io::index_tar(fd, shard);
+  } catch (const io::TarError& e) {
+    throw Error(e.what());
+  }
+  // Pair key.jpg with key.cls, keeping the archive order of the images.
+  struct Pending {
+    const io::TarMember* image = nullptr;
+    const io::TarMember* label = nullptr;
+  };
+  std::map<std::string_view, Pending> by_key;
+  std::vector<std::string_view> order;
+  for (const io::TarMember& member : members) {
+    const auto [key, extension] = split_key(member.name);
+    Pending& pending = by_key[key];
+    if (is_image_key(extension)) {
+      if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
+      if (pending.image == nullptr) pending.image = &member;
+    } else if (extension == "cls") {
+      if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
+      pending.label = &member;
+    } else {
+      ignore(dataset, shard.string() + ":" + member.name);
+    }
+  }
+  const auto file_index = static_cast<std::uint32_t>(dataset.files_.size());
+  dataset.files_.push_back(shard);
+  for (std::string_view key : order) {
+    const Pending& pending = by_key[key];
+    const std::string where = shard.string() + ":" + std::string(key);
+    if (pending.image == nullptr) throw Error(where + ".cls has no matching image member");
+    if (pending.label == nullptr) {
+      throw Error(shard.string() + ":" + pending.image->name + " has no matching .cls member");
+    }
+    char text[32] = {};
+    if (pending.label->size == 0 || pending.label->size >= sizeof(text)) {
+      throw Error(shard.string() + ":" + pending.label->name + ": label is not a short number");
+    }
+    std::error_code error;
+    io::pread_exact(fd, pending.label->offset, text, pending.label->size, error);
+    if (error) {
+      throw Error(shard.string() + ":" + pending.label->name + ": cannot read: " + error.message());
+    }
+    std::string_view digits(text, pending.label->size);
+    while (!digits.empty() &&
+           (digits.back() == '\n' || digits.back() == ' ' || digits.back() == '\r')) {
+      digits.remove_suffix(1);
+    }
+    std::int32_t label = -1;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), label);
+    if (ec != std::errc() || ptr != digits.data() + digits.size() || label < 0 ||
+        label > kMaxLabel) {
+      throw Error(shard.string() + ":" + pending.label->name + ": label '" + std::string(digits) +
+                  "' is not an integer in [0, " + std::to_string(kMaxLabel) + "]");
+    }
+    dataset.samples_.push_back({file_index, pending.image->offset, pending.image->size, label});
+    dataset.members_.push_back(pending.image->name);
+    labels.insert(label);
+  }
+}
+
+void Dataset::Builder::label_classes(Dataset& dataset, const std::set<std::int32_t>& labels) {
+  if (labels.empty()) return;
+  for (std::int32_t label = 0; label <= *labels.rbegin(); ++label) {
+    dataset.classes_.push_back(std::to_string(label));
+  }
+}
+
 void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>& shards) {
   std::set<std::int32_t> labels;
   std::map<fs::path, std::optional<PackIndex>> pack_indexes;
@@ -51,66 +122,7 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
     std::error_code error;
     io::File file = io::File::open(shard, error);
     if (error) throw Error(shard.string() + ": cannot open: " + error.message());
-    std::vector<io::TarMember> members;
-    try {
-      members = io::index_tar(file.fd(), shard);
-    } catch (const io::TarError& e) {
-      throw Error(e.what());
-    }
-    // Pair key.jpg with key.cls, keeping the archive order of the images.
-    struct Pending {
-      const io::TarMember* image = nullptr;
-      const io::TarMember* label = nullptr;
-    };
-    std::map<std::string_view, Pending> by_key;
-    std::vector<std::string_view> order;
-    for (const io::TarMember& member : members) {
-      const auto [key, extension] = split_key(member.name);
-      Pending& pending = by_key[key];
-      if (is_image_key(extension)) {
-        if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
-        if (pending.image == nullptr) pending.image = &member;
-      } else if (extension == "cls") {
-        if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
-        pending.label = &member;
-      } else {
-        ignore(dataset, shard.string() + ":" + member.name);
-      }
-    }
-    const auto file_index = static_cast<std::uint32_t>(dataset.files_.size());
-    dataset.files_.push_back(shard);
-    for (std::string_view key : order) {
-      const Pending& pending = by_key[key];
-      const std::string where = shard.string() + ":" + std::string(key);
-      if (pending.image == nullptr) throw Error(where + ".cls has no matching image member");
-      if (pending.label == nullptr) {
-        throw Error(shard.string() + ":" + pending.image->name + " has no matching .cls member");
-      }
-      char text[32] = {};
-      if (pending.label->size == 0 || pending.label->size >= sizeof(text)) {
-        throw Error(shard.string() + ":" + pending.label->name + ": label is not a short number");
-      }
-      io::pread_exact(file.fd(), pending.label->offset, text, pending.label->size, error);
-      if (error) {
-        throw Error(shard.string() + ":" + pending.label->name +
-                    ": cannot read: " + error.message());
-      }
-      std::string_view digits(text, pending.label->size);
-      while (!digits.empty() &&
-             (digits.back() == '\n' || digits.back() == ' ' || digits.back() == '\r')) {
-        digits.remove_suffix(1);
-      }
-      std::int32_t label = -1;
-      const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), label);
-      if (ec != std::errc() || ptr != digits.data() + digits.size() || label < 0 ||
-          label > kMaxLabel) {
-        throw Error(shard.string() + ":" + pending.label->name + ": label '" + std::string(digits) +
-                    "' is not an integer in [0, " + std::to_string(kMaxLabel) + "]");
-      }
-      dataset.samples_.push_back({file_index, pending.image->offset, pending.image->size, label});
-      dataset.members_.push_back(pending.image->name);
-      labels.insert(label);
-    }
+    tar_shard(dataset, shard, file.fd(), labels);
     // A packed shard is checked against its pack's index: a shard cut short or altered after
     // the pack finished holds other samples than the index records.
     const PackIndex* pack = pack_index_of(shard, pack_indexes);
@@ -132,11 +144,7 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
       }
     }
   }
-  if (!labels.empty()) {
-    for (std::int32_t label = 0; label <= *labels.rbegin(); ++label) {
-      dataset.classes_.push_back(std::to_string(label));
-    }
-  }
+  label_classes(dataset, labels);
 }
 
 }  // namespace feedrate

@@ -15,11 +15,13 @@ using detail::Slot;
 
 BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
                          std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
-                         std::unique_ptr<BlockStore> blocks, PackCache* cache)
+                         std::unique_ptr<BlockStore> blocks, PackCache* cache,
+                         std::unique_ptr<RemoteWindow> remote)
     : dataset_(dataset),
       tar_chunk_bytes_(tar_chunk_bytes),
       cache_(cache),
-      blocks_(std::move(blocks)) {
+      blocks_(std::move(blocks)),
+      remote_(std::move(remote)) {
   reader_ = make_reader ? make_reader(options, &fallback_reason_)
                         : io::Reader::create(options, &fallback_reason_);
   if (cache_ != nullptr && !blocks_) {
@@ -28,7 +30,7 @@ BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& option
     unthrottled.direct_io = false;  // the cache's segments are opened buffered
     cache_reader_ = io::Reader::create(unthrottled, nullptr);
   }
-  if (!dataset_.files_are_shared()) return;
+  if (!dataset_.files_are_shared() || remote_) return;
   // Opened through the reader, which applies O_DIRECT (before the I/O thread starts).
   for (const auto& path : dataset_.files()) {
     std::error_code error;
@@ -44,6 +46,10 @@ void BatchReader::read(Slot& slot) {
   slot.files.resize(n);
   for (std::size_t i = 0; i < n; ++i) slot.labels[i] = dataset_.sample(slot.indices[i]).label;
 
+  if (remote_) {
+    read_remote(slot);
+    return;
+  }
   if (blocks_) {
     slot.errors.assign(n, std::string());
     slot.encoded_offset.assign(n, 0);
@@ -224,6 +230,37 @@ std::string BatchReader::read_failure(std::uint32_t index, const io::ReadRequest
 void BatchReader::start_epoch(const std::vector<std::uint32_t>& order,
                               const std::vector<std::uint32_t>& units) {
   if (blocks_) blocks_->start_epoch(order, units);
+  if (remote_) remote_->start_epoch(order);
+}
+
+void BatchReader::read_remote(Slot& slot) {
+  const std::size_t n = slot.count;
+  slot.errors.assign(n, std::string());
+  slot.encoded_offset.assign(n, 0);
+  slot.from_cache.assign(n, 0);
+  slot.read_of_sample.assign(n, kNoRead);
+  slot.reads.clear();
+  slot.encoded_size.resize(n);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    slot.encoded_size[i] = dataset_.sample(slot.indices[i]).size;
+    total += slot.encoded_size[i];
+  }
+  if (slot.encoded.size() < total) slot.encoded = gpu::HostBuffer(total + total / 4);
+  std::size_t at = 0;
+  remote_->take(n, [&](std::size_t i, std::uint32_t index, std::span<const std::byte> bytes,
+                       const std::string& error) {
+    if (index != slot.indices[i]) {
+      throw Error("internal: the remote read-ahead is out of step with the epoch's order");
+    }
+    if (!error.empty()) {
+      slot.errors[i] = error;
+      return;
+    }
+    if (!bytes.empty()) std::memcpy(slot.encoded.data() + at, bytes.data(), bytes.size());
+    slot.encoded_offset[i] = at;
+    at += bytes.size();
+  });
 }
 
 bool BatchReader::read_ahead(std::size_t blocks) {

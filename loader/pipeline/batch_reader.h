@@ -14,6 +14,9 @@
 // of its own without the throttle (the throttle emulates the source's disk), and checked; one
 // that reads badly is forgotten and the batch read again, that sample from the source.
 //
+// Remote datasets (s3://, https://): a RemoteWindow (remote_window.h) reads ahead across
+// batches, and each sample's bytes are copied from it into the slot.
+//
 // Errors are per sample (Slot::errors): "FILE: cannot open: REASON", or "FILE: read failed at
 // byte N: REASON" (an unexpected end of file says how many bytes of how many arrived). A chunk
 // or block that failed part-way still delivers every member that ends before the failure.
@@ -33,6 +36,7 @@
 #include "io/reader.h"
 #include "loader/cache/pack_cache.h"
 #include "loader/pipeline/block_store.h"
+#include "loader/pipeline/remote_window.h"
 #include "loader/pipeline/slot.h"
 
 namespace feedrate {
@@ -49,7 +53,8 @@ class BatchReader {
   // `cache` (may be null) outlives the reader.
   BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
               std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
-              std::unique_ptr<BlockStore> blocks = nullptr, PackCache* cache = nullptr);
+              std::unique_ptr<BlockStore> blocks = nullptr, PackCache* cache = nullptr,
+              std::unique_ptr<RemoteWindow> remote = nullptr);
 
   // Block reads: this rank's `order` for the epoch and the epoch's read units
   // (BlockStore::start_epoch). Call before the epoch's first read().
@@ -65,6 +70,8 @@ class BatchReader {
   bool read_ahead(std::size_t blocks);
 
   const io::ReadStats& stats() const { return reader_->stats(); }
+  // The remote read-ahead's figures; null for a local dataset.
+  const RemoteWindow* remote() const { return remote_.get(); }
   io::Backend backend() const { return reader_->backend(); }
   // Why io_uring is not in use; empty when it is.
   const std::string& fallback_reason() const { return fallback_reason_; }
@@ -86,6 +93,8 @@ class BatchReader {
   std::string read_failure(std::uint32_t index, const io::ReadRequest& request) const;
   // Block reads: reads the blocks the batch needs (and look-ahead ones), copies the members.
   void read_blocks(detail::Slot& slot);
+  // Remote datasets: takes the batch's samples from the read-ahead.
+  void read_remote(detail::Slot& slot);
 
   const Dataset& dataset_;
   const std::uint64_t tar_chunk_bytes_;
@@ -100,6 +109,8 @@ class BatchReader {
 
   std::unique_ptr<BlockStore> blocks_;        // null: no block reads
   std::vector<io::ReadRequest> block_reads_;  // of one batch
+
+  std::unique_ptr<RemoteWindow> remote_;  // null: a local dataset
 };
 
 }  // namespace feedrate

@@ -30,7 +30,11 @@ std::size_t window_blocks_of(const LoaderOptions& options) {
 }
 
 std::size_t held_blocks_of(const LoaderOptions& options, const Dataset& dataset) {
-  if (options.shuffle != ShuffleMode::kBlocks || !dataset.files_are_shared()) return 0;
+  // A remote dataset's blocks come through its read-ahead, which reads them as sequential GETs.
+  if (options.shuffle != ShuffleMode::kBlocks || !dataset.files_are_shared() ||
+      dataset.is_remote()) {
+    return 0;
+  }
   const std::size_t window = window_blocks_of(options);
   return window + std::min(window, options.batch_size);
 }

@@ -11,7 +11,9 @@
 #include "gpu/trace.h"
 #include "io/direct_io.h"
 #include "io/throttle.h"
+#include "loader/dataset/remote_settings.h"
 #include "loader/pipeline/memory_budget.h"
+#include "loader/pipeline/remote_window.h"
 
 namespace feedrate {
 namespace {
@@ -29,6 +31,10 @@ io::ReaderOptions reader_options(const LoaderOptions& options) {
   }
   return reader;
 }
+
+// A remote dataset's read-ahead: the bytes arrived or in flight ahead of the batches. 64 MB
+// keeps 64 requests of 1 MB in flight, or about 600 ImageNet JPEGs.
+constexpr std::uint64_t kRemoteWindowBytes = std::uint64_t{64} << 20;
 
 // What the loader holds besides its slots: the reader's O_DIRECT bounce buffers (as many as
 // reads in flight, each as long as the longest aligned read, capped by the reader) and each
@@ -70,6 +76,16 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   if (held_blocks > 0) {
     blocks = std::make_unique<BlockStore>(dataset_, held_blocks * options_.tar_chunk_bytes);
   }
+  std::unique_ptr<RemoteWindow> remote;
+  if (dataset_.is_remote()) {
+    if (!options_.cache_dir.empty()) {
+      throw Error("option cache_dir: not supported yet for a remote source (" + options_.source +
+                  "); the remote samples are read from the store every epoch without it");
+    }
+    RemoteSettings settings = remote_settings(options_.source);
+    settings.fetch.max_in_flight = std::min(options_.io_queue_depth, 1024u);
+    remote = std::make_unique<RemoteWindow>(dataset_, std::move(settings), kRemoteWindowBytes);
+  }
   if (!options_.cache_dir.empty()) {
     // The decode threads that can run at once; the writer starts with the first epoch, once the
     // telemetry it reads exists.
@@ -77,9 +93,9 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
     cache_ = std::make_unique<PackCache>(
         options_, dataset_, [this, cores] { return pacing_counters(cores); }, cache_hooks);
   }
-  reader_ =
-      std::make_unique<BatchReader>(dataset_, reader_options(options_), options_.tar_chunk_bytes,
-                                    make_reader, std::move(blocks), cache_.get());
+  reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
+                                          options_.tar_chunk_bytes, make_reader, std::move(blocks),
+                                          cache_.get(), std::move(remote));
 
   if (options_.num_workers > 0) {
     // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
@@ -107,7 +123,8 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   needs.tar_members = dataset_.files_are_shared();
   needs.shared_bytes =
       shared_buffer_bytes(options_, dataset_, decode_to_u8) +
-      static_cast<double>(held_blocks) * static_cast<double>(options_.tar_chunk_bytes);
+      static_cast<double>(held_blocks) * static_cast<double>(options_.tar_chunk_bytes) +
+      (dataset_.is_remote() ? static_cast<double>(kRemoteWindowBytes) : 0.0);
   const MemoryInfo memory = memory_info();
   const std::uint64_t memory_limit = memory.limit_bytes;
   options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,

@@ -1,0 +1,159 @@
+// Dataset::Builder::remote: the index of an s3:// or http(s):// source, the same index a local
+// copy of the same bytes gets (tar_shards.cc and image_folder.cc are the local twins whose
+// order this follows).
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "feedrate/error.h"
+#include "io/remote/brace_pattern.h"
+#include "io/remote/object_store.h"
+#include "io/remote/url.h"
+#include "loader/dataset/dataset_builders.h"
+#include "loader/dataset/remote_settings.h"
+#include "loader/dataset/remote_shards.h"
+
+namespace feedrate {
+namespace {
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// What a failed remote call means for the index: the message names the URL, the status and,
+// for denied access, where the credentials came from.
+template <typename T>
+T value_or_throw(io::RemoteResult<T> result) {
+  if (!result.ok()) throw Error(result.message);
+  return std::move(result.value);
+}
+
+// The shards a brace pattern names. On S3 one listing of the pattern's fixed prefix finds them
+// all (a HEAD per shard would cost a round trip each); an https:// server is asked per shard.
+std::vector<io::ObjectInfo> pattern_objects(io::ObjectStore& store, const std::string& pattern) {
+  std::vector<std::string> urls;
+  try {
+    urls = io::expand_braces(pattern);
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+  std::vector<io::ObjectInfo> objects;
+  if (io::parse_url(pattern).scheme == io::UrlScheme::kS3) {
+    const std::string prefix = pattern.substr(0, pattern.find('{'));
+    std::map<std::string, io::ObjectInfo> listed;
+    for (io::ObjectInfo& object : value_or_throw(store.list(prefix))) {
+      listed.emplace(object.url, std::move(object));
+    }
+    for (const std::string& url : urls) {
+      const auto it = listed.find(url);
+      if (it == listed.end()) {
+        throw Error(url + ": no such object (named by the pattern " + pattern + ")");
+      }
+      objects.push_back(it->second);
+    }
+    return objects;
+  }
+  for (const std::string& url : urls) objects.push_back(value_or_throw(store.stat(url)));
+  return objects;
+}
+
+struct FolderEntry {
+  std::string directory;  // the key's folder under the root, "class/sub"
+  std::string name;       // the file name
+  const io::ObjectInfo* object = nullptr;
+};
+
+}  // namespace
+
+// An ImageFolder tree of one object per image under `root` (an s3:// prefix ending in '/'), in
+// torchvision's order as image_folder.cc gives it for a local copy: classes by name, then each
+// class's folders by their path as a string, names sorted within a folder.
+void Dataset::Builder::remote_image_folder(Dataset& dataset, const std::string& root,
+                                           const std::vector<io::ObjectInfo>& objects,
+                                           bool allow_empty_classes) {
+  std::map<std::string, std::vector<FolderEntry>> classes;
+  std::vector<std::string> ignored;
+  for (const io::ObjectInfo& object : objects) {
+    const std::string relative = object.url.substr(root.size());
+    const std::size_t slash = relative.find('/');
+    if (slash == std::string::npos) continue;  // a file beside the class folders
+    const std::size_t last = relative.rfind('/');
+    std::vector<FolderEntry>& entries = classes[relative.substr(0, slash)];
+    if (last + 1 == relative.size()) continue;  // a folder marker object
+    if (!is_image_name(relative.substr(last + 1))) {
+      ignored.push_back(object.url);
+      continue;
+    }
+    entries.push_back({relative.substr(0, last), relative.substr(last + 1), &object});
+  }
+  if (classes.empty()) {
+    throw Error(root + ": no class folders (expected " + root + "<class>/<image>)");
+  }
+  std::vector<std::string> empty_classes;
+  for (auto& [name, entries] : classes) {
+    const auto label = static_cast<std::int32_t>(dataset.classes_.size());
+    dataset.classes_.push_back(name);
+    std::sort(entries.begin(), entries.end(), [](const FolderEntry& a, const FolderEntry& b) {
+      return std::tie(a.directory, a.name) < std::tie(b.directory, b.name);
+    });
+    for (const FolderEntry& entry : entries) {
+      dataset.samples_.push_back(
+          {static_cast<std::uint32_t>(dataset.files_.size()), 0, entry.object->size, label});
+      dataset.files_.emplace_back(entry.object->url);
+      dataset.etags_.push_back(entry.object->etag);
+    }
+    if (entries.empty()) empty_classes.push_back(name);
+  }
+  std::sort(ignored.begin(), ignored.end());
+  for (std::string& url : ignored) ignore(dataset, std::move(url));
+  if (!empty_classes.empty() && !allow_empty_classes) {
+    throw Error(root + empty_classes.front() +
+                "/: class folder without images (allow it with allow_empty_classes)");
+  }
+}
+
+void Dataset::Builder::remote(Dataset& dataset, const std::string& source,
+                              bool allow_empty_classes) {
+  const RemoteSettings settings = remote_settings(source);
+  io::ObjectStore store(settings.s3, settings.store);
+  std::vector<io::ObjectInfo> shards;
+  try {
+    const io::RemoteUrl url = io::parse_url(source);
+    if (io::has_brace_pattern(source)) {
+      shards = pattern_objects(store, source);
+    } else if (ends_with(source, ".tar")) {
+      shards.push_back(value_or_throw(store.stat(source)));
+    } else if (url.scheme == io::UrlScheme::kS3) {
+      const std::string root = ends_with(source, "/") ? source : source + "/";
+      std::vector<io::ObjectInfo> objects = value_or_throw(store.list(root));
+      if (objects.empty()) throw Error(root + ": no objects under this prefix");
+      for (const io::ObjectInfo& object : objects) {
+        if (ends_with(object.url, ".tar")) shards.push_back(object);
+      }
+      if (shards.empty()) {
+        dataset.format_ = DatasetFormat::kImageFolder;
+        remote_image_folder(dataset, root, objects, allow_empty_classes);
+        return;
+      }
+    } else {
+      throw Error(source +
+                  ": an https:// source names tar shards (shard.tar, or a brace pattern such as "
+                  "shard-{0000..0099}.tar); a server has no listing of a folder");
+    }
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+  dataset.format_ = DatasetFormat::kTarShards;
+  std::set<std::int32_t> labels;
+  index_remote_shards(settings, shards, [&](const io::ObjectInfo& shard, int fd) {
+    tar_shard(dataset, shard.url, fd, labels);
+    dataset.etags_.push_back(shard.etag);
+  });
+  label_classes(dataset, labels);
+}
+
+}  // namespace feedrate

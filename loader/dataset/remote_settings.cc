@@ -1,0 +1,24 @@
+#include "loader/dataset/remote_settings.h"
+
+#include <stdexcept>
+
+#include "feedrate/error.h"
+
+namespace feedrate {
+
+RemoteSettings remote_settings(const std::string& source) {
+  const io::EnvLookup env = io::process_environment();
+  RemoteSettings settings;
+  try {
+    settings.s3 = io::resolve_s3_settings(env);
+  } catch (const std::exception& e) {
+    throw Error(source + ": " + e.what());
+  }
+  if (const auto bundle = env("AWS_CA_BUNDLE")) {
+    settings.store.transfer.ca_file = *bundle;
+    settings.fetch.transfer.ca_file = *bundle;
+  }
+  return settings;
+}
+
+}  // namespace feedrate

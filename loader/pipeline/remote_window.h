@@ -1,0 +1,96 @@
+// The read-ahead of a remote dataset (internal to loader/): a thread of its own keeps ranged
+// GETs in flight for the samples the epoch's order names next, ACROSS batches, so that the
+// store's time to first byte (tens to hundreds of milliseconds) is paid once per request in
+// flight, not once per batch. The I/O thread then takes the samples in order, as it reads the
+// batches.
+//
+// Requests: samples that lie one after the other in a shard (within kMaxGap bytes, as
+// shuffle=none and shuffle=blocks orders have them) go as one ranged GET of up to kMaxGroup
+// bytes, others one GET each; every GET asks for the object's version the index was built from
+// (If-Match: its ETag). At most `max_in_flight` GETs run at once, and the bytes held (arrived
+// and not yet taken, or in flight) stay under `window_bytes`, which the memory budget counts.
+// Retries are the fetcher's (io/remote/range_fetcher.h); a sample whose GET fails for good is
+// delivered as its error ("WHERE: MESSAGE", naming the object), for the bad-input policy.
+//
+// Thread-safety: start_epoch(), take() and the destructor belong to one thread (the I/O
+// thread); stats() may be called from any thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "feedrate/dataset.h"
+#include "io/remote/fetch_stats.h"
+#include "io/remote/range_fetcher.h"
+#include "loader/dataset/remote_settings.h"
+
+namespace feedrate {
+
+class RemoteWindow {
+ public:
+  static constexpr std::uint64_t kMaxGap = 64 << 10;
+  static constexpr std::uint64_t kMaxGroup = 8 << 20;
+
+  RemoteWindow(const Dataset& dataset, RemoteSettings settings, std::uint64_t window_bytes);
+  ~RemoteWindow();
+  RemoteWindow(const RemoteWindow&) = delete;
+  RemoteWindow& operator=(const RemoteWindow&) = delete;
+
+  // Starts reading ahead from the first sample of `order` (this rank's samples, in delivery
+  // order), dropping whatever the previous epoch had in flight.
+  void start_epoch(const std::vector<std::uint32_t>& order);
+
+  // One sample as take() hands it over: its bytes, or why there are none.
+  using Use = std::function<void(std::size_t position, std::uint32_t index,
+                                 std::span<const std::byte> bytes, const std::string& error)>;
+  // Waits until the next `count` samples of the order have arrived or failed, hands each to
+  // `use` in order (position 0..count-1), then lets their memory go. Throws feedrate::Error when
+  // the read-ahead itself failed (libcurl could not start).
+  void take(std::size_t count, const Use& use);
+
+  // The fetcher's figures, as of its latest poll.
+  io::FetchStats stats() const;
+
+ private:
+  struct Group {
+    std::size_t first = 0;  // position in the order of its first sample
+    std::size_t count = 0;
+    std::uint64_t offset = 0;      // of its first byte in the object
+    std::vector<std::byte> bytes;  // the range's bytes
+    bool arrived = false;
+    std::string error;  // the fetcher's message when it failed
+  };
+
+  void run();
+  // The group that starts at next_submit_ (under mutex_).
+  Group next_group() const;
+  void stop();
+
+  const Dataset& dataset_;
+  const RemoteSettings settings_;
+  const std::uint64_t window_bytes_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::uint32_t> order_;
+  std::deque<Group> groups_;  // in order, from the one holding next_take_
+  std::size_t next_submit_ = 0;
+  std::size_t next_take_ = 0;
+  std::uint64_t held_bytes_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr failure_;
+  io::FetchStats stats_;
+  io::RangeFetcher* fetcher_ = nullptr;  // the running thread's, for wake()
+  std::thread thread_;
+};
+
+}  // namespace feedrate

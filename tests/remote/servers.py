@@ -620,6 +620,8 @@ class Servers:
 
     # --- lifecycle
     def __enter__(self):
+        if self.owner_pid is None:  # a crashed test process takes its servers with it
+            self.owner_pid = os.getpid()
         self.up()
         return self
 
@@ -627,6 +629,8 @@ class Servers:
         self.down()
 
     def up(self):
+        if self.netem_spec is not None:
+            netem_prereqs()  # Unavailable (77) before anything is made
         self.state.mkdir(parents=True, exist_ok=True)
         (self.state / "logs").mkdir(exist_ok=True)
         if any(proc_alive(e["pid"], e.get("start")) for e in self._pids()):
@@ -771,7 +775,11 @@ class Servers:
         json_write(self.state / "endpoints.json", ep)
 
     def down(self):
-        down(self.state)
+        left = down(self.state)
+        for p in getattr(self, "_popen", {}).values():  # reap our children
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(timeout=2)
+        return left
 
     # --- conveniences for tests
     def _control(self, method, path, body=None):

@@ -58,11 +58,11 @@ ctest (the lead wires CMake; the venv comes from `make test-remote-deps`, FIXTUR
 before every test that REQUIRES the fixture and FIXTURES_CLEANUP after the last):
 
     set(FEEDRATE_REMOTE_STATE ${CMAKE_BINARY_DIR}/remote-state)
-    add_test(NAME remote.up COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/remote/servers.py up
+    add_test(NAME remote.up COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/remote/servers.py up
              --state ${FEEDRATE_REMOTE_STATE} --s3 --auth --nginx --proxy s3
              --data ${PROJECT_SOURCE_DIR}/tests/remote/testdata --bucket feedrate-test
              --prefix shards/ --python ${CMAKE_BINARY_DIR}/remote-venv/bin/python)
-    add_test(NAME remote.down COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/remote/servers.py down
+    add_test(NAME remote.down COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/remote/servers.py down
              --state ${FEEDRATE_REMOTE_STATE})
     set_tests_properties(remote.up PROPERTIES FIXTURES_SETUP remote SKIP_RETURN_CODE 77
                          TIMEOUT 60)
@@ -83,9 +83,15 @@ unchecked, creates IAM user "feedrate" with an inline policy allowing s3:* and a
 creates the bucket and uploads with that key, then POSTs "0" to moto's /moto-api/reset-auth
 (the run-time form of INITIAL_NO_AUTH_ACTION_COUNT): from then on every request must carry a
 valid SigV4 signature by a known key. A wrong secret answers 403 SignatureDoesNotMatch, an
-unknown key 403 InvalidAccessKeyId, an unsigned request 403 AccessDenied (checked against curl
+unknown key 403 InvalidAccessKeyId, an unsigned request 403 (checked against curl
 --aws-sigv4, the signing code libcurl's CURLOPT_AWS_SIGV4 uses, in test_harness.py). Without
---auth, any key pair is accepted and endpoints.json reports "testing"/"testing".
+--auth, any signed request is accepted and endpoints.json reports "testing"/"testing".
+A client MUST send `x-amz-content-sha256` (the payload's hex SHA-256, or UNSIGNED-PAYLOAD): real
+S3 requires it for SigV4, and libcurl 7.88 (Debian 12) does not add it by itself but, given it as
+a header, signs it and uses its value as the payload hash. Without it moto (5.2) hashes the
+wrong payload for a body-less request and answers 403 SignatureDoesNotMatch even to a correct
+signature. moto's S3 also wants a Content-Type other than application/x-www-form-urlencoded
+(curl's default for a body) on PUT, or it stores the object empty.
 
 --netem SPEC: comma-separated delay=<N>ms|<N>s (default 0), rate=<N>[k|m|g]bit (default none),
 loss=<P>% (default 0%), mode=auto|netem|relay (default auto). It needs root and `ip`/`tc`
@@ -100,8 +106,12 @@ response exchange takes `delay` longer, and a fresh connection's time to first b
   mode=relay: for kernels without sch_netem (such as the 2-core CI machines of this project:
     "Specified qdisc kind is unknown"): `rate` by a tbf qdisc on both ends, `delay` by a
     userspace TCP relay inside the namespace (listening on the veth address, holding every chunk
-    delay/2 in each direction before passing it on to the server on the namespace's 127.0.0.1);
-    loss is not possible there (loss > 0 then exits 77).
+    delay/2 in each direction before passing it on to the server on the namespace's 127.0.0.1,
+    and a new connection's first request bytes until 1.5 x delay after its accept, so a fresh
+    connection's time to first byte also grows by about 2 x delay; connect() itself returns at
+    once, so curl's time_connect stays ~0). loss is not possible there (loss > 0 exits 77).
+    Measured here (relay, delay=80ms): time to first byte 81 ms on a kept-alive connection,
+    165 ms on a fresh one, against < 1 ms on 127.0.0.1; rate=200mbit gave 181 Mbit/s for 20 MB.
   auto: netem when the kernel has it, else relay; endpoints.json says which was used.
 Stale namespaces (name frh<pid> whose watchdog pid is gone) and their veths are deleted by every
 `up`, `down` and `cleanup`.
@@ -402,7 +412,8 @@ def relay_main(maps, delay_ms, stop_after_s):
     delay = delay_ms / 1000.0
     listeners = []
 
-    def pump(src, dst):
+    def pump(src, dst, not_before=0.0):
+        """src -> dst, each chunk delivered `delay` after it came; none before not_before."""
         q = queue.Queue()
 
         def writer():
@@ -428,12 +439,15 @@ def relay_main(maps, delay_ms, stop_after_s):
                 data = src.recv(65536)
             except OSError:
                 data = b""
-            q.put((time.monotonic() + delay, data or None))
+            due = max(time.monotonic() + delay, not_before)
+            not_before = due  # never reorder
+            q.put((due, data or None))
             if not data:
                 break
         t.join()
 
     def serve_conn(client, target):
+        accepted = time.monotonic()
         try:
             upstream = socket.create_connection(target, timeout=10)
             upstream.settimeout(None)
@@ -442,7 +456,11 @@ def relay_main(maps, delay_ms, stop_after_s):
             return
         for s in (client, upstream):
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        a = threading.Thread(target=pump, args=(client, upstream), daemon=True)
+        # The kernel completed the client's handshake at once; a real link would have taken
+        # one round trip (2 x delay) for it, so the first request bytes reach the server no
+        # sooner than accept + 3 x one-way delay, as they would through netem.
+        a = threading.Thread(target=pump, args=(client, upstream, accepted + 3 * delay),
+                             daemon=True)
         b = threading.Thread(target=pump, args=(upstream, client), daemon=True)
         a.start()
         b.start()

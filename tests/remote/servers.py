@@ -407,67 +407,82 @@ class Netns:
 # ----------------------------------------------------------------------------- relay (netem fallback)
 
 def relay_main(maps, delay_ms, stop_after_s):
-    """TCP relay: listen=target pairs; every chunk is held delay_ms in each direction."""
-    import queue
+    """TCP relay: listen=target pairs; every chunk is held delay_ms in each direction.
+
+    One thread per connection, select()-driven: each direction has a queue of (due, data),
+    where data b"" is the sender's FIN (passed on as shutdown(SHUT_WR)) and None its reset
+    (passed on as a close with SO_LINGER 0, i.e. an RST), both at their due time too."""
+    import collections
+    import select
     delay = delay_ms / 1000.0
-    listeners = []
-
-    def pump(src, dst, not_before=0.0):
-        """src -> dst, each chunk delivered `delay` after it came; none before not_before."""
-        q = queue.Queue()
-
-        def writer():
-            while True:
-                due, data = q.get()
-                wait = due - time.monotonic()
-                if wait > 0:
-                    time.sleep(wait)
-                try:
-                    if data is None:
-                        dst.shutdown(socket.SHUT_WR)
-                        return
-                    dst.sendall(data)
-                except OSError:
-                    with contextlib.suppress(OSError):
-                        src.shutdown(socket.SHUT_RDWR)
-                    return
-
-        t = threading.Thread(target=writer, daemon=True)
-        t.start()
-        while True:
-            try:
-                data = src.recv(65536)
-            except OSError:
-                data = b""
-            due = max(time.monotonic() + delay, not_before)
-            not_before = due  # never reorder
-            q.put((due, data or None))
-            if not data:
-                break
-        t.join()
+    linger0 = struct_linger0()
 
     def serve_conn(client, target):
         accepted = time.monotonic()
         try:
             upstream = socket.create_connection(target, timeout=10)
-            upstream.settimeout(None)
         except OSError:
             client.close()
             return
-        for s in (client, upstream):
+        socks = (client, upstream)
+        for s in socks:
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        # The kernel completed the client's handshake at once; a real link would have taken
-        # one round trip (2 x delay) for it, so the first request bytes reach the server no
+            s.setblocking(True)
+            s.settimeout(None)
+        peer = {client: upstream, upstream: client}
+        queues = {client: collections.deque(), upstream: collections.deque()}  # by source
+        # The kernel completed the client's handshake at once; a real link takes one round
+        # trip (2 x one-way delay) for it, so the first request bytes reach the server no
         # sooner than accept + 3 x one-way delay, as they would through netem.
-        a = threading.Thread(target=pump, args=(client, upstream, accepted + 3 * delay),
-                             daemon=True)
-        b = threading.Thread(target=pump, args=(upstream, client), daemon=True)
-        a.start()
-        b.start()
-        a.join()
-        b.join()
-        client.close()
-        upstream.close()
+        last_due = {client: accepted + 3 * delay, upstream: 0.0}
+        reading = {client: True, upstream: True}
+        done_writing = {client: False, upstream: False}  # by destination
+        try:
+            while True:
+                now = time.monotonic()
+                for src in socks:  # deliver what is due, in order
+                    q, dst = queues[src], peer[src]
+                    while q and q[0][0] <= now:
+                        _, data = q.popleft()
+                        if data is None:  # reset: pass it on and end the connection
+                            with contextlib.suppress(OSError):
+                                dst.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger0)
+                            return
+                        if data == b"":
+                            with contextlib.suppress(OSError):
+                                dst.shutdown(socket.SHUT_WR)
+                            done_writing[dst] = True
+                            continue
+                        try:
+                            dst.sendall(data)
+                        except OSError:  # the receiver is gone: reset the sender
+                            with contextlib.suppress(OSError):
+                                src.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger0)
+                            return
+                if all(done_writing.values()):
+                    return
+                waiting = [s for s in socks if reading[s]]
+                dues = [q[0][0] for q in queues.values() if q]
+                timeout = max(0.0, min(dues) - time.monotonic()) if dues else 1.0
+                if not waiting and not dues:
+                    return
+                ready = select.select(waiting, [], [], timeout)[0] if waiting else (
+                    time.sleep(timeout) or [])
+                for src in ready:
+                    try:
+                        data = src.recv(65536)
+                    except ConnectionResetError:
+                        data = None
+                    except OSError:
+                        data = None
+                    due = max(time.monotonic() + delay, last_due[src])
+                    last_due[src] = due  # never reorder
+                    queues[src].append((due, data))
+                    if not data:
+                        reading[src] = False
+        finally:
+            for s in socks:
+                s.close()
 
     def accept_loop(ls, target):
         while True:
@@ -484,10 +499,14 @@ def relay_main(maps, delay_ms, stop_after_s):
         ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         ls.bind((lh, int(lp)))
         ls.listen(128)
-        listeners.append(ls)
         threading.Thread(target=accept_loop, args=(ls, (th, int(tp))), daemon=True).start()
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
     time.sleep(stop_after_s)
+
+
+def struct_linger0():
+    import struct
+    return struct.pack("ii", 1, 0)
 
 
 # ----------------------------------------------------------------------------- S3 setup (venv python)
@@ -662,7 +681,7 @@ class Servers:
             self._up()
         except BaseException as e:
             self.down()
-            if isinstance(e, (HarnessError, ValueError)):
+            if isinstance(e, (HarnessError, ValueError, KeyboardInterrupt)):
                 raise
             raise HarnessError(f"up failed: {e!r}") from e
         return self.endpoints

@@ -484,7 +484,15 @@ def test_netem_link_adds_the_delay_and_down_removes_it(tmp_path, need_nginx, tre
                   f"fresh connection {fresh * 1000:.1f} ms (delay {delay_ms} ms RTT)")
             assert warm >= delay_ms / 1000  # one round trip
             assert fresh >= 2 * delay_ms / 1000  # handshake + request
-        u = urllib.parse.urlsplit(ep["https"])
+        # faults keep their kind through the link (the relay passes an RST on as an RST)
+        s.set_faults([{"match": "shard-0000", "fault": "reset", "after_bytes": 1000},
+                      {"match": "shard-0000", "fault": "short", "after_bytes": 2000}])
+        head, body, end = raw_request(ep["proxy"], "/shard-0000.tar")
+        assert (status_of(head), len(body), end) == (200, 1000, "reset")
+        head, body, end = raw_request(ep["proxy"], "/shard-0000.tar")
+        assert (status_of(head), len(body), end) == (200, 2000, "eof")
+        head, body, end = raw_request(ep["proxy"], "/shard-0000.tar")
+        assert (status_of(head), len(body), end) == (200, 300_000, "open")
         ctx = ssl.create_default_context(cafile=ep["ca_file"])
         with urllib.request.urlopen(ep["https"] + "/sub/a.txt", context=ctx, timeout=20) as r:
             assert r.read() == b"hello from the harness\n"

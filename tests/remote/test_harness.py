@@ -34,7 +34,8 @@ def curl_s3(ep, method, path, key=None, secret=None, body=None, headers=(), base
     only verifies a signature that includes it (without it moto hashes the wrong payload), so
     it is given here, as feedrate's client must give it too."""
     out = subprocess.run(
-        ["curl", "-s", "-S", "-o", "-", "-w", "\n%{http_code}", "-X", method,
+        ["curl", "-s", "-S", "-o", "-", "-w", "\n%{http_code}"]
+        + (["-I"] if method == "HEAD" else ["-X", method]) + [  # -I: headers are the output
          "--aws-sigv4", f"aws:amz:{ep['region']}:s3",
          "--user", f"{key or ep['access_key']}:{secret or ep['secret_key']}",
          "-H", f"x-amz-content-sha256: {hashlib.sha256(body or b'').hexdigest()}"]
@@ -180,6 +181,22 @@ def test_s3_through_the_proxy_keeps_the_signature_valid(s3, need_curl):
     log = s3.log()
     assert [e["status"] for e in log] == [200, 206, 403]
     assert log[1]["range"] == "bytes=0-4" and all(e["has_auth"] for e in log)
+    # bodies are forwarded: a Content-Length PUT and a chunked one (curl -T - reads stdin)
+    blob = os.urandom(200_000)
+    code, _ = curl_s3(ep, "PUT", f"/{ep['bucket']}/up/a.bin", body=blob, base=ep["proxy"])
+    assert code == 200
+    r = subprocess.run(["curl", "-s", "-f", "-T", "-", "--aws-sigv4", "aws:amz:us-east-1:s3",
+                        "--user", f"{ep['access_key']}:{ep['secret_key']}",
+                        "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD",
+                        f"{ep['proxy']}/{ep['bucket']}/up/b.bin"], input=blob[::-1], timeout=30)
+    assert r.returncode == 0
+    assert s3.log()[-1]["method"] == "PUT" and "Transfer-Encoding" in s3.log()[-1]["header_names"]
+    assert curl_s3(ep, "GET", f"/{ep['bucket']}/up/a.bin", base=ep["proxy"]) == (200, blob)
+    assert curl_s3(ep, "GET", f"/{ep['bucket']}/up/b.bin") == (200, blob[::-1])
+    code, head = curl_s3(ep, "HEAD", f"/{ep['bucket']}/up/a.bin", base=ep["proxy"])
+    assert code == 200 and b"Content-Length: 200000" in head and b"keep-alive" in head
+    for key in ("up/a.bin", "up/b.bin"):
+        assert curl_s3(ep, "DELETE", f"/{ep['bucket']}/{key}", base=ep["proxy"])[0] == 204
 
 
 def test_s3_faults_through_the_proxy(s3, need_curl):
@@ -303,6 +320,8 @@ def test_reset_mid_body(clean_proxy, tree):
     assert status_of(head) == 200 and content_length(head) == 300_000
     assert end == "reset" and body == (tree / "shard-0000.tar").read_bytes()[:12345]
     assert p.log()[0]["body_bytes"] == 12345 and p.log()[0]["fault"] == "reset"
+    head, body, end = raw_request(p.endpoints["proxy"], "/shard-0000.tar")  # times=1: done
+    assert status_of(head) == 200 and len(body) == 300_000 and end == "open"
 
 
 def test_short_body(clean_proxy, tree):

@@ -92,10 +92,10 @@ test-pip: deps
 	  -p no:cacheprovider $(NUMPY2_TESTS)
 
 # What tests/remote/servers.py (the harness of the s3:// and https:// sources' tests) runs: moto's
-# S3 server and boto3 from PyPI in $(REMOTE_VENV), made only when missing; nginx, ip/tc and openssl
-# from Debian.
+# S3 server, boto3 and pytest from PyPI in $(REMOTE_VENV), made only when missing (or when it
+# cannot import moto); nginx, ip/tc, openssl, curl and python3-venv from Debian.
 REMOTE_VENV ?= $(BUILD_DIR)/remote-venv
-REMOTE_DEB_PACKAGES := nginx-light iproute2 openssl curl
+REMOTE_DEB_PACKAGES := nginx-light iproute2 openssl curl python3-venv
 
 test-remote-deps:
 	$(call install_missing,$(REMOTE_DEB_PACKAGES))

@@ -14,7 +14,8 @@ DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
 # Only `make fuzz` needs these: clang brings libFuzzer.
 FUZZ_DEB_PACKAGES := clang
 
-.PHONY: all deps configure build bench test test-pip test-asan test-tsan fuzz soak install clean
+.PHONY: all deps configure build bench test test-pip test-asan test-tsan fuzz soak install clean \
+        test-remote-deps
 
 all: build
 
@@ -89,6 +90,20 @@ test-pip: deps
 	  $(call numpy2_check,"$(abspath $(BUILD_DIR))/python/")
 	cd / && PYTHONPATH=$(abspath $(BUILD_DIR))/python $(abspath $(PIP_VENV))/bin/python -m pytest -q \
 	  -p no:cacheprovider $(NUMPY2_TESTS)
+
+# What tests/remote/servers.py (the harness of the s3:// and https:// sources' tests) runs: moto's
+# S3 server, boto3 and pytest from PyPI in $(REMOTE_VENV), made only when missing (or when it
+# cannot import moto); nginx, ip/tc, openssl, curl and python3-venv from Debian.
+REMOTE_VENV ?= $(BUILD_DIR)/remote-venv
+REMOTE_DEB_PACKAGES := nginx-light iproute2 openssl curl python3-venv
+
+test-remote-deps:
+	$(call install_missing,$(REMOTE_DEB_PACKAGES))
+	@if [ ! -x $(REMOTE_VENV)/bin/python ] || ! $(REMOTE_VENV)/bin/python -c 'import moto.server, boto3' 2>/dev/null; then \
+	  echo "feedrate: creating $(REMOTE_VENV)"; \
+	  rm -rf $(REMOTE_VENV) && /usr/bin/python3 -m venv $(REMOTE_VENV) && \
+	  $(REMOTE_VENV)/bin/pip install -q 'moto[server]' boto3 pytest; \
+	fi
 
 # These judge runs by their timing (the verdict), which a sanitizer's slowdown changes (under TSan
 # decode takes ~40 ms an image): those assertions are about the verdict, not about memory or

@@ -1,6 +1,7 @@
 #include "loader/pipeline/batch_reader.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <numeric>
 #include <utility>
@@ -16,12 +17,13 @@ using detail::Slot;
 BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
                          std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
                          std::unique_ptr<BlockStore> blocks, PackCache* cache,
-                         std::unique_ptr<RemoteWindow> remote)
+                         std::unique_ptr<RemoteWindow> remote, RemoteMirror* mirror)
     : dataset_(dataset),
       tar_chunk_bytes_(tar_chunk_bytes),
       cache_(cache),
       blocks_(std::move(blocks)),
-      remote_(std::move(remote)) {
+      remote_(std::move(remote)),
+      mirror_(mirror) {
   reader_ = make_reader ? make_reader(options, &fallback_reason_)
                         : io::Reader::create(options, &fallback_reason_);
   if (cache_ != nullptr && !blocks_) {
@@ -230,6 +232,7 @@ std::string BatchReader::read_failure(std::uint32_t index, const io::ReadRequest
 void BatchReader::start_epoch(const std::vector<std::uint32_t>& order,
                               const std::vector<std::uint32_t>& units) {
   if (blocks_) blocks_->start_epoch(order, units);
+  if (mirror_ != nullptr) mirror_->refresh();
   if (remote_) remote_->start_epoch(order);
 }
 
@@ -248,19 +251,77 @@ void BatchReader::read_remote(Slot& slot) {
   }
   if (slot.encoded.size() < total) slot.encoded = gpu::HostBuffer(total + total / 4);
   std::size_t at = 0;
-  remote_->take(n, [&](std::size_t i, std::uint32_t index, std::span<const std::byte> bytes,
-                       const std::string& error) {
-    if (index != slot.indices[i]) {
+  remote_->take(n, [&](const RemoteWindow::Sample& sample) {
+    const std::size_t i = sample.position;
+    if (sample.index != slot.indices[i]) {
       throw Error("internal: the remote read-ahead is out of step with the epoch's order");
     }
-    if (!error.empty()) {
-      slot.errors[i] = error;
-      return;
-    }
-    if (!bytes.empty()) std::memcpy(slot.encoded.data() + at, bytes.data(), bytes.size());
     slot.encoded_offset[i] = at;
-    at += bytes.size();
+    at += static_cast<std::size_t>(slot.encoded_size[i]);
+    if (sample.local) {
+      slot.from_cache[i] = 1;
+    } else if (!sample.error.empty()) {
+      slot.errors[i] = sample.error;
+    } else if (!sample.bytes.empty()) {
+      std::memcpy(slot.encoded.data() + slot.encoded_offset[i], sample.bytes.data(),
+                  sample.bytes.size());
+    }
   });
+  if (mirror_ != nullptr) read_mirrored(slot);
+}
+
+void BatchReader::read_mirrored(Slot& slot) {
+  const auto dest = [&](std::size_t i) {
+    return std::span<std::byte>(slot.encoded.data() + slot.encoded_offset[i],
+                                static_cast<std::size_t>(slot.encoded_size[i]));
+  };
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (!slot.from_cache[i]) continue;
+    io::ReadRequest request;
+    request.fd = mirror_->fd(dataset_.sample(slot.indices[i]).file);
+    request.offset = dataset_.sample(slot.indices[i]).offset;
+    request.dest = dest(i);
+    slot.read_of_sample[i] = slot.reads.size();
+    slot.reads.push_back(request);
+  }
+  if (slot.reads.empty()) return;
+  reader_->read(slot.reads);
+  // Only the samples whose copy reads badly are fetched again from the store.
+  std::vector<std::size_t> again;
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (!slot.from_cache[i]) continue;
+    const io::ReadRequest& request = slot.reads[slot.read_of_sample[i]];
+    slot.read_of_sample[i] = kNoRead;
+    if (request.error || !mirror_->verify(slot.indices[i], dest(i))) {
+      mirror_->forget(slot.indices[i]);
+      slot.from_cache[i] = 0;
+      again.push_back(i);
+    }
+  }
+  slot.reads.clear();
+  if (again.empty()) return;
+  if (!refetch_) refetch_ = std::make_unique<io::RangeFetcher>(remote_->settings().s3,
+                                                               remote_->settings().fetch);
+  for (const std::size_t i : again) {
+    const SampleRef& ref = dataset_.sample(slot.indices[i]);
+    io::FetchRequest request;
+    request.url = dataset_.files()[ref.file].string();
+    request.offset = ref.offset;
+    request.dest = dest(i);
+    request.tag = i;
+    request.if_match = dataset_.etag(ref.file);
+    refetch_->submit(std::move(request));
+  }
+  std::vector<io::FetchResult> done;
+  while (refetch_->pending() > 0) refetch_->poll(std::chrono::milliseconds(100), done);
+  for (const io::FetchResult& result : done) {
+    const std::size_t i = result.tag;
+    if (result.error) {
+      slot.errors[i] = dataset_.describe(slot.indices[i]) + ": " + result.message;
+    } else {
+      mirror_->store(slot.indices[i], dest(i));
+    }
+  }
 }
 
 bool BatchReader::read_ahead(std::size_t blocks) {

@@ -15,7 +15,9 @@
 // that reads badly is forgotten and the batch read again, that sample from the source.
 //
 // Remote datasets (s3://, https://): a RemoteWindow (remote_window.h) reads ahead across
-// batches, and each sample's bytes are copied from it into the slot.
+// batches, and each sample's bytes are copied from it into the slot. With cache_dir, samples the
+// local-disk cache (loader/cache/remote_mirror.h) holds are read from it and checked; one that
+// reads badly is fetched again from the store, alone.
 //
 // Errors are per sample (Slot::errors): "FILE: cannot open: REASON", or "FILE: read failed at
 // byte N: REASON" (an unexpected end of file says how many bytes of how many arrived). A chunk
@@ -54,7 +56,7 @@ class BatchReader {
   BatchReader(const Dataset& dataset, const io::ReaderOptions& options,
               std::uint64_t tar_chunk_bytes, const ReaderFactory& make_reader,
               std::unique_ptr<BlockStore> blocks = nullptr, PackCache* cache = nullptr,
-              std::unique_ptr<RemoteWindow> remote = nullptr);
+              std::unique_ptr<RemoteWindow> remote = nullptr, RemoteMirror* mirror = nullptr);
 
   // Block reads: this rank's `order` for the epoch and the epoch's read units
   // (BlockStore::start_epoch). Call before the epoch's first read().
@@ -95,6 +97,9 @@ class BatchReader {
   void read_blocks(detail::Slot& slot);
   // Remote datasets: takes the batch's samples from the read-ahead.
   void read_remote(detail::Slot& slot);
+  // Reads the samples the local-disk cache holds, checks them, and fetches again from the store
+  // only those that read badly.
+  void read_mirrored(detail::Slot& slot);
 
   const Dataset& dataset_;
   const std::uint64_t tar_chunk_bytes_;
@@ -111,6 +116,8 @@ class BatchReader {
   std::vector<io::ReadRequest> block_reads_;  // of one batch
 
   std::unique_ptr<RemoteWindow> remote_;  // null: a local dataset
+  RemoteMirror* mirror_;                  // null: no local-disk cache of the remote samples
+  std::unique_ptr<io::RangeFetcher> refetch_;  // samples whose cached copy read badly
 };
 
 }  // namespace feedrate

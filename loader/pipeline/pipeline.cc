@@ -78,15 +78,16 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   }
   std::unique_ptr<RemoteWindow> remote;
   if (dataset_.is_remote()) {
+    // A remote source's cache stores the samples unchanged (no transcode).
     if (!options_.cache_dir.empty()) {
-      throw Error("option cache_dir: not supported yet for a remote source (" + options_.source +
-                  "); the remote samples are read from the store every epoch without it");
+      mirror_ = std::make_unique<RemoteMirror>(options_.cache_dir, options_.source, dataset_,
+                                               options_.cache_gb);
     }
     RemoteSettings settings = remote_settings(options_.source);
     settings.fetch.max_in_flight = std::min(options_.io_queue_depth, 1024u);
-    remote = std::make_unique<RemoteWindow>(dataset_, std::move(settings), kRemoteWindowBytes);
-  }
-  if (!options_.cache_dir.empty()) {
+    remote = std::make_unique<RemoteWindow>(dataset_, std::move(settings), kRemoteWindowBytes,
+                                            mirror_.get());
+  } else if (!options_.cache_dir.empty()) {
     // The decode threads that can run at once; the writer starts with the first epoch, once the
     // telemetry it reads exists.
     const int cores = std::max(1, std::min(options_.num_workers, cpu_info().available));

@@ -31,6 +31,7 @@
 #include "feedrate/report.h"
 #include "feedrate/trace.h"
 #include "loader/cache/pack_cache.h"
+#include "loader/cache/remote_mirror.h"
 #include "loader/pipeline/batch_assembler.h"
 #include "loader/pipeline/batch_reader.h"
 #include "loader/pipeline/copier.h"
@@ -79,7 +80,8 @@ class Pipeline {
   EpochPlan plan_;
   TraceRecorder trace_;
 
-  std::unique_ptr<PackCache> cache_;     // null without cache_dir
+  std::unique_ptr<PackCache> cache_;     // null without cache_dir, or for a remote source
+  std::unique_ptr<RemoteMirror> mirror_;  // a remote source's cache_dir; null without one
   std::unique_ptr<BatchReader> reader_;  // used by the I/O thread only
   std::unique_ptr<Telemetry> telemetry_;
   std::shared_ptr<SlotRing> ring_;

@@ -9,8 +9,11 @@
 namespace feedrate {
 
 RemoteWindow::RemoteWindow(const Dataset& dataset, RemoteSettings settings,
-                           std::uint64_t window_bytes)
-    : dataset_(dataset), settings_(std::move(settings)), window_bytes_(window_bytes) {}
+                           std::uint64_t window_bytes, RemoteMirror* mirror)
+    : dataset_(dataset),
+      settings_(std::move(settings)),
+      window_bytes_(window_bytes),
+      mirror_(mirror) {}
 
 RemoteWindow::~RemoteWindow() {
   stop();
@@ -41,6 +44,15 @@ void RemoteWindow::start_epoch(const std::vector<std::uint32_t>& order) {
 RemoteWindow::Group RemoteWindow::next_group() const {
   Group group;
   group.first = next_submit_;
+  const auto cached = [&](std::size_t position) {
+    return mirror_ != nullptr && mirror_->contains(order_[position]);
+  };
+  if (cached(next_submit_)) {
+    group.count = 1;
+    group.local = true;
+    group.arrived = true;
+    return group;
+  }
   const SampleRef& first = dataset_.sample(order_[next_submit_]);
   group.offset = first.offset;
   std::uint64_t end = first.offset + first.size;
@@ -48,7 +60,7 @@ RemoteWindow::Group RemoteWindow::next_group() const {
   while (group.first + group.count < order_.size()) {
     const SampleRef& next = dataset_.sample(order_[group.first + group.count]);
     if (next.file != first.file || next.offset < end || next.offset - end > kMaxGap ||
-        next.offset + next.size - group.offset > kMaxGroup) {
+        next.offset + next.size - group.offset > kMaxGroup || cached(group.first + group.count)) {
       break;
     }
     end = next.offset + next.size;
@@ -68,6 +80,12 @@ void RemoteWindow::run() {
       // Submit while the window has room; a group larger than the window goes alone.
       while (next_submit_ < order_.size() && fetcher.pending() < settings_.fetch.max_in_flight) {
         Group group = next_group();
+        if (group.local) {
+          ++next_submit_;
+          groups_.push_back(std::move(group));
+          changed_.notify_all();
+          continue;
+        }
         if (held_bytes_ > 0 && held_bytes_ + group.bytes.size() > window_bytes_) break;
         held_bytes_ += group.bytes.size();
         const SampleRef& first = dataset_.sample(order_[group.first]);
@@ -95,9 +113,15 @@ void RemoteWindow::run() {
         const auto it = std::find_if(groups_.begin(), groups_.end(),
                                      [&](const Group& g) { return g.first == result.tag; });
         if (it == groups_.end()) continue;
-        it->arrived = true;
-        it->error = std::move(result.message);
-        if (result.error && it->error.empty()) it->error = result.error.message();
+        Group& group = *it;  // stays in place: take() lets go only of arrived groups
+        if (result.error) {
+          group.error = result.message.empty() ? result.error.message() : result.message;
+        } else if (mirror_ != nullptr) {
+          lock.unlock();
+          store(group);
+          lock.lock();
+        }
+        group.arrived = true;
       }
       if (!completed.empty()) changed_.notify_all();
     }
@@ -151,6 +175,16 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
   }
   if (fetcher_ != nullptr) fetcher_->wake();
   changed_.notify_all();
+}
+
+void RemoteWindow::store(const Group& group) const {
+  for (std::size_t k = 0; k < group.count; ++k) {
+    const std::uint32_t index = order_[group.first + k];
+    const SampleRef& ref = dataset_.sample(index);
+    mirror_->store(index, std::span<const std::byte>(group.bytes).subspan(
+                              static_cast<std::size_t>(ref.offset - group.offset),
+                              static_cast<std::size_t>(ref.size)));
+  }
 }
 
 io::FetchStats RemoteWindow::stats() const {

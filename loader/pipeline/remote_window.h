@@ -12,6 +12,10 @@
 // Retries are the fetcher's (io/remote/range_fetcher.h); a sample whose GET fails for good is
 // delivered as its error ("WHERE: MESSAGE", naming the object), for the bad-input policy.
 //
+// With a local-disk cache (loader/cache/remote_mirror.h) the samples it holds are not fetched:
+// take() hands them over as `local`, for the I/O thread to read from the disk; every sample
+// that arrives is stored there by this thread, before take() sees it.
+//
 // Thread-safety: start_epoch(), take() and the destructor belong to one thread (the I/O
 // thread); stats() may be called from any thread.
 #pragma once
@@ -31,6 +35,7 @@
 #include "feedrate/dataset.h"
 #include "io/remote/fetch_stats.h"
 #include "io/remote/range_fetcher.h"
+#include "loader/cache/remote_mirror.h"
 #include "loader/dataset/remote_settings.h"
 
 namespace feedrate {
@@ -40,7 +45,9 @@ class RemoteWindow {
   static constexpr std::uint64_t kMaxGap = 64 << 10;
   static constexpr std::uint64_t kMaxGroup = 8 << 20;
 
-  RemoteWindow(const Dataset& dataset, RemoteSettings settings, std::uint64_t window_bytes);
+  // `mirror` (may be null) outlives the window.
+  RemoteWindow(const Dataset& dataset, RemoteSettings settings, std::uint64_t window_bytes,
+               RemoteMirror* mirror);
   ~RemoteWindow();
   RemoteWindow(const RemoteWindow&) = delete;
   RemoteWindow& operator=(const RemoteWindow&) = delete;
@@ -49,9 +56,16 @@ class RemoteWindow {
   // order), dropping whatever the previous epoch had in flight.
   void start_epoch(const std::vector<std::uint32_t>& order);
 
-  // One sample as take() hands it over: its bytes, or why there are none.
-  using Use = std::function<void(std::size_t position, std::uint32_t index,
-                                 std::span<const std::byte> bytes, const std::string& error)>;
+  // One sample as take() hands it over: its bytes, or why there are none, or that the local
+  // cache holds it.
+  struct Sample {
+    std::size_t position = 0;  // in the batch taken
+    std::uint32_t index = 0;
+    std::span<const std::byte> bytes;
+    std::string error;
+    bool local = false;
+  };
+  using Use = std::function<void(const Sample& sample)>;
   // Waits until the next `count` samples of the order have arrived or failed, hands each to
   // `use` in order (position 0..count-1), then lets their memory go. Throws feedrate::Error when
   // the read-ahead itself failed (libcurl could not start).
@@ -59,6 +73,7 @@ class RemoteWindow {
 
   // The fetcher's figures, as of its latest poll.
   io::FetchStats stats() const;
+  const RemoteSettings& settings() const { return settings_; }
 
  private:
   struct Group {
@@ -67,17 +82,21 @@ class RemoteWindow {
     std::uint64_t offset = 0;      // of its first byte in the object
     std::vector<std::byte> bytes;  // the range's bytes
     bool arrived = false;
-    std::string error;  // the fetcher's message when it failed
+    bool local = false;  // the cache holds it: not fetched
+    std::string error;   // the fetcher's message when it failed
   };
 
   void run();
   // The group that starts at next_submit_ (under mutex_).
   Group next_group() const;
   void stop();
+  // Stores an arrived group's samples in the mirror (the window's thread, unlocked).
+  void store(const Group& group) const;
 
   const Dataset& dataset_;
   const RemoteSettings settings_;
   const std::uint64_t window_bytes_;
+  RemoteMirror* const mirror_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;

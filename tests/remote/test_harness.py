@@ -354,6 +354,20 @@ def test_delay_before_first_byte(clean_proxy):
     assert time.monotonic() - t0 < 0.5
 
 
+def test_stall_mid_body(clean_proxy, tree, need_curl):
+    p = clean_proxy
+    p.set_faults({"match": "shard-0000", "fault": "stall", "after_bytes": 4096, "stall_ms": 800})
+    t0 = time.monotonic()
+    head, body, end = raw_request(p.endpoints["proxy"], "/shard-0000.tar")
+    assert time.monotonic() - t0 >= 0.8
+    assert body == (tree / "shard-0000.tar").read_bytes() and end == "open"
+    p.set_faults({"match": "shard-0000", "fault": "stall", "after_bytes": 4096, "stall_ms": 3000})
+    r = subprocess.run(["curl", "-s", "-o", os.devnull, "-w", "%{size_download}", "--max-time",
+                        "1", p.endpoints["proxy"] + "/shard-0000.tar"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 28 and r.stdout == "4096"  # CURLE_OPERATION_TIMEDOUT
+
+
 def test_always_regex_and_clearing(clean_proxy):
     p = clean_proxy
     p.set_faults({"regex": r"shard-000[01]\.tar$", "fault": "status", "status": 500, "always": True})

@@ -67,6 +67,7 @@ import http.server
 import json
 import os
 import re
+import select
 import socket
 import socketserver
 import struct
@@ -258,6 +259,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         self.send_simple(200, json.dumps(out).encode())
 
+    def pause(self, seconds):
+        """Sleeps, but returns False early when the client closes its end meanwhile."""
+        deadline = time.monotonic() + min(seconds, self.server.max_delay_s)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True
+            try:
+                readable = select.select([self.connection], [], [], left)[0]
+                if readable and self.connection.recv(1, socket.MSG_PEEK) == b"":
+                    return False
+            except (OSError, ValueError):
+                return False
+            if readable:  # a pipelined request: nothing to watch for, just wait
+                time.sleep(max(0.0, deadline - time.monotonic()))
+                return True
+
     def reset_now(self):
         """RST: SO_LINGER on with 0 s, then close."""
         try:
@@ -302,8 +320,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def serve(self, rule, body, entry):
         fault = rule["fault"] if rule else None
-        if rule and rule.get("delay_ms"):
-            time.sleep(min(rule["delay_ms"] / 1000.0, self.server.max_delay_s))
+        if rule and rule.get("delay_ms") and not self.pause(rule["delay_ms"] / 1000.0):
+            entry["error"] = "client: closed during the delay"
+            self.close_connection = True
+            return
         if fault == "status":
             status = rule["status"]
             code = rule.get("code") or S3_CODES.get(status, "Error")
@@ -388,8 +408,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pause_at = int(rule.get("after_bytes", 0)) if fault == "stall" else None
             while sent < budget:
                 if sent == pause_at:
-                    time.sleep(min(rule["stall_ms"] / 1000.0, self.server.max_delay_s))
                     pause_at = None
+                    if not self.pause(rule["stall_ms"] / 1000.0):
+                        entry["error"] = "client: closed during the stall"
+                        self.close_connection = True
+                        break
                 want = min(CHUNK, budget - sent)
                 if pause_at is not None and pause_at > sent:
                     want = min(want, pause_at - sent)

@@ -342,16 +342,17 @@ def test_short_body(clean_proxy, tree):
 
 def test_delay_before_first_byte(clean_proxy):
     p = clean_proxy
-    p.set_faults({"match": "a.txt", "fault": "delay", "delay_ms": 600, "method": "GET"})
+    p.set_faults({"match": "a.txt", "fault": "delay", "delay_ms": 1500, "method": "GET"})
     t0 = time.monotonic()
     head, body, _ = raw_request(p.endpoints["proxy"], "/sub/a.txt", method="HEAD")
-    assert time.monotonic() - t0 < 0.5 and status_of(head) == 200  # HEAD: method differs
+    assert time.monotonic() - t0 < 1.4 and status_of(head) == 200  # HEAD: method differs
     t0 = time.monotonic()
     head, body, _ = raw_request(p.endpoints["proxy"], "/sub/a.txt")
-    assert time.monotonic() - t0 >= 0.6 and body == b"hello from the harness\n"
+    assert time.monotonic() - t0 >= 1.5 and body == b"hello from the harness\n"
+    assert p.log()[-1]["fault"] == "delay"
     t0 = time.monotonic()
     raw_request(p.endpoints["proxy"], "/sub/a.txt")
-    assert time.monotonic() - t0 < 0.5
+    assert time.monotonic() - t0 < 1.4 and p.log()[-1]["fault"] is None
 
 
 def test_stall_mid_body(clean_proxy, tree, need_curl):
@@ -394,13 +395,16 @@ def test_curl_sees_each_fault_as_libcurl_reports_it(clean_proxy, need_curl):
     url = p.endpoints["proxy"] + "/shard-0000.tar"
     cases = [({"fault": "reset"}, 56), ({"fault": "reset", "after_bytes": 100}, 56),
              ({"fault": "short", "after_bytes": 100}, 18),
-             ({"fault": "status", "status": 503}, 22), ({"fault": "delay", "delay_ms": 3000}, 28)]
+             ({"fault": "status", "status": 503}, 22), ({"fault": "delay", "delay_ms": 5000}, 28)]
     for rule, want in cases:
         p.set_faults(dict(rule, match="shard-0000"))
-        r = subprocess.run(["curl", "-s", "-f", "-o", os.devnull, "--max-time", "1", url],
+        r = subprocess.run(["curl", "-s", "-f", "-o", os.devnull, "--max-time", "2", url],
                            capture_output=True, timeout=30)
         assert r.returncode == want, (rule, r.returncode, r.stderr)
     assert subprocess.run(["curl", "-s", "-f", "-o", os.devnull, url], timeout=30).returncode == 0
+    time.sleep(0.3)  # the delayed request ended when curl gave up, not 5 s later
+    delayed = [e for e in p.log() if e["fault"] == "delay"]
+    assert len(delayed) == 1 and delayed[0]["error"] == "client: closed during the delay"
 
 
 # ----------------------------------------------------------------------------- CLI and lifecycle

@@ -467,6 +467,29 @@ def test_ttl_bounds_a_cli_up(tmp_path, need_nginx):
     assert not any(alive(e["pid"], e["start"]) for e in pids)
 
 
+def test_netem_mode_commands(monkeypatch):
+    """The tc commands of mode=netem (this machine's kernel has no sch_netem to run them)."""
+    calls = []
+
+    def fake_run(cmd, check=True, timeout=30, **kw):
+        calls.append([str(c) for c in cmd])
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(servers, "run", fake_run)
+    ns = servers.Netns(4242, servers.parse_netem("delay=50ms,rate=200mbit,loss=0.5%,mode=netem"))
+    ns.create()
+    assert ns.mode == "netem" and ns.name == "frh4242" and ns.veth_a == "frh4242a"
+    tc = [c for c in calls if c[0] == "tc"]
+    assert tc == [
+        ["tc", "qdisc", "add", "dev", "frh4242a", "root", "netem", "delay", "25000us", "loss",
+         "0.5%", "rate", "200mbit"],
+        ["tc", "-n", "frh4242", "qdisc", "add", "dev", "frh4242b", "root", "netem", "delay",
+         "25000us", "loss", "0.5%", "rate", "200mbit"]]
+    assert ["ip", "netns", "add", "frh4242"] in calls
+    net = servers.ipaddress.ip_network(f"{ns.host_addr}/30", strict=False)
+    assert net.subnet_of(servers.NET_BASE) and ns.ns_addr in map(str, net.hosts())
+
+
 def test_netem_spec_parsing():
     assert servers.parse_netem("delay=50ms,rate=200mbit,loss=0%") == {
         "delay_ms": 50.0, "rate": "200mbit", "loss": "0%", "mode": "auto"}
@@ -561,12 +584,18 @@ def test_stale_namespaces_are_cleaned(tmp_path):
     subprocess.run(["ip", "link", "add", ns + "a", "type", "veth", "peer", "name", ns + "b"],
                    check=True)
     subprocess.run(["ip", "link", "set", ns + "b", "netns", ns], check=True)
+    inside = subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "60"], start_new_session=True)
     try:
+        time.sleep(0.2)
         r = cli("cleanup")
         assert r.returncode == 0 and ns in r.stdout
         assert ns not in harness_netns()
         assert not any(f"{ns}a" in ln for ln in harness_links())
+        assert inside.wait(timeout=10) is not None  # what ran inside was ended
     finally:
+        if inside.poll() is None:
+            inside.kill()
+            inside.wait()
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
         subprocess.run(["ip", "link", "del", ns + "a"], capture_output=True)
 

@@ -28,7 +28,7 @@ A rule (the first rule that matches and has firings left is used; one rule per r
      "method": "GET",       # optional
      "has_range": true,     # optional: only requests with (true) / without (false) a Range header
      "times": 2,            # fires this many times then stops (default 1); or "always": true
-     "fault": "status",     # status | reset | short | delay
+     "fault": "status",     # status | reset | short | delay | stall
      "status": 503,         # for "status": 503 SlowDown, 500 InternalError, 429 TooManyRequests,
                             # 403 AccessDenied, 404 NoSuchKey (others: "code" says it)
      "code": "SlowDown",    # optional S3 error code in the XML body
@@ -37,8 +37,9 @@ A rule (the first rule that matches and has firings left is used; one rule per r
                             #   RST before any response byte); short: body bytes sent before a
                             #   clean close (default: half the body), Content-Length stays the
                             #   upstream's full length
-     "delay_ms": 500}       # delay before the first response byte (the whole fault for "delay";
-                            # also applies before a status/reset/short fault when given)
+     "delay_ms": 500,       # delay before the first response byte (the whole fault for "delay";
+                            # also applies before any other fault when given)
+     "stall_ms": 2000}      # stall: pause after after_bytes body bytes (default 0), then go on
 
 Faults in detail:
   status  the request is not forwarded; the answer is the status with an S3-style XML <Error>
@@ -50,6 +51,8 @@ Faults in detail:
           the body are sent before a clean close (FIN): the client sees a body shorter than
           Content-Length (curl: error 18, CURLE_PARTIAL_FILE).
   delay   delay_ms of silence, then the request is forwarded normally (at most --max-delay-s).
+  stall   the response starts normally; after after_bytes body bytes it pauses stall_ms (at most
+          --max-delay-s), then sends the rest: a client's low-speed or transfer timeout fires.
 
 Log entry: {"seq", "t" (unix time), "method", "path" (path?query with X-Amz-Signature,
 X-Amz-Security-Token and X-Amz-Credential values replaced by "REDACTED"), "range" (the Range
@@ -64,6 +67,7 @@ import http.server
 import json
 import os
 import re
+import select
 import socket
 import socketserver
 import struct
@@ -79,7 +83,7 @@ HOP_BY_HOP = {
 REDACT_QUERY = {"x-amz-signature", "x-amz-security-token", "x-amz-credential"}
 S3_CODES = {503: "SlowDown", 500: "InternalError", 429: "TooManyRequests", 403: "AccessDenied",
             404: "NoSuchKey", 400: "BadRequest", 502: "BadGateway", 504: "GatewayTimeout"}
-FAULTS = {"status", "reset", "short", "delay"}
+FAULTS = {"status", "reset", "short", "delay", "stall"}
 LOG_MAX = 20000
 CHUNK = 64 * 1024
 
@@ -108,11 +112,14 @@ def validate_rule(rule):
     times = rule.get("times", 1)
     if not rule.get("always") and (not isinstance(times, int) or times < 1):
         raise ValueError("'times' must be a positive integer (or give 'always': true)")
-    for key in ("after_bytes", "delay_ms"):
+    if fault == "stall" and not rule.get("stall_ms"):
+        raise ValueError("a stall fault needs 'stall_ms'")
+    for key in ("after_bytes", "delay_ms", "stall_ms"):
         if key in rule and (not isinstance(rule[key], (int, float)) or rule[key] < 0):
             raise ValueError(f"'{key}' must be a non-negative number")
     unknown = set(rule) - {"match", "regex", "method", "has_range", "times", "always", "fault",
-                           "status", "code", "retry_after", "after_bytes", "delay_ms", "message"}
+                           "status", "code", "retry_after", "after_bytes", "delay_ms", "stall_ms",
+                           "message"}
     if unknown:
         raise ValueError(f"unknown rule keys: {sorted(unknown)}")
 
@@ -177,6 +184,7 @@ class State:
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "feedrate-fault-proxy"
+    timeout = 300  # an idle keep-alive connection is closed after this
     sys_version = ""
 
     def log_message(self, fmt, *args):  # access log goes to /__log, not stderr
@@ -251,6 +259,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         self.send_simple(200, json.dumps(out).encode())
 
+    def pause(self, seconds):
+        """Sleeps, but returns False early when the client closes its end meanwhile."""
+        deadline = time.monotonic() + min(seconds, self.server.max_delay_s)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True
+            try:
+                readable = select.select([self.connection], [], [], left)[0]
+                if readable and self.connection.recv(1, socket.MSG_PEEK) == b"":
+                    return False
+            except (OSError, ValueError):
+                return False
+            if readable:  # a pipelined request: nothing to watch for, just wait
+                time.sleep(max(0.0, deadline - time.monotonic()))
+                return True
+
     def reset_now(self):
         """RST: SO_LINGER on with 0 s, then close."""
         try:
@@ -295,8 +320,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def serve(self, rule, body, entry):
         fault = rule["fault"] if rule else None
-        if rule and rule.get("delay_ms"):
-            time.sleep(min(rule["delay_ms"] / 1000.0, self.server.max_delay_s))
+        if rule and rule.get("delay_ms") and not self.pause(rule["delay_ms"] / 1000.0):
+            entry["error"] = "client: closed during the delay"
+            self.close_connection = True
+            return
         if fault == "status":
             status = rule["status"]
             code = rule.get("code") or S3_CODES.get(status, "Error")
@@ -378,18 +405,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return
             sent = 0
             budget = length if limit is None else limit
-            if data is not None:
-                self.wfile.write(data[:budget])
-                sent = min(budget, len(data))
-            else:
-                while sent < budget:
-                    piece = resp.read(min(CHUNK, budget - sent))
-                    if not piece:
-                        entry["error"] = "upstream: body ended early"
+            pause_at = int(rule.get("after_bytes", 0)) if fault == "stall" else None
+            while sent < budget:
+                if sent == pause_at:
+                    pause_at = None
+                    if not self.pause(rule["stall_ms"] / 1000.0):
+                        entry["error"] = "client: closed during the stall"
                         self.close_connection = True
                         break
-                    self.wfile.write(piece)
-                    sent += len(piece)
+                want = min(CHUNK, budget - sent)
+                if pause_at is not None and pause_at > sent:
+                    want = min(want, pause_at - sent)
+                piece = data[sent:sent + want] if data is not None else resp.read(want)
+                if not piece:
+                    entry["error"] = "upstream: body ended early"
+                    self.close_connection = True
+                    break
+                self.wfile.write(piece)
+                sent += len(piece)
             entry["body_bytes"] = sent
             if fault == "reset":
                 self.reset_now()

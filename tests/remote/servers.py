@@ -6,7 +6,8 @@ Starts, on 127.0.0.1 (or behind an emulated slow link, see --netem), any of:
   * nginx (Debian nginx-light) serving a directory over HTTP and HTTPS (self-signed CA made by
     openssl; byte ranges are nginx's default);
   * tests/remote/fault_proxy.py in front of moto or nginx, whose faults (503 SlowDown, 500, 429,
-    403, 404, connection resets, short bodies, delays) are set at run time (see its docstring).
+    403, 404, connection resets, short bodies, delays and mid-body stalls) are set at run time
+    (see its docstring).
 
 Nothing is written outside the state dir (config, pid files, logs, temp paths, certificates).
 Python 3.11 stdlib only; boto3 runs in a subprocess under the venv's python.
@@ -115,7 +116,10 @@ response exchange takes `delay` longer, and a fresh connection's time to first b
     connection's time to first byte also grows by about 2 x delay; connect() itself returns at
     once, so curl's time_connect stays ~0). loss is not possible there (loss > 0 exits 77).
     Measured here (relay, delay=80ms): time to first byte 81 ms on a kept-alive connection,
-    165 ms on a fresh one, against < 1 ms on 127.0.0.1; rate=200mbit gave 181 Mbit/s for 20 MB.
+    165 ms on a fresh one, against < 1 ms on 127.0.0.1; rate=200mbit gave 181 Mbit/s for 50 MB,
+    and the relay alone (delay=2ms, no rate) 875 Mbit/s. What relay mode does NOT emulate: the
+    TCP connections on both sides of the relay see a ~0 ms RTT, so window/slow-start effects of a
+    long fat link (throughput capped by window / RTT) are absent; packets are not lost.
   auto: netem when the kernel has it, else relay; endpoints.json says which was used.
 Stale namespaces (name frh<pid> whose watchdog pid is gone) and their veths are deleted by every
 `up`, `down` and `cleanup`.

@@ -342,16 +342,31 @@ def test_short_body(clean_proxy, tree):
 
 def test_delay_before_first_byte(clean_proxy):
     p = clean_proxy
-    p.set_faults({"match": "a.txt", "fault": "delay", "delay_ms": 600, "method": "GET"})
+    p.set_faults({"match": "a.txt", "fault": "delay", "delay_ms": 1500, "method": "GET"})
     t0 = time.monotonic()
     head, body, _ = raw_request(p.endpoints["proxy"], "/sub/a.txt", method="HEAD")
-    assert time.monotonic() - t0 < 0.5 and status_of(head) == 200  # HEAD: method differs
+    assert time.monotonic() - t0 < 1.4 and status_of(head) == 200  # HEAD: method differs
     t0 = time.monotonic()
     head, body, _ = raw_request(p.endpoints["proxy"], "/sub/a.txt")
-    assert time.monotonic() - t0 >= 0.6 and body == b"hello from the harness\n"
+    assert time.monotonic() - t0 >= 1.5 and body == b"hello from the harness\n"
+    assert p.log()[-1]["fault"] == "delay"
     t0 = time.monotonic()
     raw_request(p.endpoints["proxy"], "/sub/a.txt")
-    assert time.monotonic() - t0 < 0.5
+    assert time.monotonic() - t0 < 1.4 and p.log()[-1]["fault"] is None
+
+
+def test_stall_mid_body(clean_proxy, tree, need_curl):
+    p = clean_proxy
+    p.set_faults({"match": "shard-0000", "fault": "stall", "after_bytes": 4096, "stall_ms": 800})
+    t0 = time.monotonic()
+    head, body, end = raw_request(p.endpoints["proxy"], "/shard-0000.tar")
+    assert time.monotonic() - t0 >= 0.8
+    assert body == (tree / "shard-0000.tar").read_bytes() and end == "open"
+    p.set_faults({"match": "shard-0000", "fault": "stall", "after_bytes": 4096, "stall_ms": 3000})
+    r = subprocess.run(["curl", "-s", "-o", os.devnull, "-w", "%{size_download}", "--max-time",
+                        "1", p.endpoints["proxy"] + "/shard-0000.tar"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 28 and r.stdout == "4096"  # CURLE_OPERATION_TIMEDOUT
 
 
 def test_always_regex_and_clearing(clean_proxy):
@@ -380,13 +395,16 @@ def test_curl_sees_each_fault_as_libcurl_reports_it(clean_proxy, need_curl):
     url = p.endpoints["proxy"] + "/shard-0000.tar"
     cases = [({"fault": "reset"}, 56), ({"fault": "reset", "after_bytes": 100}, 56),
              ({"fault": "short", "after_bytes": 100}, 18),
-             ({"fault": "status", "status": 503}, 22), ({"fault": "delay", "delay_ms": 3000}, 28)]
+             ({"fault": "status", "status": 503}, 22), ({"fault": "delay", "delay_ms": 5000}, 28)]
     for rule, want in cases:
         p.set_faults(dict(rule, match="shard-0000"))
-        r = subprocess.run(["curl", "-s", "-f", "-o", os.devnull, "--max-time", "1", url],
+        r = subprocess.run(["curl", "-s", "-f", "-o", os.devnull, "--max-time", "2", url],
                            capture_output=True, timeout=30)
         assert r.returncode == want, (rule, r.returncode, r.stderr)
     assert subprocess.run(["curl", "-s", "-f", "-o", os.devnull, url], timeout=30).returncode == 0
+    time.sleep(0.3)  # the delayed request ended when curl gave up, not 5 s later
+    delayed = [e for e in p.log() if e["fault"] == "delay"]
+    assert len(delayed) == 1 and delayed[0]["error"] == "client: closed during the delay"
 
 
 # ----------------------------------------------------------------------------- CLI and lifecycle
@@ -447,6 +465,29 @@ def test_ttl_bounds_a_cli_up(tmp_path, need_nginx):
     while time.monotonic() < deadline and any(alive(e["pid"], e["start"]) for e in pids):
         time.sleep(0.2)
     assert not any(alive(e["pid"], e["start"]) for e in pids)
+
+
+def test_netem_mode_commands(monkeypatch):
+    """The tc commands of mode=netem (this machine's kernel has no sch_netem to run them)."""
+    calls = []
+
+    def fake_run(cmd, check=True, timeout=30, **kw):
+        calls.append([str(c) for c in cmd])
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(servers, "run", fake_run)
+    ns = servers.Netns(4242, servers.parse_netem("delay=50ms,rate=200mbit,loss=0.5%,mode=netem"))
+    ns.create()
+    assert ns.mode == "netem" and ns.name == "frh4242" and ns.veth_a == "frh4242a"
+    tc = [c for c in calls if c[0] == "tc"]
+    assert tc == [
+        ["tc", "qdisc", "add", "dev", "frh4242a", "root", "netem", "delay", "25000us", "loss",
+         "0.5%", "rate", "200mbit"],
+        ["tc", "-n", "frh4242", "qdisc", "add", "dev", "frh4242b", "root", "netem", "delay",
+         "25000us", "loss", "0.5%", "rate", "200mbit"]]
+    assert ["ip", "netns", "add", "frh4242"] in calls
+    net = servers.ipaddress.ip_network(f"{ns.host_addr}/30", strict=False)
+    assert net.subnet_of(servers.NET_BASE) and ns.ns_addr in map(str, net.hosts())
 
 
 def test_netem_spec_parsing():
@@ -543,12 +584,18 @@ def test_stale_namespaces_are_cleaned(tmp_path):
     subprocess.run(["ip", "link", "add", ns + "a", "type", "veth", "peer", "name", ns + "b"],
                    check=True)
     subprocess.run(["ip", "link", "set", ns + "b", "netns", ns], check=True)
+    inside = subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "60"], start_new_session=True)
     try:
+        time.sleep(0.2)
         r = cli("cleanup")
         assert r.returncode == 0 and ns in r.stdout
         assert ns not in harness_netns()
         assert not any(f"{ns}a" in ln for ln in harness_links())
+        assert inside.wait(timeout=10) is not None  # what ran inside was ended
     finally:
+        if inside.poll() is None:
+            inside.kill()
+            inside.wait()
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
         subprocess.run(["ip", "link", "del", ns + "a"], capture_output=True)
 

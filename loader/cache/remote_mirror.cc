@@ -1,6 +1,7 @@
 #include "loader/cache/remote_mirror.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -21,7 +22,9 @@ namespace fs = std::filesystem;
 std::string mirror_key(const std::string& source, const Dataset& dataset) {
   XXH64_state_t* state = XXH64_createState();
   XXH64_reset(state, 0);
-  const auto add = [&](const std::string& text) { XXH64_update(state, text.c_str(), text.size() + 1); };
+  const auto add = [&](const std::string& text) {
+    XXH64_update(state, text.c_str(), text.size() + 1);
+  };
   add(source);
   add(dataset.index_hash());
   for (std::uint32_t file = 0; file < dataset.files().size(); ++file) {
@@ -62,7 +65,7 @@ RemoteMirror::RemoteMirror(const fs::path& cache_dir, const std::string& source,
   }
   log_ = open_or_throw(folder_ / "present", O_RDWR | O_CREAT | O_APPEND);
   for (const auto& entry : fs::directory_iterator(folder_ / "objects", error)) {
-    struct stat st {};
+    struct stat st;
     if (::stat(entry.path().c_str(), &st) == 0) folder_bytes_ += st.st_blocks * 512ull;
   }
   refresh();
@@ -97,14 +100,15 @@ void RemoteMirror::store(std::uint32_t index, std::span<const std::byte> bytes) 
   {
     std::lock_guard lock(mutex_);
     if (!stats_.stopped.empty() || present_[index].load(std::memory_order_acquire)) return;
-    if (cache_bytes_cap_ > 0 && static_cast<double>(folder_bytes_ + bytes.size()) > cache_bytes_cap_) {
+    if (cache_bytes_cap_ > 0 &&
+        static_cast<double>(folder_bytes_ + bytes.size()) > cache_bytes_cap_) {
       stop_storing("the cache folder reached cache_gb");
       return;
     }
     since_space_check_ += bytes.size();
     if (folder_bytes_ == 0 || since_space_check_ > (std::uint64_t{64} << 20)) {
       since_space_check_ = 0;
-      struct statvfs disk {};
+      struct statvfs disk;
       if (::statvfs(folder_.c_str(), &disk) == 0 &&
           static_cast<double>(disk.f_bavail) < 0.05 * static_cast<double>(disk.f_blocks)) {
         stop_storing("less than 5% of the cache's disk is free");

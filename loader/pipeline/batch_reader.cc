@@ -300,8 +300,9 @@ void BatchReader::read_mirrored(Slot& slot) {
   }
   slot.reads.clear();
   if (again.empty()) return;
-  if (!refetch_) refetch_ = std::make_unique<io::RangeFetcher>(remote_->settings().s3,
-                                                               remote_->settings().fetch);
+  if (!refetch_)
+    refetch_ =
+        std::make_unique<io::RangeFetcher>(remote_->settings().s3, remote_->settings().fetch);
   for (const std::size_t i : again) {
     const SampleRef& ref = dataset_.sample(slot.indices[i]);
     io::FetchRequest request;

@@ -156,17 +156,20 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
       }
     }
     const Group& group = *holding();
-    const std::uint32_t index = order_[position];
-    const SampleRef& ref = dataset_.sample(index);
-    if (!group.error.empty()) {
-      use(i, index, {}, dataset_.describe(index) + ": " + group.error);
+    Sample sample;
+    sample.position = i;
+    sample.index = order_[position];
+    const SampleRef& ref = dataset_.sample(sample.index);
+    if (group.local) {
+      sample.local = true;
+    } else if (!group.error.empty()) {
+      sample.error = dataset_.describe(sample.index) + ": " + group.error;
     } else {
-      use(i, index,
-          std::span<const std::byte>(group.bytes)
-              .subspan(static_cast<std::size_t>(ref.offset - group.offset),
-                       static_cast<std::size_t>(ref.size)),
-          std::string());
+      sample.bytes = std::span<const std::byte>(group.bytes)
+                         .subspan(static_cast<std::size_t>(ref.offset - group.offset),
+                                  static_cast<std::size_t>(ref.size));
     }
+    use(sample);
   }
   next_take_ += count;
   while (!groups_.empty() && groups_.front().first + groups_.front().count <= next_take_) {
@@ -181,9 +184,9 @@ void RemoteWindow::store(const Group& group) const {
   for (std::size_t k = 0; k < group.count; ++k) {
     const std::uint32_t index = order_[group.first + k];
     const SampleRef& ref = dataset_.sample(index);
-    mirror_->store(index, std::span<const std::byte>(group.bytes).subspan(
-                              static_cast<std::size_t>(ref.offset - group.offset),
-                              static_cast<std::size_t>(ref.size)));
+    mirror_->store(index, std::span<const std::byte>(group.bytes)
+                              .subspan(static_cast<std::size_t>(ref.offset - group.offset),
+                                       static_cast<std::size_t>(ref.size)));
   }
 }
 

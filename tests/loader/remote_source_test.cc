@@ -4,13 +4,13 @@
 // remote source has its local copy: with the same seed the batches must be byte-identical.
 // Skipped when FEEDRATE_REMOTE_ENDPOINTS is not set (the fixture did not run).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,7 +26,8 @@ struct Endpoints {
   nlohmann::json json;
   std::string s3() const { return json.at("s3"); }
   std::string bucket_url() const {
-    return "s3://" + json.at("bucket").get<std::string>() + "/" + json.at("prefix").get<std::string>();
+    return "s3://" + json.at("bucket").get<std::string>() + "/" +
+           json.at("prefix").get<std::string>();
   }
   std::string local(const std::string& relative) const {
     return json.at("data").get<std::string>() + "/" + relative;
@@ -98,7 +99,8 @@ class RemoteSource : public ::testing::Test {
  protected:
   void SetUp() override {
     found_ = endpoints();
-    if (!found_) GTEST_SKIP() << "FEEDRATE_REMOTE_ENDPOINTS not set: the remote fixture did not run";
+    if (!found_)
+      GTEST_SKIP() << "FEEDRATE_REMOTE_ENDPOINTS not set: the remote fixture did not run";
     use_store(*found_, found_->s3(), found_->json.at("secret_key"));
   }
   const Endpoints& e() const { return *found_; }

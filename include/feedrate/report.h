@@ -161,6 +161,23 @@ struct CacheFigures {
   std::vector<std::string> warnings;  // the first few problems, also printed to stderr
 };
 
+// A remote source's store (s3://, https://; loader/pipeline/remote_window.h): how its reads
+// went, for the io capacity and its advice. All zero for a local dataset.
+struct StoreFigures {
+  bool remote = false;
+  std::string scheme;            // "s3", "https" or "http"
+  unsigned max_in_flight = 0;    // requests the read-ahead may keep in flight
+  double average_in_flight = 0;  // requests, over the time any was in flight
+  unsigned peak_in_flight = 0;
+  std::uint64_t requests = 0;  // ranged GETs (a run of neighbouring samples is one)
+  std::uint64_t retries = 0, failed = 0;
+  std::uint64_t bytes = 0;
+  double first_byte_p50_ms = 0, first_byte_p99_ms = 0;  // per request, connection set-up included
+  double bytes_per_s = 0;                               // over the time any request was in flight
+  double bytes_per_s_per_connection = 0;                // one request's transfer rate
+  double busy_s = 0;                                    // time with a request in flight
+};
+
 struct Report {
   RunSetting run;
   double wall_s = 0;
@@ -178,6 +195,7 @@ struct Report {
   Verdict verdict;
   RunCosts costs;
   CacheFigures cache;
+  StoreFigures store;
 };
 
 }  // namespace feedrate

@@ -157,9 +157,41 @@ void RemoteMirror::forget(std::uint32_t index) {
   if (present_[index].exchange(false, std::memory_order_release)) --stats_.present;
 }
 
+void RemoteMirror::count(std::uint64_t hits, std::uint64_t misses) {
+  std::lock_guard lock(mutex_);
+  stats_.hits += hits;
+  stats_.misses += misses;
+}
+
 RemoteMirrorStats RemoteMirror::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;
+}
+
+CacheFigures mirror_figures(const RemoteMirror& mirror, const Dataset& dataset) {
+  const RemoteMirrorStats stats = mirror.stats();
+  CacheFigures figures;
+  figures.enabled = true;
+  figures.folder = mirror.folder().string();
+  figures.samples = stats.present;
+  figures.dataset_samples = dataset.size();
+  for (std::uint32_t index = 0; index < dataset.size(); ++index) {
+    if (mirror.contains(index)) figures.bytes += dataset.sample(index).size;
+  }
+  figures.source_bytes = figures.bytes;  // stored unchanged
+  figures.disk_bytes = figures.bytes;
+  figures.hits = stats.hits;
+  figures.misses = stats.misses;
+  figures.hit_rate =
+      stats.hits + stats.misses > 0
+          ? static_cast<double>(stats.hits) / static_cast<double>(stats.hits + stats.misses)
+          : 0;
+  figures.fallbacks = stats.verify_failures;
+  figures.unchanged = stats.stored;
+  figures.written_bytes = stats.stored_bytes;
+  figures.stopped = !stats.stopped.empty();
+  if (figures.stopped) figures.warnings.push_back(stats.stopped);
+  return figures;
 }
 
 }  // namespace feedrate

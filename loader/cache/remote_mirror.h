@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "feedrate/dataset.h"
+#include "feedrate/report.h"
 
 namespace feedrate {
 
@@ -39,7 +40,8 @@ struct RemoteMirrorStats {
   std::uint64_t stored_bytes = 0;  // their bytes
   std::uint64_t present = 0;       // samples the folder holds, by any process
   std::uint64_t verify_failures = 0;
-  std::string stopped;  // why storing stopped, empty while it goes on
+  std::uint64_t hits = 0, misses = 0;  // samples read from the cache / the store
+  std::string stopped;                 // why storing stopped, empty while it goes on
 };
 
 class RemoteMirror {
@@ -65,6 +67,8 @@ class RemoteMirror {
   void forget(std::uint32_t index);
   // Takes in the records appended since the last call.
   void refresh();
+  // Samples a batch read from the cache, and from the store.
+  void count(std::uint64_t hits, std::uint64_t misses);
   RemoteMirrorStats stats() const;
 
  private:
@@ -90,5 +94,8 @@ class RemoteMirror {
   std::uint64_t folder_bytes_ = 0;
   std::uint64_t since_space_check_ = 0;
 };
+
+// The cache's figures as the report carries them (Report::cache): samples stored unchanged.
+CacheFigures mirror_figures(const RemoteMirror& mirror, const Dataset& dataset);
 
 }  // namespace feedrate

@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "loader/diagnosis/store_json.h"
 #include "loader/diagnosis/verdict.h"
 
 namespace feedrate {
@@ -83,6 +84,7 @@ nlohmann::json stages_json(const Report& report) {
   stages["in_flight"] = {{"mean", report.in_flight_mean},
                          {"max", report.in_flight_max},
                          {"capacity", report.in_flight_capacity}};
+  if (report.store.remote) stages["store"] = store_json(report.store);
   return stages;
 }
 

@@ -18,7 +18,7 @@ nlohmann::json verdict_json(const Report& report);
 // headroom null when unlimited or not measured)
 nlohmann::json capacities_json(const Report& report);
 // {<stage>: {items, bytes, busy_s, starved_s, blocked_s, threads, utilization}, ...,
-//  in_flight: {mean, max, capacity}}
+//  in_flight: {mean, max, capacity}, store: {...} for a remote source (store_json.h)}
 nlohmann::json stages_json(const Report& report);
 
 // The `costs` object (include/feedrate/run_costs.h).

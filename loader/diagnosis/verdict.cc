@@ -9,6 +9,7 @@
 #include "io/disk_class.h"
 #include "io/throttle.h"
 #include "loader/diagnosis/capacity.h"
+#include "loader/diagnosis/store_advice.h"
 #include "loader/diagnosis/text.h"
 #include "loader/diagnosis/throughput_model.h"
 
@@ -380,10 +381,18 @@ Verdict judge(const Report& r) {
   v.reached = c.delivered >= best_rate / (1 + kReachMargin);
 
   const Measured m = measure(r);
+  // A remote source's io is its store: advice of its own, and no page cache holds it.
+  const auto reads_advice = [&] {
+    if (r.store.remote) {
+      store_advice(r, v.advice);
+    } else {
+      io_advice(m, v);
+    }
+  };
   if (v.bottleneck == "cpu") {
     cpu_advice(m, v);
   } else if (v.bottleneck == "io") {
-    io_advice(m, v);
+    reads_advice();
   } else if (v.bottleneck == "ram") {
     ram_advice(m, v);
   } else if (v.bottleneck == "h2d") {
@@ -392,8 +401,8 @@ Verdict judge(const Report& r) {
     consumer_advice(m, v);
   }
   if (v.runner_up == "cpu" && v.bottleneck != "cpu") cpu_advice(m, v);
-  if (v.runner_up == "io" && v.bottleneck != "io") io_advice(m, v);
-  page_cache_advice(m, v);
+  if (v.runner_up == "io" && v.bottleneck != "io") reads_advice();
+  if (!r.store.remote) page_cache_advice(m, v);
   if (!v.reached) {
     std::string why = "filling and draining the pipeline at the start and end of each epoch";
     if (v.bottleneck == "cpu") {

@@ -24,6 +24,11 @@ BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& option
       blocks_(std::move(blocks)),
       remote_(std::move(remote)),
       mirror_(mirror) {
+  if (remote_) {
+    remote_stats_.backend_description =
+        "libcurl, up to " + std::to_string(remote_->settings().fetch.max_in_flight) +
+        " requests in flight" + (mirror_ != nullptr ? ", local-disk cache" : "");
+  }
   reader_ = make_reader ? make_reader(options, &fallback_reason_)
                         : io::Reader::create(options, &fallback_reason_);
   if (cache_ != nullptr && !blocks_) {
@@ -268,6 +273,20 @@ void BatchReader::read_remote(Slot& slot) {
     }
   });
   if (mirror_ != nullptr) read_mirrored(slot);
+  std::uint64_t hits = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (slot.errors[i].empty()) remote_stats_.bytes += slot.encoded_size[i];
+    hits += slot.from_cache[i];
+  }
+  if (mirror_ != nullptr) mirror_->count(hits, n - hits);
+  remote_stats_.operations += n;
+  const io::FetchStats fetched = remote_->stats();
+  remote_stats_.latency_p50_us = fetched.first_byte_p50_ms * 1e3;
+  remote_stats_.latency_p99_us = fetched.first_byte_p99_ms * 1e3;
+  remote_stats_.average_in_flight = fetched.average_in_flight;
+  remote_stats_.peak_in_flight = std::max(remote_stats_.peak_in_flight, fetched.peak_in_flight);
+  remote_stats_.retries = fetched.retries_total();
+  remote_stats_.failed = fetched.failed;
 }
 
 void BatchReader::read_mirrored(Slot& slot) {

@@ -71,7 +71,10 @@ class BatchReader {
   // anything.
   bool read_ahead(std::size_t blocks);
 
-  const io::ReadStats& stats() const { return reader_->stats(); }
+  // The reads as they ran. A remote dataset's: the samples delivered from the store and the
+  // local-disk cache, with the store's time to first byte as the latency and its requests in
+  // flight.
+  const io::ReadStats& stats() const { return remote_ ? remote_stats_ : reader_->stats(); }
   // The remote read-ahead's figures; null for a local dataset.
   const RemoteWindow* remote() const { return remote_.get(); }
   io::Backend backend() const { return reader_->backend(); }
@@ -115,9 +118,10 @@ class BatchReader {
   std::unique_ptr<BlockStore> blocks_;        // null: no block reads
   std::vector<io::ReadRequest> block_reads_;  // of one batch
 
-  std::unique_ptr<RemoteWindow> remote_;  // null: a local dataset
-  RemoteMirror* mirror_;                  // null: no local-disk cache of the remote samples
+  std::unique_ptr<RemoteWindow> remote_;       // null: a local dataset
+  RemoteMirror* mirror_;                       // null: no local-disk cache of the remote samples
   std::unique_ptr<io::RangeFetcher> refetch_;  // samples whose cached copy read badly
+  io::ReadStats remote_stats_;                 // of a remote dataset, for stats()
 };
 
 }  // namespace feedrate

@@ -12,6 +12,7 @@
 #include "io/direct_io.h"
 #include "io/throttle.h"
 #include "loader/dataset/remote_settings.h"
+#include "loader/diagnosis/verdict.h"
 #include "loader/pipeline/memory_budget.h"
 #include "loader/pipeline/remote_window.h"
 
@@ -96,7 +97,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   }
   reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
                                           options_.tar_chunk_bytes, make_reader, std::move(blocks),
-                                          cache_.get(), std::move(remote));
+                                          cache_.get(), std::move(remote), mirror_.get());
 
   if (options_.num_workers > 0) {
     // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
@@ -170,7 +171,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   run.throttle = options_.throttle;
   run.rank = options_.rank;
   run.world_size = options_.world_size;
-  run.io_backend = io::backend_name(reader_->backend());
+  run.io_backend = dataset_.is_remote() ? "remote" : io::backend_name(reader_->backend());
   run.io_fallback_reason = reader_->fallback_reason();
   run.device = transfer.device.name();
   telemetry_ = std::make_unique<Telemetry>(std::move(run));
@@ -317,6 +318,11 @@ PacingCounters Pipeline::pacing_counters(int cores) const {
 Report Pipeline::report() const {
   Report report = telemetry_->report();
   if (cache_) report.cache = cache_->figures();
+  if (mirror_) report.cache = mirror_figures(*mirror_, dataset_);
+  if (const RemoteWindow* remote = reader_->remote()) {
+    report.store = store_figures(*remote);
+    report.verdict = judge(report);  // with the store's figures, for its advice
+  }
   return report;
 }
 

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "feedrate/dataset.h"
+#include "feedrate/report.h"
 #include "io/remote/fetch_stats.h"
 #include "io/remote/range_fetcher.h"
 #include "loader/cache/remote_mirror.h"
@@ -74,6 +75,8 @@ class RemoteWindow {
   // The fetcher's figures, as of its latest poll.
   io::FetchStats stats() const;
   const RemoteSettings& settings() const { return settings_; }
+  // The dataset's first object, for its scheme.
+  const std::string& first_url() const;
 
  private:
   struct Group {
@@ -111,5 +114,8 @@ class RemoteWindow {
   io::RangeFetcher* fetcher_ = nullptr;  // the running thread's, for wake()
   std::thread thread_;
 };
+
+// The window's figures as the report carries them (Report::store).
+StoreFigures store_figures(const RemoteWindow& window);
 
 }  // namespace feedrate

@@ -3,6 +3,7 @@
 // in front of moto). The data is a local tree (remote.data) that the fixture uploads, so each
 // remote source has its local copy: with the same seed the batches must be byte-identical.
 // Skipped when FEEDRATE_REMOTE_ENDPOINTS is not set (the fixture did not run).
+#include <curl/curl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,9 +19,12 @@
 
 #include "feedrate/error.h"
 #include "feedrate/loader.h"
+#include "tests/support/test_data.h"
 
 namespace feedrate {
 namespace {
+
+using testing::TempDir;
 
 struct Endpoints {
   nlohmann::json json;
@@ -59,12 +63,13 @@ struct Epochs {
   std::vector<std::vector<unsigned char>> images;
   std::vector<std::vector<std::int32_t>> labels;
   std::vector<std::string> skipped;
+  std::vector<std::string> reasons;
 };
 
-Epochs run(LoaderOptions options) {
+Epochs run(LoaderOptions options, Report* report = nullptr, std::uint64_t epochs = 2) {
   Loader loader(options);
   Epochs out;
-  for (std::uint64_t epoch = 0; epoch < 2; ++epoch) {
+  for (std::uint64_t epoch = 0; epoch < epochs; ++epoch) {
     loader.start_epoch(epoch);
     while (std::optional<Batch> batch = loader.next()) {
       const auto* bytes = static_cast<const unsigned char*>(batch->data());
@@ -74,10 +79,36 @@ Epochs run(LoaderOptions options) {
       out.labels.emplace_back(batch->label_data(), batch->label_data() + batch->size());
       for (const SkippedSample& s : batch->skipped()) {
         out.skipped.push_back(std::to_string(s.index));
+        out.reasons.push_back(s.reason);
       }
     }
   }
+  if (report != nullptr) *report = loader.report();
   return out;
+}
+
+// The fault proxy's control endpoint: POST (rules as JSON) or DELETE /__faults.
+void set_faults(const std::string& control, const std::string& rules) {
+  CURL* curl = curl_easy_init();
+  ASSERT_NE(curl, nullptr);
+  const std::string url = control + "/__faults";
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  if (rules.empty()) {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+  } else {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, rules.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  }
+  curl_easy_setopt(
+      curl, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t n, void*) { return size * n; });
+  const CURLcode rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  ASSERT_EQ(rc, CURLE_OK) << curl_easy_strerror(rc);
+  ASSERT_EQ(status / 100, 2) << "fault proxy answered " << status;
 }
 
 LoaderOptions options_for(std::string source, ShuffleMode shuffle = ShuffleMode::kFull) {
@@ -102,12 +133,19 @@ class RemoteSource : public ::testing::Test {
     if (!found_)
       GTEST_SKIP() << "FEEDRATE_REMOTE_ENDPOINTS not set: the remote fixture did not run";
     use_store(*found_, found_->s3(), found_->json.at("secret_key"));
+    set_faults(found_->json.at("proxy_control"), "");
   }
+  void TearDown() override {
+    if (found_) set_faults(found_->json.at("proxy_control"), "");
+  }
+  // Requests through the fault proxy in front of moto.
+  void use_proxy() const { use_store(e(), e().json.at("proxy"), e().json.at("secret_key")); }
   const Endpoints& e() const { return *found_; }
   std::optional<Endpoints> found_;
 };
 
 void expect_same(const Epochs& remote, const Epochs& local) {
+  ASSERT_FALSE(local.images.empty());
   ASSERT_EQ(remote.images.size(), local.images.size());
   for (std::size_t b = 0; b < local.images.size(); ++b) {
     EXPECT_EQ(remote.labels[b], local.labels[b]) << "batch " << b;
@@ -174,6 +212,190 @@ TEST_F(RemoteSource, AWrongSecretIsDeniedNamingTheCredentialsSourceNotTheSecret)
     EXPECT_NE(text.find("403"), std::string::npos) << text;
     EXPECT_NE(text.find("AWS_ACCESS_KEY_ID"), std::string::npos) << text;
     EXPECT_EQ(text.find(secret), std::string::npos) << text;
+  }
+}
+
+TEST_F(RemoteSource, CacheDirStoresEverySampleSoTheNextLoaderReadsTheLocalDisk) {
+  TempDir cache;
+  LoaderOptions options = options_for(e().bucket_url() + "tar/");
+  options.cache_dir = cache.path().string();
+  const Epochs local = run(options_for(e().local("tar")));
+  Report first;
+  expect_same(run(options, &first), local);
+  EXPECT_TRUE(first.cache.enabled);
+  EXPECT_EQ(first.cache.samples, first.run.dataset_samples);
+  EXPECT_EQ(first.cache.unchanged, first.run.dataset_samples);  // stored once, unchanged
+  EXPECT_EQ(first.cache.bytes, first.run.dataset_bytes);
+  // Epoch 1 of the first loader already read the cache; a second loader fetches nothing.
+  Report second;
+  expect_same(run(options, &second), local);
+  EXPECT_EQ(second.store.requests, 0u);
+  EXPECT_EQ(second.cache.misses, 0u);
+  EXPECT_EQ(second.cache.hits, 2 * second.run.dataset_samples);
+}
+
+TEST_F(RemoteSource, ABadCacheEntryIsFetchedAgainAlone) {
+  TempDir cache;
+  LoaderOptions options = options_for(e().bucket_url() + "folder/");
+  options.cache_dir = cache.path().string();
+  const Epochs local = run(options_for(e().local("folder")));
+  Report first;
+  run(options, &first, 1);
+  // Flip one byte of the cached copy of one image.
+  const std::filesystem::path object = std::filesystem::path(first.cache.folder) / "objects" / "5";
+  {
+    std::fstream file(object, std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(file) << object;
+    file.seekg(100);
+    const char byte = static_cast<char>(file.get());
+    file.seekp(100);
+    file.put(static_cast<char>(~byte));
+  }
+  Report second;
+  expect_same(run(options, &second), local);
+  EXPECT_EQ(second.cache.fallbacks, 1u);
+  EXPECT_EQ(second.store.requests, 0u);  // the window fetched nothing: the refetch is its own
+  EXPECT_EQ(second.cache.misses, 1u);    // that one sample, read from the store
+}
+
+TEST_F(RemoteSource, RetriesOfEveryTransientFaultStillDeliverTheLocalCopysBatches) {
+  use_proxy();
+  set_faults(
+      e().json.at("proxy_control"),
+      R"([{"match": "shard_000000", "fault": "status", "status": 503, "code": "SlowDown", "times": 2},
+                 {"match": "shard_000001", "fault": "status", "status": 500, "times": 1},
+                 {"match": "shard_000001", "fault": "status", "status": 429, "times": 1},
+                 {"match": "shard_000002", "fault": "reset", "times": 1},
+                 {"match": "shard_000002", "fault": "short", "has_range": true, "times": 2},
+                 {"match": "shard_000000", "fault": "reset", "after_bytes": 1000, "times": 1}])");
+  Report report;
+  expect_same(run(options_for(e().bucket_url() + "tar/"), &report),
+              run(options_for(e().local("tar"))));
+}
+
+TEST_F(RemoteSource, AnObjectThatKeepsFailingIsSkippedNamingItNothingElseIsLost) {
+  use_proxy();
+  set_faults(e().json.at("proxy_control"),
+             R"({"match": "img_000004.jpg", "fault": "status", "status": 500, "always": true})");
+  LoaderOptions options = options_for(e().bucket_url() + "folder/");
+  options.on_bad = BadInputPolicy::kSkip;
+  const Epochs remote = run(options);
+  ASSERT_EQ(remote.reasons.size(), 2u);  // once an epoch
+  for (const std::string& reason : remote.reasons) {
+    EXPECT_NE(reason.find("img_000004.jpg"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("500"), std::string::npos) << reason;
+  }
+  std::size_t delivered = 0;
+  for (const auto& labels : remote.labels) delivered += labels.size();
+  EXPECT_EQ(delivered + remote.reasons.size(), 2 * 48u);
+}
+
+TEST_F(RemoteSource, TheReportCarriesTheStoresFigures) {
+  Report report;
+  run(options_for(e().bucket_url() + "folder/"), &report, 1);
+  EXPECT_TRUE(report.store.remote);
+  EXPECT_EQ(report.store.scheme, "s3");
+  EXPECT_EQ(report.store.requests, 48u);  // one object per image
+  EXPECT_EQ(report.store.bytes, report.run.dataset_bytes);
+  EXPECT_GT(report.store.first_byte_p50_ms, 0);
+  EXPECT_GE(report.store.peak_in_flight, 2u);
+  EXPECT_EQ(report.run.io_backend, "remote");
+  bool store_finding = false;
+  for (const Advice& advice : report.verdict.advice) store_finding |= advice.kind == "io.store";
+  EXPECT_EQ(store_finding, report.verdict.bottleneck == "io" || report.verdict.runner_up == "io");
+}
+
+TEST_F(RemoteSource, ResumeMidEpochDeliversTheLocalCopysRest) {
+  const auto rest_after = [](LoaderOptions options, std::size_t taken) {
+    LoaderState state;
+    {
+      Loader loader(options);
+      loader.start_epoch(1);
+      for (std::size_t b = 0; b < taken; ++b) EXPECT_TRUE(loader.next().has_value());
+      state = loader.state();
+    }
+    Loader resumed(options);
+    resumed.load_state(state);
+    std::vector<std::vector<std::int32_t>> labels;
+    while (std::optional<Batch> batch = resumed.next()) {
+      labels.emplace_back(batch->label_data(), batch->label_data() + batch->size());
+    }
+    return labels;
+  };
+  const auto remote = rest_after(options_for(e().bucket_url() + "tar/"), 2);
+  ASSERT_FALSE(remote.empty());
+  EXPECT_EQ(remote, rest_after(options_for(e().local("tar")), 2));
+}
+
+TEST_F(RemoteSource, UnsignedRequestsReadAPublicServerAndADenialNamesThem) {
+  ::unsetenv("AWS_ACCESS_KEY_ID");
+  ::unsetenv("AWS_SECRET_ACCESS_KEY");
+  const std::string https = e().json.at("https");
+  expect_same(run(options_for(https + "/tar/shard_{000000..000002}.tar")),
+              run(options_for(e().local("tar"))));
+  // moto in its signature-checking mode answers an unsigned request with a 500, not S3's 403:
+  // the proxy gives the 403 a private bucket gives.
+  ::setenv("AWS_ENDPOINT_URL", e().json.at("proxy").get<std::string>().c_str(), 1);
+  set_faults(e().json.at("proxy_control"),
+             R"({"match": "list-type=2", "fault": "status", "status": 403, "always": true})");
+  try {
+    Loader loader(options_for(e().bucket_url() + "tar/"));
+    FAIL() << "a denied listing was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::strstr(error.what(), "403"), nullptr) << error.what();
+    EXPECT_NE(std::strstr(error.what(), "unsigned"), nullptr) << error.what();
+  }
+}
+
+// Replaces an object of the bucket (a signed PUT, as the AWS tools make it).
+void put_object(const Endpoints& e, const std::string& key, const std::string& body) {
+  CURL* curl = curl_easy_init();
+  ASSERT_NE(curl, nullptr);
+  const std::string url = e.s3() + "/" + e.json.at("bucket").get<std::string>() + "/" + key;
+  const std::string user =
+      e.json.at("access_key").get<std::string>() + ":" + e.json.at("secret_key").get<std::string>();
+  const std::string sigv4 = "aws:amz:" + e.json.at("region").get<std::string>() + ":s3";
+  curl_slist* headers = curl_slist_append(nullptr, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+  headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_USERPWD, user.c_str());
+  curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, sigv4.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+  curl_easy_setopt(
+      curl, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t n, void*) { return size * n; });
+  const CURLcode rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  ASSERT_EQ(rc, CURLE_OK) << curl_easy_strerror(rc);
+  ASSERT_EQ(status, 200) << "PUT " << url;
+}
+
+TEST_F(RemoteSource, AnObjectChangedAfterIndexingIsAnErrorNamingIt) {
+  const std::string key = e().json.at("prefix").get<std::string>() + "changing/class_0/a.jpg";
+  const std::vector<unsigned char> jpeg = testing::small_jpeg(3);
+  put_object(e(), key, std::string(jpeg.begin(), jpeg.end()));
+  put_object(e(), e().json.at("prefix").get<std::string>() + "changing/class_0/b.jpg",
+             std::string(jpeg.begin(), jpeg.end()));
+  LoaderOptions options = options_for(e().bucket_url() + "changing/");
+  options.batch_size = 2;
+  Loader loader(options);
+  loader.start_epoch(0);
+  ASSERT_TRUE(loader.next().has_value());
+  const std::vector<unsigned char> other = testing::small_jpeg(4);
+  put_object(e(), key, std::string(other.begin(), other.end()));
+  loader.start_epoch(1);
+  try {
+    while (loader.next()) {
+    }
+    FAIL() << "a changed object was read";
+  } catch (const Error& error) {
+    EXPECT_NE(std::strstr(error.what(), "changing/class_0/a.jpg"), nullptr) << error.what();
+    EXPECT_NE(std::strstr(error.what(), "changed"), nullptr) << error.what();
   }
 }
 

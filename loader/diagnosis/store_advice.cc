@@ -1,0 +1,79 @@
+#include "loader/diagnosis/store_advice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "loader/diagnosis/capacity.h"
+#include "loader/diagnosis/text.h"
+
+namespace feedrate {
+namespace {
+
+using text::format;
+using text::thousands;
+
+Advice advice_of(const char* kind, std::string cause, std::string remedy = {}, double projected = 0,
+                 std::string cost = {}) {
+  Advice a;
+  a.kind = kind;
+  a.cause = std::move(cause);
+  a.remedy = std::move(remedy);
+  a.projected_images_per_s = projected;
+  a.cost = std::move(cost);
+  return a;
+}
+
+}  // namespace
+
+void store_advice(const Report& report, std::vector<Advice>& advice) {
+  const StoreFigures& s = report.store;
+  const Capacities& capacities = report.capacities;
+  const double io = capacities.of("io").images_per_s;
+  const double per_image = report.images > 0 ? static_cast<double>(s.bytes) / report.images : 0;
+  const double images_per_request =
+      s.requests > 0 ? static_cast<double>(report.images) / static_cast<double>(s.requests) : 1;
+  advice.push_back(advice_of(
+      "io.store",
+      format("the store (%s) delivered %.1f MB/s in %s requests (%.1f images each): time to "
+             "first byte %.0f ms (p99 %.0f ms), %.1f requests in flight on average of %u allowed, "
+             "%.1f MB/s per request",
+             s.scheme.c_str(), s.bytes_per_s / 1e6,
+             thousands(static_cast<double>(s.requests)).c_str(), images_per_request,
+             s.first_byte_p50_ms, s.first_byte_p99_ms, s.average_in_flight, s.max_in_flight,
+             s.bytes_per_s_per_connection / 1e6)));
+  if (!std::isfinite(io) || io <= 0) return;
+  if (s.max_in_flight > 0 && s.average_in_flight >= 0.75 * s.max_in_flight) {
+    const unsigned more = std::min(1024u, s.max_in_flight * 2);
+    const double rate = io * static_cast<double>(more) / std::max(1.0, s.average_in_flight);
+    advice.push_back(advice_of(
+        "io.store_in_flight",
+        format("the read-ahead kept %.1f of its %u requests in flight: the time to first byte, "
+               "not the link, sets the rate",
+               s.average_in_flight, s.max_in_flight),
+        format("keep %u requests in flight (io_queue_depth %u)", more, more),
+        lifted(capacities, "io", rate), "no hardware; the store's request rate limits apply"));
+  }
+  if (images_per_request < 2 && per_image > 0 && s.bytes_per_s_per_connection > 0) {
+    // With many samples a request, a request costs its bytes, not a round trip each.
+    const double rate = s.average_in_flight * s.bytes_per_s_per_connection / per_image;
+    const bool folder = report.run.format != "tar-shards";
+    advice.push_back(advice_of(
+        "io.store_requests", "each request carries one sample: a round trip per image",
+        folder ? "pack the dataset into tar shards (feedrate pack) and read those: neighbouring "
+                 "samples then arrive in one request"
+               : "shuffle blocks on the shards: neighbouring samples then arrive in one request",
+        lifted(capacities, "io", std::max(rate, io)),
+        folder ? "a packed copy of the dataset in the store" : "no hardware"));
+  }
+  if (!report.cache.enabled) {
+    advice.push_back(advice_of(
+        "io.cache_dir", "every epoch reads the whole dataset from the store",
+        "cache_dir on a local NVMe disk: each sample is stored as it arrives, and later epochs "
+        "read the local disk",
+        lifted(capacities, "io", std::numeric_limits<double>::infinity()),
+        format("%.1f GB of local disk", static_cast<double>(report.run.dataset_bytes) / 1e9)));
+  }
+}
+
+}  // namespace feedrate

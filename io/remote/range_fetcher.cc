@@ -67,6 +67,7 @@ void RangeFetcher::submit(FetchRequest request) {
 }
 
 void RangeFetcher::wake() {
+  woken_.store(true);
   curl_multi_wakeup(multi_.get());
 }
 
@@ -169,6 +170,7 @@ std::size_t RangeFetcher::poll(std::chrono::milliseconds timeout,
     if (now >= deadline) break;
     const auto wait = wait_budget(deadline);
     curl_multi_poll(multi_.get(), nullptr, 0, static_cast<int>(wait.count()), nullptr);
+    if (woken_.exchange(false)) break;
   }
   const std::size_t appended = completed.size() - before;
   pending_ -= appended;

@@ -15,9 +15,12 @@
 
 #include "io/remote/object_store.h"
 #include "io/remote/remote_error.h"
+#include "tests/io/remote/fetch_test_util.h"
 
 namespace feedrate::io {
 namespace {
+
+using test_support::drain;
 
 constexpr const char* kSecret = "Sup3r/Secret+Key=Value";
 
@@ -51,12 +54,6 @@ RetryOptions quick_retries() {
   retry.base_delay = std::chrono::milliseconds(1);
   retry.max_delay = std::chrono::milliseconds(5);
   return retry;
-}
-
-std::vector<FetchResult> drain(RangeFetcher& fetcher) {
-  std::vector<FetchResult> results;
-  while (fetcher.pending() > 0) fetcher.poll(std::chrono::milliseconds(1000), results);
-  return results;
 }
 
 TEST(RangeFetcher, ZeroSizeAndMalformedRequestsFinishAsData) {

@@ -4,20 +4,14 @@
 // the fault proxy's control endpoint. Thread-safety: test code, one thread.
 #pragma once
 
-#include <gtest/gtest.h>
-
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "io/remote/credentials.h"
-#include "io/remote/range_fetcher.h"
+#include "tests/io/remote/fetch_test_util.h"
 
 namespace feedrate::io::test_support {
 
@@ -53,27 +47,5 @@ class RemoteServers {
   explicit RemoteServers(nlohmann::json endpoints) : endpoints_(std::move(endpoints)) {}
   nlohmann::json endpoints_;
 };
-
-// Polls until every submitted request is back; the results in completion order.
-inline std::vector<FetchResult> drain(RangeFetcher& fetcher) {
-  std::vector<FetchResult> results;
-  while (fetcher.pending() > 0) fetcher.poll(std::chrono::milliseconds(1000), results);
-  return results;
-}
-
-// Whether `got` holds exactly expected[offset, offset + got.size()).
-inline ::testing::AssertionResult same_bytes(std::span<const std::byte> got,
-                                             const std::vector<unsigned char>& expected,
-                                             std::uint64_t offset) {
-  if (offset + got.size() > expected.size()) {
-    return ::testing::AssertionFailure() << "range past the local file's end";
-  }
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (got[i] != static_cast<std::byte>(expected[offset + i])) {
-      return ::testing::AssertionFailure() << "byte " << offset + i << " differs";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 }  // namespace feedrate::io::test_support

@@ -150,7 +150,8 @@ std::chrono::milliseconds RangeFetcher::wait_budget(FetchClock::time_point deadl
   auto until = deadline;
   for (const auto& job : waiting_) until = std::min(until, job->retry_at);
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - FetchClock::now());
-  return std::max(left, std::chrono::milliseconds(0));
+  // At most a minute per wait (curl_multi_poll takes an int); poll() waits again if need be.
+  return std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(60'000));
 }
 
 std::size_t RangeFetcher::poll(std::chrono::milliseconds timeout,

@@ -28,6 +28,8 @@ TEST(Endpoint, AwsIsVirtualHosted) {
   const RemoteEndpoint endpoint(settings, {});
   EXPECT_EQ(endpoint.object_url(parse_url("s3://bkt/k")),
             "https://bkt.s3.eu-central-1.amazonaws.com/k");
+  EXPECT_EQ(endpoint.object_url(parse_url("s3://my.dotted.bucket/k")),
+            "https://s3.eu-central-1.amazonaws.com/my.dotted.bucket/k");
 }
 
 TEST(Endpoint, HttpUrlsGoAsTheyAreAndUnsigned) {

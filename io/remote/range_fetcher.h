@@ -44,6 +44,7 @@
 #include "io/remote/credentials.h"
 #include "io/remote/curl_handle.h"
 #include "io/remote/endpoint.h"
+#include "io/remote/fetch_request.h"
 #include "io/remote/fetch_stats.h"
 #include "io/remote/range_transfer.h"
 #include "io/remote/retry_policy.h"

@@ -1,8 +1,8 @@
 // The range fetcher against real servers (tests/remote/servers.py; skipped without
 // $FEEDRATE_REMOTE_ENDPOINTS): ranges from moto (signed) and nginx (http and https) identical
 // to the local files, many requests in flight across polls, If-Match and a changed object,
-// 403 and 404 failing at once with the URL and the credential source but no secret, and ranges
-// past an object's end.
+// 403 and 404 failing at once with the URL and the credential source but no secret, a session
+// token sent but never shown, and ranges past an object's end.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -210,6 +210,26 @@ TEST_F(RemoteFetch, DeniedAccessFailsAtOnceWithTheSourceAndNoSecret) {
   EXPECT_EQ(denied[0].error, make_error_code(RemoteErrc::kAccessDenied));
   EXPECT_NE(denied[0].message.find("none: unsigned requests"), std::string::npos)
       << denied[0].message;
+}
+
+TEST_F(RemoteFetch, ASessionTokenIsSignedAndNeverShown) {
+  if (!servers_->has("s3") || !servers_->auth()) {
+    GTEST_SKIP() << "no S3 server checking signatures (servers.py up --s3 --auth)";
+  }
+  // moto knows no session token, so a signed request carrying one is refused as InvalidToken
+  // (HTTP 400): proof that the token went out in x-amz-security-token.
+  const std::string token = "FwoGZXIvYXdzEFakeSessionToken/0123456789+abc==";
+  auto settings = servers_->s3_settings(servers_->get("s3"));
+  settings.credentials.session_token = Secret(token);
+  RangeFetcher fetcher(settings, {});
+  std::vector<std::byte> buffer(10);
+  fetcher.submit({servers_->s3_url(files_.front()), 0, buffer, 0, ""});
+  const auto results = drain(fetcher);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].error, make_error_code(RemoteErrc::kHttpStatus));
+  EXPECT_NE(results[0].message.find("HTTP 400 InvalidToken"), std::string::npos)
+      << results[0].message;
+  EXPECT_EQ(results[0].message.find(token), std::string::npos) << results[0].message;
 }
 
 TEST_F(RemoteFetch, RangesPastTheEndAreNotSatisfiable) {

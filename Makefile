@@ -8,7 +8,7 @@ DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
                 libfmt-dev libdlpack-dev python3-dev python3-pybind11 python3-numpy \
                 python3-pytest python3-torch python3-torchvision python3-pil \
                 libjpeg-turbo-progs libspng-dev libwebp-dev libtiff-dev libtiff-tools \
-                libxxhash-dev
+                libxxhash-dev libcurl4-openssl-dev libpugixml-dev
 # cmake/pip.cmake checks the build-time ones of these for `pip install .` (ctest: package.pip_*).
 
 # Only `make fuzz` needs these: clang brings libFuzzer.

@@ -17,6 +17,8 @@ set(_feedrate_header_packages
     webp/decode.h libwebp-dev
     tiffio.h libtiff-dev
     xxhash.h libxxhash-dev
+    curl/curl.h libcurl4-openssl-dev
+    pugixml.hpp libpugixml-dev
     oneapi/tbb.h libtbb-dev
     CLI/CLI.hpp libcli11-dev
     nlohmann/json.hpp nlohmann-json3-dev

@@ -18,6 +18,16 @@ void global_init() {
 
 }  // namespace
 
+void CurlEasyDelete::operator()(CURL* easy) const {
+  curl_easy_cleanup(easy);
+}
+void CurlMultiDelete::operator()(CURLM* multi) const {
+  curl_multi_cleanup(multi);
+}
+void CurlListDelete::operator()(curl_slist* list) const {
+  curl_slist_free_all(list);
+}
+
 CurlEasy new_easy() {
   global_init();
   CurlEasy easy(curl_easy_init());

@@ -9,14 +9,15 @@
 
 namespace feedrate::io {
 
+// Defined in the .cc, so that code holding these handles needs no libcurl of its own to link.
 struct CurlEasyDelete {
-  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+  void operator()(CURL* easy) const;
 };
 struct CurlMultiDelete {
-  void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
+  void operator()(CURLM* multi) const;
 };
 struct CurlListDelete {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+  void operator()(curl_slist* list) const;
 };
 using CurlEasy = std::unique_ptr<CURL, CurlEasyDelete>;
 using CurlMulti = std::unique_ptr<CURLM, CurlMultiDelete>;

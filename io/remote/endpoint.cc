@@ -23,7 +23,10 @@ RemoteEndpoint::RemoteEndpoint(S3Settings settings, TransferOptions options)
 
 std::string RemoteEndpoint::bucket_base(const std::string& bucket) const {
   if (settings_.path_style) return settings_.endpoint + "/" + bucket;
-  return "https://" + bucket + ".s3." + settings_.region + ".amazonaws.com";
+  const std::string host = "s3." + settings_.region + ".amazonaws.com";
+  // A bucket with a dot would not match the wildcard certificate as a host name part.
+  if (bucket.find('.') != std::string::npos) return "https://" + host + "/" + bucket;
+  return "https://" + bucket + "." + host;
 }
 
 std::string RemoteEndpoint::object_url(const RemoteUrl& url) const {

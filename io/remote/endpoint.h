@@ -1,7 +1,8 @@
 // How to reach and authenticate to the objects of a URL: maps s3://bucket/key to the HTTP URL of
-// the store (path-style under a custom endpoint, virtual-hosted on AWS), and sets up a libcurl
-// easy handle for one request: SigV4 signing by libcurl (CURLOPT_AWS_SIGV4) when there are
-// credentials, TLS, timeouts, HTTP/1.1 keep-alive. http(s):// URLs go as they are, unsigned.
+// the store (path-style under a custom endpoint, virtual-hosted on AWS, path-style there too for a
+// bucket with a dot, which the wildcard certificate cannot match), and sets up a libcurl easy
+// handle for one request: SigV4 signing by libcurl (CURLOPT_AWS_SIGV4) when there are credentials,
+// TLS, timeouts, HTTP/1.1 keep-alive. http(s):// URLs go as they are, unsigned.
 //
 // libcurl 7.88 (Debian 12) signs what it is given and no more, so this class adds what S3 needs:
 // the x-amz-content-sha256 header (libcurl sends none; S3 and moto reject the signature without

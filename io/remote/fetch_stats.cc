@@ -24,7 +24,8 @@ void FetchMeter::attempt_ended(const AttemptMetrics& metrics) {
   ++stats_.attempts;
   stats_.bytes += metrics.bytes;
   stats_.connections += static_cast<std::uint64_t>(std::max(metrics.new_connections, 0L));
-  first_byte_.record(metrics.time_to_first_byte);
+  // An attempt that never got an answer (refused, reset before a byte) has no first byte.
+  if (metrics.time_to_first_byte.count() > 0) first_byte_.record(metrics.time_to_first_byte);
   transfer_time_ += metrics.total;
 }
 

@@ -24,8 +24,8 @@ struct FetchStats {
   unsigned peak_in_flight = 0;
   double average_in_flight = 0;  // over busy time
   double busy_seconds = 0;
-  // Time to first byte per attempt (libcurl's CURLINFO_STARTTRANSFER_TIME_T, connection set-up
-  // included), from a log-bucket histogram (about 6% resolution).
+  // Time to first byte per answered attempt (libcurl's CURLINFO_STARTTRANSFER_TIME_T, connection
+  // set-up included), from a log-bucket histogram (about 6% resolution).
   double first_byte_p50_ms = 0;
   double first_byte_p99_ms = 0;
   double bytes_per_second = 0;                 // bytes / busy_seconds

@@ -67,6 +67,7 @@ void RangeFetcher::submit(FetchRequest request) {
 }
 
 void RangeFetcher::wake() {
+  woken_.store(true);
   curl_multi_wakeup(multi_.get());
 }
 
@@ -149,7 +150,8 @@ std::chrono::milliseconds RangeFetcher::wait_budget(FetchClock::time_point deadl
   auto until = deadline;
   for (const auto& job : waiting_) until = std::min(until, job->retry_at);
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - FetchClock::now());
-  return std::max(left, std::chrono::milliseconds(0));
+  // At most a minute per wait (curl_multi_poll takes an int); poll() waits again if need be.
+  return std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(60'000));
 }
 
 std::size_t RangeFetcher::poll(std::chrono::milliseconds timeout,
@@ -169,6 +171,7 @@ std::size_t RangeFetcher::poll(std::chrono::milliseconds timeout,
     if (now >= deadline) break;
     const auto wait = wait_budget(deadline);
     curl_multi_poll(multi_.get(), nullptr, 0, static_cast<int>(wait.count()), nullptr);
+    if (woken_.exchange(false)) break;
   }
   const std::size_t appended = completed.size() - before;
   pending_ -= appended;

@@ -31,6 +31,7 @@
 // destroyed (which abandons the requests not yet returned), and must stay valid until then.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +44,7 @@
 #include "io/remote/credentials.h"
 #include "io/remote/curl_handle.h"
 #include "io/remote/endpoint.h"
+#include "io/remote/fetch_request.h"
 #include "io/remote/fetch_stats.h"
 #include "io/remote/range_transfer.h"
 #include "io/remote/retry_policy.h"
@@ -79,7 +81,7 @@ class RangeFetcher {
   void submit(FetchRequest request);
   // Drives the transfers for up to `timeout` and appends the requests that finished to
   // `completed`; returns as soon as at least one has, or when none is left. Returns how many it
-  // appended.
+  // appended. A wake() ends it early too.
   std::size_t poll(std::chrono::milliseconds timeout, std::vector<FetchResult>& completed);
   // Makes a waiting poll() return early. Any thread.
   void wake();
@@ -105,6 +107,7 @@ class RangeFetcher {
   std::vector<FetchResult> immediate_;              // finished in submit(): zero sizes, bad URLs
   std::size_t pending_ = 0;
   FetchMeter meter_;
+  std::atomic<bool> woken_{false};
 };
 
 }  // namespace feedrate::io

@@ -13,25 +13,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 
 #include "io/remote/curl_handle.h"
 #include "io/remote/endpoint.h"
+#include "io/remote/fetch_request.h"
 #include "io/remote/http_response.h"
 #include "io/remote/retry_policy.h"
 
 namespace feedrate::io {
-
-struct FetchRequest {
-  std::string url;  // s3://bucket/key, http://..., https://...
-  std::uint64_t offset = 0;
-  std::span<std::byte> dest;  // exactly the bytes to fetch; caller-owned
-  std::uint64_t tag = 0;      // the caller's, handed back with the result
-  std::string if_match;       // an ETag from stat() or list(); empty: any version
-};
-
-using FetchClock = std::chrono::steady_clock;
 
 struct FetchJob {
   FetchRequest request;

@@ -1,0 +1,147 @@
+// The fetcher and the object store without a server: zero-size and malformed requests, a port
+// nobody listens on (retried, then failed as data, never thrown, and without the secret in the
+// message), wake(), and option validation.
+#include "io/remote/range_fetcher.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "io/remote/object_store.h"
+#include "io/remote/remote_error.h"
+#include "tests/io/remote/fetch_test_util.h"
+
+namespace feedrate::io {
+namespace {
+
+using test_support::drain;
+
+constexpr const char* kSecret = "Sup3r/Secret+Key=Value";
+
+// A local port with no listener: bound for a moment, then released.
+unsigned closed_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  socklen_t length = sizeof(address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+S3Settings signed_settings(unsigned port) {
+  S3Settings settings;
+  settings.endpoint = "http://127.0.0.1:" + std::to_string(port);
+  settings.path_style = true;
+  settings.credentials.access_key_id = "AKIATEST";
+  settings.credentials.secret_access_key = Secret(kSecret);
+  settings.credentials.session_token = Secret(std::string(kSecret) + "token");
+  settings.source = "environment (AWS_ACCESS_KEY_ID)";
+  return settings;
+}
+
+RetryOptions quick_retries() {
+  RetryOptions retry;
+  retry.max_attempts = 3;
+  retry.base_delay = std::chrono::milliseconds(1);
+  retry.max_delay = std::chrono::milliseconds(5);
+  return retry;
+}
+
+TEST(RangeFetcher, ZeroSizeAndMalformedRequestsFinishAsData) {
+  RangeFetcher fetcher(S3Settings(), {});
+  std::vector<std::byte> buffer(4);
+  fetcher.submit({"s3://bkt/k", 0, {}, 1, ""});
+  fetcher.submit({"ftp://host/x", 0, buffer, 2, ""});
+  fetcher.submit({"s3://bkt/", 0, buffer, 3, ""});
+  EXPECT_EQ(fetcher.pending(), 3u);
+  const auto results = drain(fetcher);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_FALSE(results[0].error);
+  EXPECT_EQ(results[0].tag, 1u);
+  EXPECT_EQ(results[1].error, make_error_code(RemoteErrc::kInvalidUrl));
+  EXPECT_NE(results[1].message.find("ftp"), std::string::npos);
+  EXPECT_EQ(results[2].error, make_error_code(RemoteErrc::kInvalidUrl));
+  EXPECT_EQ(fetcher.stats().requests, 3u);
+  EXPECT_EQ(fetcher.stats().failed, 2u);
+}
+
+TEST(RangeFetcher, RefusedConnectionsAreRetriedThenReportedWithoutTheSecret) {
+  RangeFetcherOptions options;
+  options.retry = quick_retries();
+  RangeFetcher fetcher(signed_settings(closed_port()), options);
+  std::vector<std::byte> buffer(100);
+  fetcher.submit({"s3://bkt/shard-0.tar", 1000, buffer, 7, ""});
+  const auto results = drain(fetcher);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].tag, 7u);
+  EXPECT_EQ(results[0].error, make_error_code(RemoteErrc::kTransfer));
+  EXPECT_EQ(results[0].attempts, 3u);
+  EXPECT_NE(results[0].message.find("GET s3://bkt/shard-0.tar bytes 1000-1099"), std::string::npos)
+      << results[0].message;
+  EXPECT_NE(results[0].message.find("after 3 attempts"), std::string::npos) << results[0].message;
+  EXPECT_EQ(results[0].message.find(kSecret), std::string::npos) << results[0].message;
+  const auto stats = fetcher.stats();
+  EXPECT_EQ(stats.retries[static_cast<std::size_t>(RetryCause::kConnection)], 2u);
+  EXPECT_EQ(stats.attempts, 3u);
+  EXPECT_EQ(stats.failed, 1u);
+}
+
+TEST(RangeFetcher, WakeEndsAWaitingPoll) {
+  RetryOptions slow = quick_retries();
+  slow.base_delay = slow.max_delay = std::chrono::milliseconds(60'000);
+  RangeFetcherOptions options;
+  options.retry = slow;
+  RangeFetcher fetcher(signed_settings(closed_port()), options);
+  std::vector<std::byte> buffer(10);
+  fetcher.submit({"s3://bkt/k", 0, buffer, 1, ""});
+  // The retry's delay is drawn from [0, 60 s]; with this seed, it is longer than a second.
+  ASSERT_GT(Backoff(slow, options.jitter_seed).delay(1), std::chrono::seconds(1));
+  std::vector<FetchResult> results;
+  // The first attempt is refused; the retry's delay may be up to a minute. wake() from another
+  // thread ends the wait before that retry: the poll returns with nothing, the request pending.
+  std::thread waker([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    fetcher.wake();
+  });
+  EXPECT_EQ(fetcher.poll(std::chrono::milliseconds(120'000), results), 0u);
+  waker.join();
+  EXPECT_TRUE(results.empty());
+  EXPECT_EQ(fetcher.pending(), 1u);
+  EXPECT_EQ(fetcher.stats().attempts, 1u);
+}
+
+TEST(RangeFetcher, ValidatesOptions) {
+  RangeFetcherOptions options;
+  options.max_in_flight = 0;
+  EXPECT_THROW(RangeFetcher(S3Settings(), options), std::invalid_argument);
+  options.max_in_flight = 2000;
+  EXPECT_THROW(validate(options), std::invalid_argument);
+}
+
+TEST(ObjectStore, FailuresAreDataWithoutTheSecret) {
+  ObjectStoreOptions options;
+  options.retry = quick_retries();
+  ObjectStore store(signed_settings(closed_port()), options);
+  const auto stat = store.stat("s3://bkt/k");
+  EXPECT_EQ(stat.error, make_error_code(RemoteErrc::kTransfer));
+  EXPECT_NE(stat.message.find("HEAD s3://bkt/k"), std::string::npos) << stat.message;
+  EXPECT_EQ(stat.message.find(kSecret), std::string::npos) << stat.message;
+  const auto listing = store.list("https://host/dir/");
+  EXPECT_EQ(listing.error, make_error_code(RemoteErrc::kNotSupported));
+  EXPECT_NE(listing.message.find("brace pattern"), std::string::npos);
+  EXPECT_EQ(store.get("nonsense").error, make_error_code(RemoteErrc::kInvalidUrl));
+  options.max_keys = 0;
+  EXPECT_THROW(validate(options), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace feedrate::io

@@ -15,7 +15,7 @@ DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
 FUZZ_DEB_PACKAGES := clang
 
 .PHONY: all deps configure build bench test test-pip test-asan test-tsan fuzz soak install clean \
-        test-remote-deps
+        test-remote test-remote-deps
 
 all: build
 
@@ -96,6 +96,13 @@ test-pip: deps
 # cannot import moto); nginx, ip/tc, openssl, curl and python3-venv from Debian.
 REMOTE_VENV ?= $(BUILD_DIR)/remote-venv
 REMOTE_DEB_PACKAGES := nginx-light iproute2 openssl curl python3-venv
+
+# The suites that read s3:// and https:// sources from real servers started on 127.0.0.1 by
+# ctest's `remote` fixture (tests/remote/CMakeLists.txt; docs/remote.md), then the harness's own
+# tests. `make test` runs the same ctest entries, skipped where the venv is missing.
+test-remote: build test-remote-deps
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -R '^remote'
+	$(REMOTE_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/remote/test_harness.py
 
 test-remote-deps:
 	$(call install_missing,$(REMOTE_DEB_PACKAGES))

@@ -19,6 +19,7 @@ Command add_doctor_command(CLI::App& app);
 Command add_tune_command(CLI::App& app);
 Command add_plan_command(CLI::App& app);
 Command add_pack_command(CLI::App& app);
+Command add_index_command(CLI::App& app);
 
 // Parses the arguments of `feedrate bench` (those after the subcommand's name) into loader
 // options, running nothing: source stays empty when no DATASET is given (the command then uses

@@ -18,7 +18,9 @@
 #include "io/block_device.h"
 #include "io/disk_class.h"
 #include "io/disk_probe.h"
+#include "io/remote/url.h"
 #include "io/uring_probe.h"
+#include "loader/dataset/store_probe.h"
 
 namespace feedrate::bench {
 namespace {
@@ -44,6 +46,8 @@ struct Findings {
   std::uint64_t shm_bytes = 0;
   bool cuda_built = false;
   std::vector<gpu::CudaDeviceInfo> gpus;
+  std::optional<StoreProbe> store;  // a remote dataset's store (--dataset URL)
+  std::string store_error;
   std::vector<std::string> warnings;
 };
 
@@ -142,7 +146,17 @@ Findings examine(const DoctorArgs& args) {
   Findings f;
   f.cpu = cpu_info();
   f.memory = memory_info();
-  f.directory = probe_directory(args.dataset);
+  const bool remote = io::is_url(args.dataset);
+  f.directory = probe_directory(remote ? std::string() : args.dataset);
+  if (remote) {
+    try {
+      StoreProbeOptions options;
+      options.bytes = args.probe_mb << 20;
+      f.store = probe_store(args.dataset, options);
+    } catch (const std::exception& e) {
+      f.store_error = e.what();
+    }
+  }
   f.device = io::block_device_of(f.directory);
   if (!args.no_disk) {
     try {
@@ -198,6 +212,18 @@ nlohmann::json to_json(const Findings& f) {
                      {"fixed_buffers", f.uring.fixed_buffers},
                      {"fixed_buffers_error", f.uring.fixed_buffers_error},
                      {"memlock_limit_bytes", f.uring.memlock_limit_bytes}};
+  if (f.store || !f.store_error.empty()) {
+    nlohmann::json store = {{"url", f.store ? f.store->url : ""}, {"error", f.store_error}};
+    if (f.store) {
+      store["objects"] = f.store->objects;
+      store["first_byte_p50_ms"] = f.store->first_byte_p50_ms;
+      store["first_byte_p99_ms"] = f.store->first_byte_p99_ms;
+      store["one_connection_mb_per_s"] = f.store->one_connection_mb_per_s;
+      store["parallel_mb_per_s"] = f.store->parallel_mb_per_s;
+      store["connections"] = f.store->connections;
+    }
+    out["store"] = store;
+  }
   out["shm_bytes"] = f.shm_bytes;
   nlohmann::json gpus = nlohmann::json::array();
   for (const gpu::CudaDeviceInfo& g : f.gpus) {
@@ -252,6 +278,17 @@ void print_text(const Findings& f) {
              f.uring.available ? "available" : "blocked (" + f.uring.error + ")",
              f.uring.fixed_buffers ? "allowed" : "refused",
              memlock_text(f.uring.memlock_limit_bytes));
+  if (f.store) {
+    const StoreProbe& p = *f.store;
+    fmt::print(
+        "store     {}: first byte {:.0f} ms (p99 {:.0f} ms), one connection {:.1f} MB/s, {} "
+        "connections {:.1f} MB/s ({:.1f}x)\n",
+        p.url, p.first_byte_p50_ms, p.first_byte_p99_ms, p.one_connection_mb_per_s, p.connections,
+        p.parallel_mb_per_s,
+        p.one_connection_mb_per_s > 0 ? p.parallel_mb_per_s / p.one_connection_mb_per_s : 0.0);
+  } else if (!f.store_error.empty()) {
+    fmt::print("store     not measured: {}\n", f.store_error);
+  }
   fmt::print("/dev/shm  {:.1f} GB\n", gb(f.shm_bytes));
   if (f.gpus.empty()) fmt::print("gpus      none{}\n", f.cuda_built ? "" : " (built without CUDA)");
   for (const gpu::CudaDeviceInfo& g : f.gpus) {
@@ -272,7 +309,8 @@ Command add_doctor_command(CLI::App& app) {
       "(measured), io_uring, /dev/shm and GPUs, with warnings");
   sub->add_option("--dataset", args->dataset,
                   "Dataset (or any folder) whose file system to measure (default: the cache "
-                  "folder of the default dataset)");
+                  "folder of the default dataset); a URL (s3://, https://) probes its store: "
+                  "time to first byte, one connection's and 16 connections' bandwidth");
   sub->add_option("--probe-seconds", args->probe_seconds,
                   "Seconds for each disk measurement (sequential, random)")
       ->check(CLI::Range(0.05, 30.0))

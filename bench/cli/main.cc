@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   const feedrate::bench::Command tune = feedrate::bench::add_tune_command(app);
   const feedrate::bench::Command plan = feedrate::bench::add_plan_command(app);
   const feedrate::bench::Command pack = feedrate::bench::add_pack_command(app);
+  const feedrate::bench::Command index = feedrate::bench::add_index_command(app);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("bench")) return bench();
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("tune")) return tune();
     if (app.got_subcommand("plan")) return plan();
     if (app.got_subcommand("pack")) return pack();
+    if (app.got_subcommand("index")) return index();
   } catch (const std::exception& e) {
     fmt::print(stderr, "feedrate: error: {}\n", e.what());
     return 1;

@@ -48,6 +48,10 @@ class Dataset {
   std::size_t ignored_files() const { return ignored_files_; }
   const std::vector<std::string>& ignored_examples() const { return ignored_examples_; }
   static constexpr std::size_t kMaxIgnoredExamples = 3;
+  // A tar shard's member name of sample `index`; empty for the other formats.
+  const std::string& member(std::size_t index) const;
+  // A remote file's size as the store gave it (0 for local files: ask the file system).
+  std::uint64_t file_bytes(std::uint32_t file) const;
   // Where a sample lives, for messages: "path" or "shard.tar:member".
   std::string describe(std::size_t index) const;
   // True when many samples share a file (tar shards): keep those files open.
@@ -74,7 +78,8 @@ class Dataset {
   std::size_t ignored_files_ = 0;
   std::vector<std::string> ignored_examples_;
   bool remote_ = false;
-  std::vector<std::string> etags_;  // per file when remote_
+  std::vector<std::string> etags_;         // per file when remote_
+  std::vector<std::uint64_t> file_bytes_;  // per file when remote_
 };
 
 // True when `extension` (with or without the leading dot, any case) is one of torchvision's

@@ -99,6 +99,15 @@ const std::string& Dataset::etag(std::uint32_t file) const {
   return file < etags_.size() ? etags_[file] : kNone;
 }
 
+const std::string& Dataset::member(std::size_t index) const {
+  static const std::string kNone;
+  return index < members_.size() ? members_[index] : kNone;
+}
+
+std::uint64_t Dataset::file_bytes(std::uint32_t file) const {
+  return file < file_bytes_.size() ? file_bytes_[file] : 0;
+}
+
 std::string Dataset::describe(std::size_t index) const {
   const SampleRef& ref = samples_[index];
   if (members_.empty()) return files_[ref.file].string();

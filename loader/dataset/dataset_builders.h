@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,13 +14,23 @@
 namespace feedrate {
 namespace io {
 struct ObjectInfo;
-}
+class ObjectStore;
+}  // namespace io
+struct PackIndex;
 
 // The largest label accepted: classes() lists every label up to the largest one, so an absurd
 // label (2147483647) would cost gigabytes of class names (and overflow the loop listing them);
 // one line with label 2305138 already took seconds (found by fuzz_file_list). A million classes
 // covers ImageNet-21k (21,841) and most face-identity sets.
 inline constexpr std::int32_t kMaxLabel = (1 << 20) - 1;
+
+// One line of a file list ("relative/path label"); nullopt for a blank or '#' comment line.
+// Throws feedrate::Error, `where` first, for a line without a label or with a bad one.
+struct ListLine {
+  std::string path;
+  std::int32_t label = 0;
+};
+std::optional<ListLine> parse_list_line(const std::string& line, const std::string& where);
 
 struct Dataset::Builder {
   // root/<class>/**/<image>; classes sorted by name become labels 0..C-1, and a file is an
@@ -42,6 +53,13 @@ struct Dataset::Builder {
   // a brace pattern or an s3:// prefix holding .tar objects, else an ImageFolder tree of one
   // object per image under the prefix.
   static void remote(Dataset& dataset, const std::string& source, bool allow_empty_classes);
+  // A file list at a URL: `text` holds its lines, each path relative to the list's folder (no
+  // absolute or "../" paths); the objects' sizes and ETags come from `store`.
+  static void remote_file_list(Dataset& dataset, const std::string& list, const std::string& text,
+                               io::ObjectStore& store);
+  // Remote shards whose index.json beside them lists their members: no shard is read.
+  static void indexed_shards(Dataset& dataset, const std::vector<io::ObjectInfo>& shards,
+                             const PackIndex& index, std::set<std::int32_t>& labels);
   static void remote_image_folder(Dataset& dataset, const std::string& root,
                                   const std::vector<io::ObjectInfo>& objects,
                                   bool allow_empty_classes);

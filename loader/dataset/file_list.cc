@@ -1,5 +1,6 @@
 #include <charconv>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -19,6 +20,27 @@ bool escapes_root(const fs::path& relative) {
 
 }  // namespace
 
+std::optional<ListLine> parse_list_line(const std::string& line, const std::string& where) {
+  const auto first = line.find_first_not_of(" \t\r");
+  if (first == std::string::npos || line[first] == '#') return std::nullopt;
+  const auto last = line.find_last_not_of(" \t\r");
+  const auto space = line.find_last_of(" \t", last);
+  if (space == std::string::npos || space < first) {
+    throw Error(where + "expected 'relative/path label'");
+  }
+  ListLine parsed;
+  const char* begin = line.data() + space + 1;
+  const char* end = line.data() + last + 1;
+  const auto [ptr, ec] = std::from_chars(begin, end, parsed.label);
+  if (ec != std::errc() || ptr != end || parsed.label < 0 || parsed.label > kMaxLabel) {
+    throw Error(where + "label '" + std::string(begin, end) + "' is not an integer in [0, " +
+                std::to_string(kMaxLabel) + "]");
+  }
+  const auto path_end = line.find_last_not_of(" \t", space);
+  parsed.path = line.substr(first, path_end - first + 1);
+  return parsed;
+}
+
 void Dataset::Builder::file_list(Dataset& dataset, const fs::path& list, bool allow_outside) {
   std::ifstream in(list);
   if (!in) throw Error(list.string() + ": cannot open file list");
@@ -28,23 +50,10 @@ void Dataset::Builder::file_list(Dataset& dataset, const fs::path& list, bool al
   std::error_code error;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     const std::string where = list.string() + ":" + std::to_string(number) + ": ";
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    const auto last = line.find_last_not_of(" \t\r");
-    const auto space = line.find_last_of(" \t", last);
-    if (space == std::string::npos || space < first) {
-      throw Error(where + "expected 'relative/path label'");
-    }
-    std::int32_t label = -1;
-    const char* begin = line.data() + space + 1;
-    const char* end = line.data() + last + 1;
-    const auto [ptr, ec] = std::from_chars(begin, end, label);
-    if (ec != std::errc() || ptr != end || label < 0 || label > kMaxLabel) {
-      throw Error(where + "label '" + std::string(begin, end) + "' is not an integer in [0, " +
-                  std::to_string(kMaxLabel) + "]");
-    }
-    const auto path_end = line.find_last_not_of(" \t", space);
-    const fs::path relative(line.substr(first, path_end - first + 1));
+    const std::optional<ListLine> parsed = parse_list_line(line, where);
+    if (!parsed) continue;
+    const std::int32_t label = parsed->label;
+    const fs::path relative(parsed->path);
     if (!allow_outside && escapes_root(relative)) {
       throw Error(where + "path '" + relative.string() +
                   "' is outside the list's folder (allow it with allow_paths_outside_root)");

@@ -1,6 +1,8 @@
 #include "loader/dataset/pack_index.h"
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,7 +21,7 @@ constexpr std::string_view kFormat = "feedrate-pack";
 // naming the file and the field's path in it (e.g. shards[2].samples).
 class Fields {
  public:
-  Fields(const json& object, const fs::path& file, std::string where)
+  Fields(const json& object, const std::string& file, std::string where)
       : object_(object), file_(file), where_(std::move(where)) {
     if (!object_.is_object()) fail(where_.empty() ? "the index" : where_, "an object");
   }
@@ -43,6 +45,7 @@ class Fields {
     return value.get<std::string>();
   }
   Fields object(const char* key) const { return Fields(at(key), file_, name(key)); }
+  bool has(const char* key) const { return object_.contains(key); }
   // Calls read(Fields) for each element of the array `key`.
   template <typename Read>
   void each(const char* key, Read read) const {
@@ -57,26 +60,26 @@ class Fields {
   const json& at(const char* key) const {
     const auto it = object_.find(key);
     if (it == object_.end()) {
-      throw Error(file_.string() + ": damaged feedrate pack index: " + name(key) + " is missing");
+      throw Error(file_ + ": damaged feedrate pack index: " + name(key) + " is missing");
     }
     return *it;
   }
   std::string name(const char* key) const { return where_.empty() ? key : where_ + "." + key; }
   [[noreturn]] void fail(const std::string& field, const char* expected) const {
-    throw Error(file_.string() + ": damaged feedrate pack index: " + field + " is not " + expected);
+    throw Error(file_ + ": damaged feedrate pack index: " + field + " is not " + expected);
   }
 
   const json& object_;
-  const fs::path& file_;
+  const std::string& file_;
   std::string where_;
 };
 
-PackIndex parse(const json& root, const fs::path& file) {
+PackIndex parse(const json& root, const std::string& file) {
   const Fields fields(root, file, "");
   PackIndex index;
   index.version = fields.integer("version");
   if (index.version < 1 || index.version > kPackIndexVersion) {
-    throw Error(file.string() + ": feedrate pack index version " + std::to_string(index.version) +
+    throw Error(file + ": feedrate pack index version " + std::to_string(index.version) +
                 "; this feedrate reads " +
                 (kPackIndexVersion == 1 ? std::string("version 1")
                                         : "versions 1 to " + std::to_string(kPackIndexVersion)) +
@@ -89,8 +92,19 @@ PackIndex parse(const json& root, const fs::path& file) {
   index.options = {options.integer("max_side"), options.integer("quality"),
                    options.integer("restart_mcus"), options.integer("shard_mb")};
   fields.each("shards", [&](const Fields& shard) {
-    index.shards.push_back(
-        {shard.text("name"), shard.count("first"), shard.count("samples"), shard.count("bytes")});
+    index.shards.push_back({shard.text("name"),
+                            shard.count("first"),
+                            shard.count("samples"),
+                            shard.count("bytes"),
+                            {}});
+    if (!shard.has("members")) return;
+    shard.each("members", [&](const Fields& member) {
+      const std::uint64_t label = member.count("label");
+      index.shards.back().members.push_back(
+          {member.text("name"), member.count("offset"), member.count("size"),
+           static_cast<std::int32_t>(
+               std::min<std::uint64_t>(label, std::numeric_limits<std::int32_t>::max()))});
+    });
   });
   const Fields counts = fields.object("counts");
   index.counts = {counts.count("lossless"), counts.count("resized"), counts.count("unchanged"),
@@ -112,10 +126,19 @@ PackIndex parse(const json& root, const fs::path& file) {
 json to_json(const PackIndex& index) {
   json shards = json::array(), skipped = json::array(), resized = json::array();
   for (const PackIndex::Shard& shard : index.shards) {
-    shards.push_back({{"name", shard.name},
-                      {"first", shard.first},
-                      {"samples", shard.samples},
-                      {"bytes", shard.bytes}});
+    json entry = {{"name", shard.name},
+                  {"first", shard.first},
+                  {"samples", shard.samples},
+                  {"bytes", shard.bytes}};
+    if (!shard.members.empty()) {
+      json members = json::array();
+      for (const PackIndex::Member& m : shard.members) {
+        members.push_back(
+            {{"name", m.name}, {"offset", m.offset}, {"size", m.size}, {"label", m.label}});
+      }
+      entry["members"] = std::move(members);
+    }
+    shards.push_back(std::move(entry));
   }
   for (const PackIndex::Skipped& sample : index.skipped) {
     skipped.push_back(
@@ -158,13 +181,17 @@ const PackIndex::Shard* PackIndex::shard(std::string_view name) const {
   return nullptr;
 }
 
+std::string pack_index_text(const PackIndex& index) {
+  return to_json(index).dump(1) + "\n";
+}
+
 void write_pack_index(const fs::path& folder, const PackIndex& index) {
   const fs::path file = folder / kPackIndexFile;
   fs::path tmp = file;
   tmp += ".tmp";
   {
     std::ofstream out(tmp);
-    out << to_json(index).dump(1) << "\n";
+    out << pack_index_text(index);
     if (!out) throw Error(tmp.string() + ": cannot write");
   }
   std::error_code error;
@@ -172,21 +199,16 @@ void write_pack_index(const fs::path& folder, const PackIndex& index) {
   if (error) throw Error(tmp.string() + ": cannot rename: " + error.message());
 }
 
-std::optional<PackIndex> read_pack_index(const fs::path& folder) {
-  const fs::path file = folder / kPackIndexFile;
-  std::error_code error;
-  if (!fs::exists(file, error)) return std::nullopt;
-  std::ifstream in(file);
-  if (!in) throw Error(file.string() + ": cannot open");
+std::optional<PackIndex> parse_pack_index(const std::string& text, const std::string& file) {
   json root;
   try {
-    root = json::parse(in);
+    root = json::parse(text);
   } catch (const json::exception& e) {
     // "[json.exception.parse_error.101] parse error at line 3, column 1: ..." without the tag; a
     // number too large for a double is an out_of_range error, as damaged as bad syntax.
     const std::string what = e.what();
     const std::size_t tag_end = what.find("] ");
-    throw Error(file.string() + ": damaged pack index, not valid JSON: " +
+    throw Error(file + ": damaged pack index, not valid JSON: " +
                 (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
   }
   if (!root.is_object()) return std::nullopt;
@@ -195,6 +217,50 @@ std::optional<PackIndex> read_pack_index(const fs::path& folder) {
     return std::nullopt;
   }
   return parse(root, file);
+}
+
+std::optional<PackIndex> read_pack_index(const fs::path& folder) {
+  const fs::path file = folder / kPackIndexFile;
+  std::error_code error;
+  if (!fs::exists(file, error)) return std::nullopt;
+  std::ifstream in(file);
+  if (!in) throw Error(file.string() + ": cannot open");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_pack_index(text, file.string());
+}
+
+PackIndex shard_index_of(const Dataset& dataset, const std::string& source) {
+  if (dataset.format() != DatasetFormat::kTarShards) {
+    throw Error(source + ": not tar shards: only shards need an index beside them");
+  }
+  PackIndex index;
+  index.source = source;
+  index.source_samples = index.samples = dataset.size();
+  index.counts.unchanged = dataset.size();
+  index.source_bytes = index.image_bytes = dataset.total_bytes();
+  const std::string folder = dataset.files().front().parent_path().string();
+  for (std::uint32_t file = 0; file < dataset.files().size(); ++file) {
+    const fs::path& path = dataset.files()[file];
+    if (path.parent_path().string() != folder) {
+      throw Error(source + ": the shards are in more than one folder (" + folder + ", " +
+                  path.parent_path().string() + "): an index lies beside the shards of one");
+    }
+    std::uint64_t bytes = dataset.file_bytes(file);
+    if (!dataset.is_remote()) {
+      std::error_code error;
+      bytes = fs::file_size(path, error);
+      if (error) throw Error(path.string() + ": cannot stat: " + error.message());
+    }
+    index.shards.push_back({path.filename().string(), 0, 0, bytes, {}});
+    index.shard_bytes += bytes;
+  }
+  for (std::size_t i = 0; i < dataset.size(); ++i) {
+    const SampleRef& ref = dataset.sample(i);
+    PackIndex::Shard& shard = index.shards[ref.file];
+    if (shard.samples++ == 0) shard.first = i;
+    shard.members.push_back({dataset.member(i), ref.offset, ref.size, ref.label});
+  }
+  return index;
 }
 
 }  // namespace feedrate

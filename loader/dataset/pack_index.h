@@ -18,17 +18,28 @@
 #include <string_view>
 #include <vector>
 
+#include "feedrate/dataset.h"
+
 namespace feedrate {
 
-inline constexpr int kPackIndexVersion = 1;
+// Version 2 adds each shard's members (optional): a loader then indexes the shards without
+// reading them, which matters for a remote source (loader/dataset/remote_dataset.cc).
+inline constexpr int kPackIndexVersion = 2;
 inline constexpr std::string_view kPackIndexFile = "index.json";
 
 struct PackIndex {
+  struct Member {              // one sample of a shard, as the tar-shards index reads it
+    std::string name;          // the image member's name in the archive
+    std::uint64_t offset = 0;  // of its first data byte
+    std::uint64_t size = 0;
+    std::int32_t label = 0;
+  };
   struct Shard {
     std::string name;         // file name in the pack's folder: shard-000000.tar, ...
     std::uint64_t first = 0;  // the packed set's index of its first sample
     std::uint64_t samples = 0;
-    std::uint64_t bytes = 0;  // the file's size
+    std::uint64_t bytes = 0;      // the file's size
+    std::vector<Member> members;  // in archive order; empty when the index does not list them
   };
   struct Skipped {            // a bad sample left out under --on-bad skip
     std::uint64_t index = 0;  // in the source
@@ -69,5 +80,14 @@ void write_pack_index(const std::filesystem::path& folder, const PackIndex& inde
 
 // Reads folder/index.json; nullopt when the folder has none or it is another tool's file.
 std::optional<PackIndex> read_pack_index(const std::filesystem::path& folder);
+// The same from the file's text (a remote index.json); `file` names it in errors.
+std::optional<PackIndex> parse_pack_index(const std::string& text, const std::string& file);
+// index.json's text, as write_pack_index() writes it.
+std::string pack_index_text(const PackIndex& index);
+
+// The index of existing tar shards, with their members (`feedrate index`): what a loader
+// reads instead of the shards themselves. `source` is recorded as given. Throws feedrate::Error
+// when `dataset` is not tar shards in one folder.
+PackIndex shard_index_of(const Dataset& dataset, const std::string& source);
 
 }  // namespace feedrate

@@ -3,6 +3,7 @@
 // order this follows).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -12,8 +13,10 @@
 #include "feedrate/error.h"
 #include "io/remote/brace_pattern.h"
 #include "io/remote/object_store.h"
+#include "io/remote/remote_error.h"
 #include "io/remote/url.h"
 #include "loader/dataset/dataset_builders.h"
+#include "loader/dataset/pack_index.h"
 #include "loader/dataset/remote_settings.h"
 #include "loader/dataset/remote_shards.h"
 
@@ -67,7 +70,54 @@ struct FolderEntry {
   const io::ObjectInfo* object = nullptr;
 };
 
+std::string folder_of(const std::string& url) {
+  return url.substr(0, url.rfind('/') + 1);
+}
+
+// The index.json beside the shards (one folder), when it lists every shard with its members and
+// the size the store has now; nullopt otherwise (the shards are then streamed once).
+std::optional<PackIndex> index_beside(io::ObjectStore& store,
+                                      const std::vector<io::ObjectInfo>& shards) {
+  const std::string folder = folder_of(shards.front().url);
+  for (const io::ObjectInfo& shard : shards) {
+    if (folder_of(shard.url) != folder) return std::nullopt;
+  }
+  const std::string url = folder + std::string(kPackIndexFile);
+  io::RemoteResult<std::string> text = store.get(url);
+  if (text.error == io::RemoteErrc::kNotFound) return std::nullopt;
+  if (!text.ok()) throw Error(text.message);
+  std::optional<PackIndex> index = parse_pack_index(text.value, url);
+  if (!index) return std::nullopt;
+  for (const io::ObjectInfo& shard : shards) {
+    const PackIndex::Shard* entry = index->shard(shard.url.substr(folder.size()));
+    if (entry == nullptr || entry->members.size() != entry->samples || entry->bytes != shard.size) {
+      return std::nullopt;
+    }
+  }
+  return index;
+}
+
 }  // namespace
+
+void Dataset::Builder::indexed_shards(Dataset& dataset, const std::vector<io::ObjectInfo>& shards,
+                                      const PackIndex& index, std::set<std::int32_t>& labels) {
+  const std::string folder = folder_of(shards.front().url);
+  for (const io::ObjectInfo& shard : shards) {
+    const auto file = static_cast<std::uint32_t>(dataset.files_.size());
+    dataset.files_.emplace_back(shard.url);
+    dataset.etags_.push_back(shard.etag);
+    dataset.file_bytes_.push_back(shard.size);
+    for (const PackIndex::Member& m : index.shard(shard.url.substr(folder.size()))->members) {
+      if (m.label < 0 || m.label > kMaxLabel || m.offset + m.size > shard.size) {
+        throw Error(folder + std::string(kPackIndexFile) + ": member " + m.name + " of " +
+                    shard.url + " lies outside the shard or has a bad label");
+      }
+      dataset.samples_.push_back({file, m.offset, m.size, m.label});
+      dataset.members_.push_back(m.name);
+      labels.insert(m.label);
+    }
+  }
+}
 
 // An ImageFolder tree of one object per image under `root` (an s3:// prefix ending in '/'), in
 // torchvision's order as image_folder.cc gives it for a local copy: classes by name, then each
@@ -105,6 +155,7 @@ void Dataset::Builder::remote_image_folder(Dataset& dataset, const std::string& 
           {static_cast<std::uint32_t>(dataset.files_.size()), 0, entry.object->size, label});
       dataset.files_.emplace_back(entry.object->url);
       dataset.etags_.push_back(entry.object->etag);
+      dataset.file_bytes_.push_back(entry.object->size);
     }
     if (entries.empty()) empty_classes.push_back(name);
   }
@@ -114,6 +165,61 @@ void Dataset::Builder::remote_image_folder(Dataset& dataset, const std::string& 
     throw Error(root + empty_classes.front() +
                 "/: class folder without images (allow it with allow_empty_classes)");
   }
+}
+
+void Dataset::Builder::remote_file_list(Dataset& dataset, const std::string& list,
+                                        const std::string& text, io::ObjectStore& store) {
+  const std::string folder = list.substr(0, list.rfind('/') + 1);
+  struct Line {
+    std::string url, where;
+    std::int32_t label;
+  };
+  std::vector<Line> lines;
+  std::size_t number = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string where = list + ":" + std::to_string(++number) + ": ";
+    const std::optional<ListLine> parsed = parse_list_line(text.substr(at, end - at), where);
+    at = end + 1;
+    if (!parsed) continue;
+    if (parsed->path.front() == '/' || parsed->path.starts_with("../") ||
+        parsed->path.find("/../") != std::string::npos) {
+      throw Error(where + "path '" + parsed->path + "' is outside the list's folder");
+    }
+    if (!is_image_name(parsed->path.substr(parsed->path.rfind('/') + 1))) {
+      ignore(dataset, where + folder + parsed->path);
+      continue;
+    }
+    lines.push_back({folder + parsed->path, where, parsed->label});
+  }
+  // One listing of the folder on S3; a HEAD per file on an HTTP server.
+  std::map<std::string, io::ObjectInfo> listed;
+  const bool s3 = io::parse_url(list).scheme == io::UrlScheme::kS3;
+  if (s3) {
+    for (io::ObjectInfo& object : value_or_throw(store.list(folder))) {
+      listed.emplace(object.url, std::move(object));
+    }
+  }
+  std::set<std::int32_t> labels;
+  for (const Line& line : lines) {
+    io::ObjectInfo object;
+    if (s3) {
+      const auto it = listed.find(line.url);
+      if (it == listed.end()) throw Error(line.where + line.url + ": no such object");
+      object = it->second;
+    } else {
+      io::RemoteResult<io::ObjectInfo> found = store.stat(line.url);
+      if (!found.ok()) throw Error(line.where + found.message);
+      object = std::move(found.value);
+    }
+    dataset.samples_.push_back(
+        {static_cast<std::uint32_t>(dataset.files_.size()), 0, object.size, line.label});
+    dataset.files_.emplace_back(line.url);
+    dataset.etags_.push_back(object.etag);
+    dataset.file_bytes_.push_back(object.size);
+    labels.insert(line.label);
+  }
+  label_classes(dataset, labels);
 }
 
 void Dataset::Builder::remote(Dataset& dataset, const std::string& source,
@@ -127,6 +233,13 @@ void Dataset::Builder::remote(Dataset& dataset, const std::string& source,
       shards = pattern_objects(store, source);
     } else if (ends_with(source, ".tar")) {
       shards.push_back(value_or_throw(store.stat(source)));
+    } else if (!ends_with(source, "/") &&
+               !(url.scheme == io::UrlScheme::kS3 &&
+                 store.stat(source).error == io::RemoteErrc::kNotFound)) {
+      // An object, not a prefix: a file list.
+      dataset.format_ = DatasetFormat::kFileList;
+      remote_file_list(dataset, source, value_or_throw(store.get(source)), store);
+      return;
     } else if (url.scheme == io::UrlScheme::kS3) {
       const std::string root = ends_with(source, "/") ? source : source + "/";
       std::vector<io::ObjectInfo> objects = value_or_throw(store.list(root));
@@ -141,18 +254,23 @@ void Dataset::Builder::remote(Dataset& dataset, const std::string& source,
       }
     } else {
       throw Error(source +
-                  ": an https:// source names tar shards (shard.tar, or a brace pattern such as "
-                  "shard-{0000..0099}.tar); a server has no listing of a folder");
+                  ": an https:// folder has no listing: name its tar shards (shard.tar, or a "
+                  "brace pattern such as shard-{0000..0099}.tar) or a file list");
     }
   } catch (const std::invalid_argument& e) {
     throw Error(e.what());
   }
   dataset.format_ = DatasetFormat::kTarShards;
   std::set<std::int32_t> labels;
-  index_remote_shards(settings, shards, [&](const io::ObjectInfo& shard, int fd) {
-    tar_shard(dataset, shard.url, fd, labels);
-    dataset.etags_.push_back(shard.etag);
-  });
+  if (const std::optional<PackIndex> index = index_beside(store, shards)) {
+    indexed_shards(dataset, shards, *index, labels);
+  } else {
+    index_remote_shards(settings, shards, [&](const io::ObjectInfo& shard, int fd) {
+      tar_shard(dataset, shard.url, fd, labels);
+      dataset.etags_.push_back(shard.etag);
+      dataset.file_bytes_.push_back(shard.size);
+    });
+  }
   label_classes(dataset, labels);
 }
 

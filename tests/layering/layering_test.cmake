@@ -52,7 +52,7 @@ set(rule_loader/diagnosis "loader/diagnosis/ never includes loader/pipeline/")
 set(front_end_headers loader/diagnosis/report_json.h loader/diagnosis/verdict.h
     loader/diagnosis/packing_probe.h loader/diagnosis/progress_line.h
     loader/diagnosis/skipped_json.h loader/diagnosis/throughput_model.h loader/cache/json.h
-    loader/dataset/pack_index.h loader/dataset/dataset_reader.h)
+    loader/dataset/pack_index.h loader/dataset/dataset_reader.h loader/dataset/store_probe.h)
 set(front_end_folders loader/python bench/pack bench/plan bench/tune bench/cli)
 # Single headers of a room that the rooms above may include besides.
 set(shared_headers bench/cli/process_stats.h)

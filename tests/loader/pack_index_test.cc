@@ -132,9 +132,9 @@ TEST(PackIndex, ADamagedIndexIsAnErrorNamingTheFileAndTheProblem) {
       << message;
   message = error_with("\"shard_bytes\"", "\"other\"");
   EXPECT_NE(message.find("shard_bytes is missing"), std::string::npos) << message;
-  message = error_with("\"version\": 1", "\"version\": 2");
+  message = error_with("\"version\": 2", "\"version\": 3");
   EXPECT_NE(message.find(file), std::string::npos) << message;
-  EXPECT_NE(message.find("version 2"), std::string::npos) << message;
+  EXPECT_NE(message.find("version 3"), std::string::npos) << message;
 }
 
 TEST(PackIndex, TarShardsBesideADamagedIndexAreRefusedNamingIt) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -87,11 +88,52 @@ Epochs run(LoaderOptions options, Report* report = nullptr, std::uint64_t epochs
   return out;
 }
 
-// The fault proxy's control endpoint: POST (rules as JSON) or DELETE /__faults.
-void set_faults(const std::string& control, const std::string& rules) {
+// The fault proxy's rules with how often each fired (GET /__faults).
+nlohmann::json faults_fired(const std::string& control) {
+  CURL* curl = curl_easy_init();
+  const std::string url = control + "/__faults";
+  std::string body;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(
+      curl, CURLOPT_WRITEFUNCTION, +[](char* data, size_t size, size_t n, void* out) {
+        static_cast<std::string*>(out)->append(data, size * n);
+        return size * n;
+      });
+  const CURLcode rc = curl_easy_perform(curl);
+  curl_easy_cleanup(curl);
+  return rc == CURLE_OK ? nlohmann::json::parse(body) : nlohmann::json();
+}
+
+// The Range headers of the requests the fault proxy saw for paths holding `match`.
+std::vector<std::string> ranges_seen(const std::string& control, const std::string& match) {
+  CURL* curl = curl_easy_init();
+  const std::string url = control + "/__log";
+  std::string body;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(
+      curl, CURLOPT_WRITEFUNCTION, +[](char* data, size_t size, size_t n, void* out) {
+        static_cast<std::string*>(out)->append(data, size * n);
+        return size * n;
+      });
+  curl_easy_perform(curl);
+  curl_easy_cleanup(curl);
+  std::vector<std::string> ranges;
+  const nlohmann::json log = nlohmann::json::parse(body);
+  for (const nlohmann::json& entry : log.is_array() ? log : log.at("requests")) {
+    if (entry.at("path").get<std::string>().find(match) == std::string::npos) continue;
+    ranges.push_back(entry.at("range").is_string() ? entry.at("range").get<std::string>() : "");
+  }
+  return ranges;
+}
+
+// The fault proxy's control endpoint: POST (rules as JSON) or DELETE `what` (/__faults, /__log).
+void set_faults(const std::string& control, const std::string& rules,
+                const std::string& what = "/__faults") {
   CURL* curl = curl_easy_init();
   ASSERT_NE(curl, nullptr);
-  const std::string url = control + "/__faults";
+  const std::string url = control + what;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
   if (rules.empty()) {
@@ -134,6 +176,7 @@ class RemoteSource : public ::testing::Test {
       GTEST_SKIP() << "FEEDRATE_REMOTE_ENDPOINTS not set: the remote fixture did not run";
     use_store(*found_, found_->s3(), found_->json.at("secret_key"));
     set_faults(found_->json.at("proxy_control"), "");
+    set_faults(found_->json.at("proxy_control"), "", "/__log");
   }
   void TearDown() override {
     if (found_) set_faults(found_->json.at("proxy_control"), "");
@@ -159,6 +202,14 @@ TEST_F(RemoteSource, S3ImageFolderDeliversTheLocalCopysBatches) {
   const Epochs remote = run(options_for(e().bucket_url() + "folder/"));
   ASSERT_FALSE(local.images.empty());
   expect_same(remote, local);
+}
+
+TEST_F(RemoteSource, FileListsAtS3AndHttpsUrlsDeliverTheLocalListsBatches) {
+  const Epochs local = run(options_for(e().local("folder/list.txt")));
+  ASSERT_EQ(local.images.size(), 6u);  // 24 of 48 images, 3 batches an epoch
+  expect_same(run(options_for(e().bucket_url() + "folder/list.txt")), local);
+  const std::string https = e().json.at("https");
+  expect_same(run(options_for(https + "/folder/list.txt")), local);
 }
 
 TEST_F(RemoteSource, S3TarShardsDeliverTheLocalCopysBatchesInEveryShuffle) {
@@ -271,6 +322,12 @@ TEST_F(RemoteSource, RetriesOfEveryTransientFaultStillDeliverTheLocalCopysBatche
   Report report;
   expect_same(run(options_for(e().bucket_url() + "tar/"), &report),
               run(options_for(e().local("tar"))));
+  const nlohmann::json rules = faults_fired(e().json.at("proxy_control"));
+  const nlohmann::json& list = rules.is_array() ? rules : rules.at("rules");
+  ASSERT_EQ(list.size(), 6u) << rules.dump();
+  for (const nlohmann::json& rule : list) {
+    EXPECT_EQ(rule.at("remaining"), 0) << "a fault did not happen: " << rule.dump();
+  }
 }
 
 TEST_F(RemoteSource, AnObjectThatKeepsFailingIsSkippedNamingItNothingElseIsLost) {
@@ -397,6 +454,24 @@ TEST_F(RemoteSource, AnObjectChangedAfterIndexingIsAnErrorNamingIt) {
     EXPECT_NE(std::strstr(error.what(), "changing/class_0/a.jpg"), nullptr) << error.what();
     EXPECT_NE(std::strstr(error.what(), "changed"), nullptr) << error.what();
   }
+}
+
+TEST_F(RemoteSource, AnIndexBesideTheShardsSparesReadingThemWhole) {
+  use_proxy();
+  const auto whole_shard_reads = [&](const std::string& folder) {
+    const std::vector<std::string> ranges =
+        ranges_seen(e().json.at("proxy_control"), "/" + folder + "/shard_");
+    return std::count_if(ranges.begin(), ranges.end(),
+                         [](const std::string& r) { return r.starts_with("bytes=0-"); });
+  };
+  // Streamed once without an index (the check can fail)...
+  expect_same(run(options_for(e().bucket_url() + "tar/", ShuffleMode::kNone)),
+              run(options_for(e().local("tar"), ShuffleMode::kNone)));
+  EXPECT_EQ(whole_shard_reads("tar"), 3);
+  // ...and never with `feedrate index`'s index.json beside the shards.
+  expect_same(run(options_for(e().bucket_url() + "indexed/", ShuffleMode::kNone)),
+              run(options_for(e().local("indexed"), ShuffleMode::kNone)));
+  EXPECT_EQ(whole_shard_reads("indexed"), 0);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SUBCOMMANDS = ("bench", "doctor", "tune", "plan", "pack", "make-dataset")
+SUBCOMMANDS = ("bench", "doctor", "tune", "plan", "pack", "index", "make-dataset")
 
 
 def doc_files():

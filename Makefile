@@ -101,7 +101,7 @@ REMOTE_DEB_PACKAGES := nginx-light iproute2 openssl curl python3-venv
 # ctest's `remote` fixture (tests/remote/CMakeLists.txt; docs/remote.md), then the harness's own
 # tests. `make test` runs the same ctest entries, skipped where the venv is missing.
 test-remote: build test-remote-deps
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -R '^remote'
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -R '^(remote|io_remote_server_test)'
 	$(REMOTE_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/remote/test_harness.py
 
 test-remote-deps:

@@ -121,7 +121,7 @@ std::vector<std::string> ranges_seen(const std::string& control, const std::stri
   curl_easy_cleanup(curl);
   std::vector<std::string> ranges;
   const nlohmann::json log = nlohmann::json::parse(body);
-  for (const nlohmann::json& entry : log.is_array() ? log : log.at("requests")) {
+  for (const nlohmann::json& entry : log.at("log")) {
     if (entry.at("path").get<std::string>().find(match) == std::string::npos) continue;
     ranges.push_back(entry.at("range").is_string() ? entry.at("range").get<std::string>() : "");
   }

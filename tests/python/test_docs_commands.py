@@ -91,6 +91,8 @@ def as_run_here(words, dataset, run_json, scratch):
         positionals = [str(dataset)] if positionals else []
     elif subcommand == "pack":
         positionals = [str(dataset), str(scratch / "packed")]
+    elif subcommand == "index":
+        positionals = [str(dataset)]
     elif subcommand == "make-dataset":
         positionals = [str(scratch / "made")]
         if "--count" not in options:

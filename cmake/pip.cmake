@@ -7,7 +7,7 @@
 # (build-system.requires).
 #
 # Then the wheel's layout: the module at the platlib root, libfeedrate.so in feedrate.libs/
-# beside it (module RPATH $ORIGIN/feedrate.libs, see loader/python), the `feedrate` command in
+# beside it (module RPATH $ORIGIN/feedrate.libs, see python/CMakeLists.txt), the `feedrate` command in
 # the environment's bin (SKBUILD_SCRIPTS_DIR) with an RPATH from there to feedrate.libs.
 set(_feedrate_header_packages
     liburing.h liburing-dev

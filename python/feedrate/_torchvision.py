@@ -1,5 +1,5 @@
 # torchvision's objects, accepted as they are: the Python side of the feedrate module, compiled
-# into it (loader/python/CMakeLists.txt embeds this file; it runs in the module's namespace).
+# into it (python/CMakeLists.txt embeds this file; it runs in the module's namespace).
 #
 #   _spec_from_torchvision(T): reads a Compose (transforms v1 or v2) of supported operations
 #       into the text of a feedrate transform spec (decode/transform_text.h), which the native

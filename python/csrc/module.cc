@@ -25,10 +25,10 @@
 #include "feedrate/loader.h"
 #include "feedrate/loader_state.h"
 #include "loader/diagnosis/packing_probe.h"
-#include "loader/python/augment_probe.h"
-#include "loader/python/options.h"
-#include "loader/python/report.h"
-#include "loader/python/tensors.h"
+#include "python/csrc/augment_probe.h"
+#include "python/csrc/options.h"
+#include "python/csrc/report.h"
+#include "python/csrc/tensors.h"
 #include "torchvision_compat_py.h"
 
 namespace feedrate::python {
@@ -275,7 +275,7 @@ slowest: 812 images/s, bottleneck io: ..."}.
 )doc");
   m.attr("option_names") = option_names();
   m.attr("__version__") = FEEDRATE_VERSION;
-  // _spec_from_torchvision() and DataLoader (loader/python/torchvision_compat.py).
+  // _spec_from_torchvision() and DataLoader (python/feedrate/_torchvision.py).
   py::exec(kTorchvisionCompatPy, m.attr("__dict__"));
   register_augment_probe(m);
 }

@@ -1,6 +1,7 @@
-// Test hooks of the Python module: feedrate._apply_op and feedrate._resized_crop run one
-// augmentation operation or resize with given parameters, so that tests compare them with
-// torchvision's functional ops on the same uint8 image. Not part of the public API.
+// Test hooks of the extension: feedrate._C._apply_op and _resized_crop (which tests reach through
+// feedrate._testing) run one augmentation operation or resize with given parameters, so that
+// tests compare them with torchvision's functional ops on the same uint8 image. Not part of the
+// public API.
 // Thread-safety: call with the GIL held.
 #pragma once
 

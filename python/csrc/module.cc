@@ -2,8 +2,9 @@
 // Loader over the C++ API, feedrate.Error, gather_verdicts and the test hooks of
 // augment_probe.h. The package's Loader (python/feedrate/_loader.py) subclasses _C.Loader and
 // gives it transform= as a spec text; what is Python-shaped (reading a torchvision Compose,
-// torchvision's channels-first permute, DataLoader) lives in the package's .py files, and this
-// module imports none of them.
+// torchvision's channels-first permute, DataLoader) lives in the package's .py files. Only
+// options.cc's branch for a transform that is no str still imports the package back, and the
+// package never takes it.
 //
 // The GIL is released while the loader waits for a batch; every few milliseconds of waiting it
 // is taken back to check for signals, so Ctrl-C raises KeyboardInterrupt promptly and the next

@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Dict, Iterator, Optional
 
-from feedrate._loader import Batch, Loader
+from feedrate._loader import Batch, EachBatch, Loader
 
 _REFUSED = {
     "batch_sampler": "give batch_size and a sampler instead",
@@ -118,7 +118,7 @@ class DataLoader:
             self._loader.set_epoch(int(self.sampler.epoch))
         if not self._pin:
             return iter(self._loader)
-        return _Pinned(iter(self._loader))
+        return EachBatch(iter(self._loader), _pinned)
 
     def report(self) -> Dict[str, Any]:
         return self._loader.report()
@@ -145,18 +145,10 @@ def _sampler_options(sampler: Any) -> Dict[str, Any]:
                     "(DistributedSampler, RandomSampler, SequentialSampler are)")
 
 
-class _Pinned:
-    """An epoch's batches copied into page-locked memory (torch's pinned pool), on the
-    consumer's thread; the slot is free again as soon as the copy is made."""
-
-    def __init__(self, epoch: Iterator[Batch]) -> None:
-        self._epoch = epoch
-
-    def __iter__(self) -> _Pinned:
-        return self
-
-    def __next__(self) -> Batch:
-        return tuple(item.pin_memory() for item in next(self._epoch))
+def _pinned(batch: Batch) -> Batch:
+    """The batch copied into page-locked memory (torch's pinned pool), on the consumer's thread;
+    its slot is free again once the copy is made."""
+    return tuple(item.pin_memory() for item in batch)
 
 
 def _cuda_available() -> bool:

@@ -6,7 +6,7 @@ Thread-safety: as the native loader's, one thread iterates a Loader at a time.""
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator, Tuple, Union
+from typing import Any, Callable, Iterator, Tuple, Union
 
 from feedrate import _C
 from feedrate._torchvision import spec_from_torchvision
@@ -72,22 +72,28 @@ class Loader(_C.Loader):
         epoch = super().__iter__()  # starts the epoch now, as iter() does for the native loader
         if not self._channels_first:
             return epoch
-        return _ChannelsFirst(epoch)
+        return EachBatch(epoch, _channels_first)
 
 
-class _ChannelsFirst:
-    """The batches of an epoch with their images as N x 3 x H x W views (torchvision's layout
-    of uint8 tensors): a permute of torch tensors, a transpose of numpy arrays; no copy. It keeps
-    no batch between calls, so a batch the consumer drops frees its slot at once."""
+class EachBatch:
+    """An epoch's batches, each passed through `change` as it is handed out. It keeps no batch
+    between calls, so a batch the consumer drops frees its slot at once."""
 
-    def __init__(self, epoch: Iterator[Batch]) -> None:
+    def __init__(self, epoch: Iterator[Batch], change: Callable[[Batch], Batch]) -> None:
         self._epoch = epoch
+        self._change = change
 
-    def __iter__(self) -> _ChannelsFirst:
+    def __iter__(self) -> EachBatch:
         return self
 
     def __next__(self) -> Batch:
-        images, *rest = next(self._epoch)
-        if hasattr(images, "permute"):
-            return (images.permute(0, 3, 1, 2), *rest)
-        return (images.transpose(0, 3, 1, 2), *rest)
+        return self._change(next(self._epoch))
+
+
+def _channels_first(batch: Batch) -> Batch:
+    """The batch with its images as N x 3 x H x W views (torchvision's layout of uint8
+    tensors): a permute of torch tensors, a transpose of numpy arrays; no copy."""
+    images, *rest = batch
+    if hasattr(images, "permute"):
+        return (images.permute(0, 3, 1, 2), *rest)
+    return (images.transpose(0, 3, 1, 2), *rest)

@@ -61,9 +61,10 @@ rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/cuda" "$bundle/python"
 cp "$build/bench/feedrate" "$build/bench/feedrate-h2d" "$build/tests/gpu/cuda_test" \
   "$build/tests/gpu/gpu_test" "$bundle/bin/"
-cp -L "$build"/python/feedrate.cpython-312-*.so "$bundle/python/"
+cp -rL "$build/python/feedrate" "$bundle/python/"
+rm -rf "$bundle/python/feedrate/__pycache__"
 cp -L "$build/libfeedrate.so.0" "$bundle/lib/"
-elves=("$bundle"/bin/* "$bundle"/python/*.so "$bundle/lib/libfeedrate.so.0")
+elves=("$bundle"/bin/* "$bundle"/python/feedrate/*.so "$bundle/lib/libfeedrate.so.0")
 # ldd lists the whole closure: copy each library it resolves outside the base system, under
 # the name the loader asks for (its soname).
 for elf in "${elves[@]}"; do
@@ -75,11 +76,11 @@ done
 # The CUDA runtime in a folder of its own: a torch process has its own (the same major version,
 # maybe newer), which the module should use instead (bench/device/torch_check.py).
 mv "$bundle"/lib/libcudart.so.* "$bundle/cuda/"
-chmod u+w "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/bin/* "$bundle"/python/*
-strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/python/*.so
+chmod -R u+w "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/bin/* "$bundle"/python/*
+strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/python/feedrate/*.so
 # The build tree's RPATH would find the libraries here, not in the bundle.
 echo 'file(RPATH_REMOVE FILE "${FILE}")' >"$out/rpath_remove.cmake"
-for elf in "$bundle"/bin/* "$bundle"/python/*.so "$bundle/lib/libfeedrate.so.0"; do
+for elf in "$bundle"/bin/* "$bundle"/python/feedrate/*.so "$bundle/lib/libfeedrate.so.0"; do
   cmake -DFILE="$elf" -P "$out/rpath_remove.cmake"
 done
 
@@ -97,7 +98,7 @@ clean() {
   fi
 }
 missing=0
-for elf in "$bundle"/bin/* "$bundle"/python/*.so "$bundle"/lib/* "$bundle"/cuda/*; do
+for elf in "$bundle"/bin/* "$bundle"/python/feedrate/*.so "$bundle"/lib/* "$bundle"/cuda/*; do
   while read -r name _ path _; do
     if [[ $path == "not" ]] || { [[ ! $name =~ $base_system ]] && [[ $path != "$PWD/$bundle/"* ]]; }; then
       echo "  $elf: $name => $path" >&2
@@ -113,7 +114,7 @@ clean env PYTHONPATH="$PWD/$bundle/python" "$venv/bin/python" -c \
 
 # The newest symbol versions the bundle needs from the base system.
 needs() {
-  objdump -T "$bundle"/bin/* "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/python/*.so 2>/dev/null |
+  objdump -T "$bundle"/bin/* "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/python/feedrate/*.so 2>/dev/null |
     grep -o "$1_[0-9.]*" | sort -uV | tail -1
 }
 {

@@ -133,6 +133,8 @@ int UringReader::wait() {
       // room for: wait for the next completion, which releases held reads a little late.
       rc = io_uring_submit_and_wait(&ring_, 1);
     } else {
+      // On a fake clock `left` is fake time; the wait still ends at the kernel's next
+      // completion, and once only held reads are left they wait on the clock.
       const auto left =
           std::max(ops_[held_.front()].timing.due - meter_.clock().now(), Clock::duration::zero());
       const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();

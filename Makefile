@@ -115,10 +115,11 @@ test-remote-deps:
 	  $(REMOTE_VENV)/bin/pip install -q 'moto[server]' boto3 pytest; \
 	fi
 
-# These judge runs by their timing (the verdict), which a sanitizer's slowdown changes (under TSan
-# decode takes ~40 ms an image): those assertions are about the verdict, not about memory or
-# threads, and run in `make test`.
-TIMING_SCENARIOS := VerdictScenario|Cli.VerdictStagesAndTraceInTheJson
+# These judge runs by their real timing (the verdict), which a sanitizer's slowdown changes (under
+# TSan decode takes ~40 ms an image): those assertions are about the verdict, not about memory or
+# threads, and run in `make test`. The verdicts timed on a fake clock (FakeClockVerdict) do not
+# depend on the machine's speed and run under the sanitizers too.
+TIMING_SCENARIOS := \.VerdictScenario\.|Cli\.VerdictStagesAndTraceInTheJson
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on), from
 # the `asan` preset in build-asan/. The package test is left out: it links an uninstrumented

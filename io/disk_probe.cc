@@ -11,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "io/clock.h"
 #include "io/page_cache.h"
 #include "io/reader.h"
 #include "io/temp_file.h"
@@ -19,7 +20,6 @@ namespace feedrate::io {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kSequentialRead = std::size_t{1} << 20;
 constexpr unsigned kSequentialDepth = 8;
@@ -61,7 +61,7 @@ std::pair<std::uint64_t, double> read_for(Reader& reader, int fd, const fs::path
   std::vector<std::byte> buffer(read_size * batch);
   std::vector<ReadRequest> requests(batch);
   std::uint64_t done = 0;
-  const auto start = Clock::now();
+  const auto start = Clock::real().now();
   double elapsed = 0;
   while (elapsed < seconds) {
     for (std::size_t i = 0; i < batch; ++i) {
@@ -73,7 +73,7 @@ std::pair<std::uint64_t, double> read_for(Reader& reader, int fd, const fs::path
     reader.read(requests);
     check(requests, path);
     done += batch;
-    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    elapsed = std::chrono::duration<double>(Clock::real().now() - start).count();
   }
   return {done, elapsed};
 }
@@ -81,7 +81,7 @@ std::pair<std::uint64_t, double> read_for(Reader& reader, int fd, const fs::path
 }  // namespace
 
 DiskProbe probe_disk(const fs::path& directory, const DiskProbeOptions& options) {
-  const auto start = Clock::now();
+  const auto start = Clock::real().now();
   const std::uint64_t blocks = std::max<std::uint64_t>(1, options.file_bytes / kSequentialRead);
   const TempFile file(directory, "feedrate-doctor");
   write_probe_file(file.path(), blocks * kSequentialRead);
@@ -112,7 +112,7 @@ DiskProbe probe_disk(const fs::path& directory, const DiskProbeOptions& options)
                options.seconds_per_test, [&] { return page(random) * kRandomRead; });
   probe.random_iops = random_reads / random_s;
   probe.random_latency_p50_us = random_reader->stats().latency_p50_us;
-  probe.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  probe.seconds = std::chrono::duration<double>(Clock::real().now() - start).count();
   return probe;
 }
 

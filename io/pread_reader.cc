@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <thread>
 
 namespace feedrate::io {
 
-PreadReader::PreadReader(const ReaderOptions& options) : Reader(options), meter_(options.throttle) {
+PreadReader::PreadReader(const ReaderOptions& options)
+    : Reader(options), meter_(options.throttle, *options.clock) {
   mutable_stats().backend_description = options.direct_io ? "pread+O_DIRECT" : "pread";
 }
 
@@ -44,7 +44,7 @@ PreadReader::Outcome PreadReader::read_piece(ReadRequest& request, std::size_t i
     got = result < 0 ? -1 : static_cast<ssize_t>(result);
     outcome.error = result < 0 ? static_cast<int>(-result) : 0;
   }
-  std::this_thread::sleep_until(op.due);
+  meter_.clock().sleep_until(op.due);
   meter_.finish(op);
   if (got <= 0) return outcome;
   outcome.short_read = static_cast<std::size_t>(got) < length;

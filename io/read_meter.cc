@@ -4,11 +4,11 @@
 
 namespace feedrate::io {
 
-ReadMeter::ReadMeter(const ThrottleSpec& throttle)
-    : throttle_(throttle), limited_(throttle.limited()) {}
+ReadMeter::ReadMeter(const ThrottleSpec& throttle, Clock& clock)
+    : clock_(clock), throttle_(throttle, clock), limited_(throttle.limited()) {}
 
 void ReadMeter::begin_batch() {
-  batch_start_ = Clock::now();
+  batch_start_ = clock_.now();
   last_change_ = batch_start_;
 }
 
@@ -21,19 +21,19 @@ void ReadMeter::count_in_flight(Clock::time_point now, int change) {
 }
 
 ReadMeter::Op ReadMeter::start(std::size_t bytes) {
-  const Clock::time_point now = Clock::now();
+  const Clock::time_point now = clock_.now();
   count_in_flight(now, +1);
   return {now, limited_ ? throttle_.admit(bytes) : now};
 }
 
 void ReadMeter::finish(const Op& op) {
-  const Clock::time_point now = Clock::now();
+  const Clock::time_point now = clock_.now();
   count_in_flight(now, -1);
   latency_.record(std::chrono::duration_cast<std::chrono::nanoseconds>(now - op.started));
 }
 
 void ReadMeter::end_batch(ReadStats& stats) {
-  const Clock::time_point now = Clock::now();
+  const Clock::time_point now = clock_.now();
   count_in_flight(now, 0);
   busy_ns_ += static_cast<double>(std::chrono::nanoseconds(now - batch_start_).count());
   const auto micros = [](std::chrono::nanoseconds ns) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 
+#include "io/clock.h"
 #include "io/latency_histogram.h"
 #include "io/reader.h"
 #include "io/throttle.h"
@@ -16,16 +17,17 @@ namespace feedrate::io {
 
 class ReadMeter {
  public:
-  using Clock = std::chrono::steady_clock;
-
   // One operation: when it was submitted and when it may be reported complete.
   struct Op {
     Clock::time_point started;
     Clock::time_point due;
   };
 
-  // Throws std::invalid_argument on an invalid throttle (see Throttle).
-  explicit ReadMeter(const ThrottleSpec& throttle);
+  // Times with `clock`, which outlives the meter. Throws std::invalid_argument on an invalid
+  // throttle (see Throttle).
+  ReadMeter(const ThrottleSpec& throttle, Clock& clock);
+
+  Clock& clock() const { return clock_; }
 
   void begin_batch();
   // An operation that transfers `bytes` from the device is submitted now.
@@ -38,6 +40,7 @@ class ReadMeter {
  private:
   void count_in_flight(Clock::time_point now, int change);
 
+  Clock& clock_;
   Throttle throttle_;
   const bool limited_;  // false: no need to lock the throttle for every operation
   LatencyHistogram latency_;

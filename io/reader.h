@@ -34,6 +34,7 @@
 #include <string>
 #include <system_error>
 
+#include "io/clock.h"
 #include "io/file.h"
 #include "io/read_error.h"
 #include "io/throttle.h"
@@ -75,6 +76,8 @@ struct ReaderOptions {
   unsigned queue_depth = 64;  // reads in flight at most; validated by the caller (1..4096)
   bool force_pread = false;   // skip the io_uring probe (tests, and users whose kernel misbehaves)
   ThrottleSpec throttle;      // emulated disk class; unlimited by default
+  // Times the reads and their throttle; outlives the reader. Tests pass a fake clock.
+  Clock* clock = &Clock::real();
   // Reader::open asks for O_DIRECT, so that reads measure the disk rather than the page cache.
   // (Descriptors opened elsewhere are read the way they were opened.)
   bool direct_io = false;

@@ -3,7 +3,8 @@
 //
 // Thread-safety: parse_throttle and describe are pure. A Throttle may be shared by any number of
 // threads (admit() takes a mutex); it never sleeps itself, so that io_uring callers can keep
-// their queue full while they wait and pread callers can sleep_until the returned time.
+// their queue full while they wait and pread callers can sleep_until the returned time (on the
+// throttle's clock, whose time it returns).
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,8 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+
+#include "io/clock.h"
 
 namespace feedrate::io {
 
@@ -40,12 +43,11 @@ std::string describe(const ThrottleSpec& spec);
 
 class Throttle {
  public:
-  using Clock = std::chrono::steady_clock;
-
   // Both buckets start empty at the first admit(), so that a measurement sees the configured
-  // rate rather than a burst saved up while the caller was setting up. Throws
-  // std::invalid_argument on a negative, infinite or NaN limit.
-  explicit Throttle(const ThrottleSpec& spec);
+  // rate rather than a burst saved up while the caller was setting up. Times are `clock`'s,
+  // which outlives the throttle. Throws std::invalid_argument on a negative, infinite or NaN
+  // limit.
+  explicit Throttle(const ThrottleSpec& spec, Clock& clock = Clock::real());
 
   // Charges an operation of `bytes` issued now and returns when it may complete: no earlier
   // than its share of both buckets allows, and no earlier than now + latency. Successive calls
@@ -59,6 +61,7 @@ class Throttle {
 
  private:
   const ThrottleSpec spec_;
+  Clock& clock_;
   const double ns_per_byte_;       // 0 when unlimited
   const Clock::duration per_op_;   // zero when unlimited
   const Clock::duration latency_;  // zero when none

@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
-#include <thread>
 
 namespace feedrate::io {
 namespace {
@@ -27,7 +26,7 @@ std::string memlock_limit() {
 }  // namespace
 
 UringReader::UringReader(const ReaderOptions& options)
-    : Reader(options), queue_depth_(options.queue_depth), meter_(options.throttle) {
+    : Reader(options), queue_depth_(options.queue_depth), meter_(options.throttle, *options.clock) {
   ops_.resize(queue_depth_);
   for (unsigned slot = queue_depth_; slot > 0; --slot) free_slots_.push_back(slot - 1);
   held_.reserve(queue_depth_);
@@ -127,15 +126,17 @@ int UringReader::wait() {
     if (held_.empty()) {
       rc = io_uring_submit_and_wait(&ring_, 1);
     } else if (!with_kernel) {
-      std::this_thread::sleep_until(ops_[held_.front()].timing.due);
+      meter_.clock().sleep_until(ops_[held_.front()].timing.due);
       rc = 0;
     } else if ((ring_.features & IORING_FEAT_EXT_ARG) == 0) {
       // Kernels before 5.11 time a wait with an extra submission the full ring may not have
       // room for: wait for the next completion, which releases held reads a little late.
       rc = io_uring_submit_and_wait(&ring_, 1);
     } else {
-      const auto left = std::max(ops_[held_.front()].timing.due - ReadMeter::Clock::now(),
-                                 ReadMeter::Clock::duration::zero());
+      // On a fake clock `left` is fake time; the wait still ends at the kernel's next
+      // completion, and once only held reads are left they wait on the clock.
+      const auto left =
+          std::max(ops_[held_.front()].timing.due - meter_.clock().now(), Clock::duration::zero());
       const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
       __kernel_timespec timeout{ns / 1'000'000'000, ns % 1'000'000'000};
       io_uring_cqe* cqe = nullptr;
@@ -150,7 +151,7 @@ void UringReader::reap(std::span<ReadRequest> requests) {
   const auto due_later = [this](unsigned a, unsigned b) {
     return ops_[a].timing.due > ops_[b].timing.due;
   };
-  const ReadMeter::Clock::time_point now = ReadMeter::Clock::now();
+  const Clock::time_point now = meter_.clock().now();
   io_uring_cqe* cqe = nullptr;
   unsigned head = 0;
   unsigned seen = 0;
@@ -167,7 +168,7 @@ void UringReader::reap(std::span<ReadRequest> requests) {
     }
   }
   io_uring_cq_advance(&ring_, seen);
-  while (!held_.empty() && ops_[held_.front()].timing.due <= ReadMeter::Clock::now()) {
+  while (!held_.empty() && ops_[held_.front()].timing.due <= meter_.clock().now()) {
     std::pop_heap(held_.begin(), held_.end(), due_later);
     const unsigned slot = held_.back();
     held_.pop_back();

@@ -24,12 +24,14 @@ struct TraceEvent {
 class TraceRecorder {
  public:
   using Clock = std::chrono::steady_clock;
-  // At most `capacity` events are kept; later ones are counted as dropped.
-  explicit TraceRecorder(bool enabled, std::size_t capacity = 4'000'000);
+  // Events are timed from `origin`, a time of the clock that times them (the loader's). At most
+  // `capacity` events are kept; later ones are counted as dropped.
+  TraceRecorder(bool enabled, Clock::time_point origin, std::size_t capacity = 4'000'000);
 
   bool enabled() const { return enabled_; }
   void span(const char* name, Clock::time_point start, Clock::time_point end, std::int64_t value);
-  void counter(const char* name, std::int64_t value);
+  // The counter's value at time `at`.
+  void counter(const char* name, Clock::time_point at, std::int64_t value);
   // A copy of the events so far and the names of the threads that recorded them.
   std::vector<TraceEvent> events() const;
   std::vector<std::string> thread_names() const;
@@ -41,7 +43,7 @@ class TraceRecorder {
 
   const bool enabled_;
   const std::size_t capacity_;
-  const Clock::time_point origin_ = Clock::now();
+  const Clock::time_point origin_;
   mutable std::mutex mutex_;
   std::vector<TraceEvent> events_;
   std::vector<std::string> thread_names_;

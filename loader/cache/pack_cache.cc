@@ -3,7 +3,8 @@
 namespace feedrate {
 
 PackCache::PackCache(const LoaderOptions& options, const Dataset& dataset,
-                     std::function<PacingCounters()> counters, const PackCacheHooks& hooks)
+                     std::function<PacingCounters()> counters, const PackCacheHooks& hooks,
+                     io::Clock& clock)
     : dataset_(dataset), store_(options.cache_dir, dataset, options.source) {
   {
     std::lock_guard lock(warnings_mutex_);
@@ -15,6 +16,7 @@ PackCache::PackCache(const LoaderOptions& options, const Dataset& dataset,
   writer.counters = std::move(counters);
   writer.write = hooks.write;
   writer.unpaced = hooks.unpaced;
+  writer.clock = &clock;
   writer_ = std::make_unique<PackCacheWriter>(store_, dataset.size(), std::move(writer));
 }
 

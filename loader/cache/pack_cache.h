@@ -45,9 +45,11 @@ struct PackCacheHooks {
 
 class PackCache {
  public:
-  // `counters` feeds the pacing (pack_cache_pacing.h).
+  // `counters` feeds the pacing (pack_cache_pacing.h), which times its windows on `clock` (it
+  // outlives the cache).
   PackCache(const LoaderOptions& options, const Dataset& dataset,
-            std::function<PacingCounters()> counters, const PackCacheHooks& hooks = {});
+            std::function<PacingCounters()> counters, const PackCacheHooks& hooks = {},
+            io::Clock& clock = io::Clock::real());
   ~PackCache();
 
   void begin_epoch();

@@ -15,7 +15,7 @@
 namespace feedrate {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = io::Clock;
 
 // What an entry holds for `bytes`: false when the sample is not cached (the packer fails on a
 // JPEG that decoded: it is read from the source as before).
@@ -142,7 +142,7 @@ void PackCacheWriter::run() {
 
 bool PackCacheWriter::pace(std::unique_lock<std::mutex>& lock) {
   while (!stopping_) {
-    const Clock::time_point now = Clock::now();
+    const Clock::time_point now = options_.clock->now();
     if (now - window_start_ >= std::chrono::duration<double>(kPacingWindowS)) {
       lock.unlock();
       const PacingCounters counters = options_.counters ? options_.counters() : PacingCounters{};
@@ -170,7 +170,7 @@ bool PackCacheWriter::pace(std::unique_lock<std::mutex>& lock) {
                                            std::chrono::duration<double>(kPacingWindowS)))
             : window_start_ + std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(kPacingWindowS));
-    wake_.wait_until(lock, until, [&] { return stopping_; });
+    options_.clock->wait_until(wake_, lock, until);
   }
   return false;
 }

@@ -6,10 +6,10 @@
 // does nothing (the sample may be cached in a later epoch). The writer thread runs at the lowest
 // CPU priority (nice 19), so that decoding preempts it, and starts transcodes no faster than
 // allowed_transcodes_per_s() (pack_cache_pacing.h) allows, from the run's figures (`counters`)
-// over windows of kPacingWindowS and its own measured CPU per transcode. Each JPEG is transcoded
-// losslessly by decode's packer (decode/jpeg_pack.h, as `feedrate pack` does); a JPEG packed
-// already, one the packer declines (libjpeg warns on it, or its index would not fit) and other
-// formats are stored as they are.
+// over windows of kPacingWindowS (on its options' clock) and its own measured CPU per transcode.
+// Each JPEG is transcoded losslessly by decode's packer (decode/jpeg_pack.h, as `feedrate pack`
+// does); a JPEG packed already, one the packer declines (libjpeg warns on it, or its index would
+// not fit) and other formats are stored as they are.
 //
 // Segments are published when they reach segment_bytes and by publish(). Caching stops, with a
 // warning, when the folder's bytes would pass budget_bytes, when the disk has less than 5% (at
@@ -36,6 +36,7 @@
 
 #include "decode/jpeg_pack.h"
 #include "decode/status.h"
+#include "io/clock.h"
 #include "loader/cache/pacing.h"
 #include "loader/cache/segment.h"
 #include "loader/cache/store.h"
@@ -54,6 +55,7 @@ struct PackCacheWriterOptions {
   // Tests: no pacing (every queued sample is written as fast as the thread goes), and publish()
   // first waits for the queue to empty, so that what an epoch offered is cached by the next.
   bool unpaced = false;
+  io::Clock* clock = &io::Clock::real();  // times the pacing; outlives the writer
 };
 
 struct PackCacheWriterFigures {
@@ -113,7 +115,7 @@ class PackCacheWriter {
   std::atomic<bool> stopped_{false};
   PackCacheWriterFigures figures_;
   // Pacing (the writer thread, under mutex_).
-  std::chrono::steady_clock::time_point window_start_{}, next_start_{};
+  io::Clock::time_point window_start_{}, next_start_{};
   PacingCounters window_counters_;
 
   std::mutex segment_mutex_;

@@ -9,36 +9,30 @@ namespace {
 // even when the cause changes without a notification.
 constexpr auto kStallSlice = std::chrono::milliseconds(2);
 
-std::uint64_t nanoseconds(std::chrono::steady_clock::time_point start,
-                          std::chrono::steady_clock::time_point end) {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
-}
-
 }  // namespace
 
 void Delivery::entered(std::int64_t batch) {
   if (last_return_ == Clock::time_point{}) return;
-  const auto now = Clock::now();
-  telemetry_.consumer_step(nanoseconds(last_return_, now));
+  const auto now = telemetry_.clock().now();
+  telemetry_.consumer_step(io::nanoseconds_between(last_return_, now));
   trace_.span("consumer", last_return_, now, batch);
 }
 
 void Delivery::returned() {
-  last_return_ = Clock::now();
+  last_return_ = telemetry_.clock().now();
 }
 
 detail::Slot* Delivery::take(const std::function<void()>& while_waiting) {
-  const auto wait_start = Clock::now();
+  const auto wait_start = telemetry_.clock().now();
   const std::size_t in_flight = ring_.in_flight();
   telemetry_.in_flight(in_flight);
-  trace_.counter("batches in flight", static_cast<std::int64_t>(in_flight));
+  trace_.counter("batches in flight", wait_start, static_cast<std::int64_t>(in_flight));
   auto charged_until = wait_start;
   for (;;) {
     std::optional<detail::Stall> stall;
     detail::Slot* slot = ring_.take_front(kStallSlice, &stall);
-    const auto now = Clock::now();
-    if (stall) telemetry_.stalled(*stall, nanoseconds(charged_until, now));
+    const auto now = telemetry_.clock().now();
+    if (stall) telemetry_.stalled(*stall, io::nanoseconds_between(charged_until, now));
     charged_until = now;
     if (slot != nullptr) {
       trace_.span("wait", wait_start, now, static_cast<std::int64_t>(slot->number));

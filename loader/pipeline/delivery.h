@@ -1,7 +1,7 @@
 // Delivery (internal to loader/): the consumer's side of the pipeline. Hands out batches in
 // sampler order and charges every wait to what the awaited batch was waiting on: its reads
 // (io), its decodes (cpu), a slot to start in (ram), a copy (h2d). The time between next()
-// calls is the consumer's own step.
+// calls is the consumer's own step. Times are the telemetry's clock's.
 //
 // Thread-safety: the consumer's thread only.
 #pragma once
@@ -32,7 +32,7 @@ class Delivery {
   detail::Slot* take(const std::function<void()>& while_waiting);
 
  private:
-  using Clock = std::chrono::steady_clock;
+  using Clock = io::Clock;
 
   SlotRing& ring_;
   Telemetry& telemetry_;

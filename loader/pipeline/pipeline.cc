@@ -20,10 +20,11 @@ namespace feedrate {
 namespace {
 
 using detail::Slot;
-using Clock = std::chrono::steady_clock;
+using Clock = io::Clock;
 
-io::ReaderOptions reader_options(const LoaderOptions& options) {
+io::ReaderOptions reader_options(const LoaderOptions& options, Clock& clock) {
   io::ReaderOptions reader;
+  reader.clock = &clock;
   reader.queue_depth = options.io_queue_depth;
   reader.force_pread = options.force_pread;
   reader.direct_io = options.direct_io;
@@ -66,12 +67,13 @@ double shared_buffer_bytes(const LoaderOptions& options, const Dataset& dataset,
 }  // namespace
 
 Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader,
-                   const PackCacheHooks& cache_hooks)
-    : options_(resolve(options)),
+                   const PackCacheHooks& cache_hooks, Clock& clock)
+    : clock_(clock),
+      options_(resolve(options)),
       dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root,
                              options_.allow_empty_classes)),
       plan_(dataset_, options_),
-      trace_(options_.trace) {
+      trace_(options_.trace, clock_.now()) {
   const std::size_t held_blocks = held_blocks_of(options_, dataset_);
   std::unique_ptr<BlockStore> blocks;
   if (held_blocks > 0) {
@@ -93,9 +95,9 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
     // telemetry it reads exists.
     const int cores = std::max(1, std::min(options_.num_workers, cpu_info().available));
     cache_ = std::make_unique<PackCache>(
-        options_, dataset_, [this, cores] { return pacing_counters(cores); }, cache_hooks);
+        options_, dataset_, [this, cores] { return pacing_counters(cores); }, cache_hooks, clock_);
   }
-  reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_),
+  reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_, clock_),
                                           options_.tar_chunk_bytes, make_reader, std::move(blocks),
                                           cache_.get(), std::move(remote), mirror_.get());
 
@@ -174,7 +176,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   run.io_backend = dataset_.is_remote() ? "remote" : io::backend_name(reader_->backend());
   run.io_fallback_reason = reader_->fallback_reason();
   run.device = transfer.device.name();
-  telemetry_ = std::make_unique<Telemetry>(std::move(run));
+  telemetry_ = std::make_unique<Telemetry>(std::move(run), clock_);
 
   decoder_ = std::make_unique<SampleDecoder>(dataset_, options_, decode_to_u8, *telemetry_, trace_);
   assembler_ = std::make_unique<BatchAssembler>(dataset_, options_.on_bad, sample_bytes);
@@ -232,25 +234,22 @@ void Pipeline::io_main(std::uint64_t epoch) {
     const std::vector<std::uint32_t>& order = plan_.order();
     for (std::size_t number = 0; number < plan_.batches(); ++number) {
       count_cpu();
-      const auto wait_start = Clock::now();
+      const auto wait_start = clock_.now();
       Clock::duration reading_ahead{};
       // shuffle=blocks: while every slot is taken, the next blocks (one read at a time, so
       // that a slot freed meanwhile is taken soon after).
       const auto read_ahead = [&] {
-        const auto start = Clock::now();
+        const auto start = clock_.now();
         if (!reader_->read_ahead(1)) return false;
-        const auto end = Clock::now();
+        const auto end = clock_.now();
         telemetry_->read(start, end, reader_->stats());
         reading_ahead += end - start;
         return true;
       };
       Slot* slot = ring_->acquire(cancel_, read_ahead);
       if (slot == nullptr) return;
-      telemetry_->waited_for_slot(
-          static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                         Clock::now() - wait_start - reading_ahead)
-                                         .count()),
-          slot->delayed_by);
+      telemetry_->waited_for_slot(io::nanoseconds_between(wait_start + reading_ahead, clock_.now()),
+                                  slot->delayed_by);
 
       const std::size_t first = number * options_.batch_size;
       slot->epoch = epoch;
@@ -260,9 +259,9 @@ void Pipeline::io_main(std::uint64_t epoch) {
                            order.begin() + static_cast<std::ptrdiff_t>(first + slot->count));
       {
         gpu::TraceRange range("read");
-        const auto start = Clock::now();
+        const auto start = clock_.now();
         reader_->read(*slot);
-        const auto end = Clock::now();
+        const auto end = clock_.now();
         telemetry_->read(start, end, reader_->stats());
         if (trace_.enabled()) {
           // The batch's reads are in flight together: each sample's span is the batch's window.
@@ -369,12 +368,9 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
     Batch batch(ring_, slot);  // returns the slot to the ring on every path below
     if (options_.num_workers == 0) {
       // Decoding on the consumer's thread keeps the consumer waiting: a CPU stall.
-      const auto start = Clock::now();
+      const auto start = clock_.now();
       for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
-      telemetry_->stalled(
-          detail::Stall::kCpu,
-          static_cast<std::uint64_t>(
-              std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count()));
+      telemetry_->stalled(detail::Stall::kCpu, io::nanoseconds_between(start, clock_.now()));
       copier_->copy(*slot);
     }
     if (slot->failure) {

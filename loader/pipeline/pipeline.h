@@ -30,6 +30,7 @@
 #include "feedrate/loader_state.h"
 #include "feedrate/report.h"
 #include "feedrate/trace.h"
+#include "io/clock.h"
 #include "loader/cache/pack_cache.h"
 #include "loader/cache/remote_mirror.h"
 #include "loader/pipeline/batch_assembler.h"
@@ -47,9 +48,10 @@ class Pipeline {
  public:
   // Makes the reader; tests pass a test double (fault injection) instead of io::Reader::create.
   using ReaderFactory = BatchReader::ReaderFactory;
-  // `cache_hooks`: the pack cache's test seams.
+  // `cache_hooks`: the pack cache's test seams. `clock` (which outlives the pipeline) times every
+  // stage, the throttle and the cache's pacing; tests pass a fake one.
   explicit Pipeline(const LoaderOptions& options, const ReaderFactory& make_reader = {},
-                    const PackCacheHooks& cache_hooks = {});
+                    const PackCacheHooks& cache_hooks = {}, io::Clock& clock = io::Clock::real());
   ~Pipeline();
 
   const LoaderOptions& options() const { return options_; }
@@ -75,6 +77,7 @@ class Pipeline {
   void decode_sample(detail::Slot& slot, std::size_t i);
   PacingCounters pacing_counters(int cores) const;
 
+  io::Clock& clock_;
   LoaderOptions options_;
   Dataset dataset_;
   EpochPlan plan_;

@@ -1,7 +1,5 @@
 #include "loader/pipeline/sample_decoder.h"
 
-#include <chrono>
-
 #include "decode/augment_policy.h"
 #include "decode/layout.h"
 #include "decode/random.h"
@@ -31,7 +29,7 @@ std::size_t SampleDecoder::bytes_per_sample(int size, bool decode_to_u8) {
 
 void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   if (!slot.errors[i].empty()) return;
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = telemetry_.clock().now();
   const std::uint64_t cpu_start = thread_cpu_ns();
   const std::uint32_t index = slot.indices[i];
   const std::span<const std::uint8_t> encoded(
@@ -64,10 +62,8 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
     slot.errors[i] =
         dataset_.describe(index) + ": " + decode::errc_name(status.code) + ": " + status.message;
   }
-  const auto end = std::chrono::steady_clock::now();
-  telemetry_.decoded(static_cast<std::uint64_t>(
-                         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()),
-                     thread_cpu_ns() - cpu_start);
+  const auto end = telemetry_.clock().now();
+  telemetry_.decoded(io::nanoseconds_between(start, end), thread_cpu_ns() - cpu_start);
   trace_.span("decode", start, end, index);
 }
 

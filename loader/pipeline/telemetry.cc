@@ -22,13 +22,12 @@ double seconds(std::uint64_t ns) {
 }  // namespace
 
 void Telemetry::start() {
-  Clock::rep expected = 0;
-  run_start_.compare_exchange_strong(expected, Clock::now().time_since_epoch().count());
+  Clock::duration::rep expected = 0;
+  run_start_.compare_exchange_strong(expected, clock_.now().time_since_epoch().count());
 }
 
 void Telemetry::read(Clock::time_point start, Clock::time_point end, const io::ReadStats& reader) {
-  read_ns_ += static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+  read_ns_ += io::nanoseconds_between(start, end);
   bytes_read_.store(reader.bytes, std::memory_order_relaxed);
   read_operations_.store(reader.operations, std::memory_order_relaxed);
   std::lock_guard lock(io_mutex_);
@@ -103,13 +102,13 @@ Report Telemetry::report() const {
   Report r;
   r.run = run_;
   r.in_flight_capacity = static_cast<double>(run_.slots);
-  const Clock::rep start = run_start_;
+  const Clock::duration::rep start = run_start_;
   if (start == 0) {
     r.capacities = capacities(r);
     r.verdict = judge(r);
     return r;
   }
-  r.wall_s = std::chrono::duration<double>(Clock::now() - Clock::time_point(Clock::duration(start)))
+  r.wall_s = std::chrono::duration<double>(clock_.now() - Clock::time_point(Clock::duration(start)))
                  .count();
   r.images = images_;
 

@@ -7,6 +7,8 @@
 // its waits charged by cause, the batches in flight, and what it was handed (batches, images,
 // skipped samples).
 //
+// Every duration comes from one clock, the pipeline's (io/clock.h).
+//
 // Thread-safety: every method may be called from any thread. Counters are atomics; the few
 // composite figures (reader statistics, skipped list, in-flight samples) have a mutex each.
 #pragma once
@@ -21,6 +23,7 @@
 
 #include "feedrate/loader.h"
 #include "feedrate/report.h"
+#include "io/clock.h"
 #include "io/reader.h"
 #include "loader/pipeline/slot.h"
 
@@ -28,9 +31,12 @@ namespace feedrate {
 
 class Telemetry {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = io::Clock;
 
-  explicit Telemetry(RunSetting run) : run_(std::move(run)) {}
+  // `clock` outlives the telemetry.
+  Telemetry(RunSetting run, Clock& clock) : run_(std::move(run)), clock_(clock) {}
+
+  Clock& clock() const { return clock_; }
 
   // The run's clock starts with the first epoch.
   void start();
@@ -60,7 +66,8 @@ class Telemetry {
 
  private:
   const RunSetting run_;
-  std::atomic<Clock::rep> run_start_{0};  // steady_clock ticks of start(); 0 before
+  Clock& clock_;
+  std::atomic<Clock::duration::rep> run_start_{0};  // clock ticks of start(); 0 before
 
   std::atomic<std::uint64_t> batches_{0}, images_{0}, skipped_{0};
   std::atomic<std::uint64_t> read_ns_{0}, decode_ns_{0}, decode_cpu_ns_{0}, io_cpu_ns_{0};

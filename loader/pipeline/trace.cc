@@ -11,8 +11,8 @@ thread_local std::uint32_t tls_thread = 0;
 
 }  // namespace
 
-TraceRecorder::TraceRecorder(bool enabled, std::size_t capacity)
-    : enabled_(enabled), capacity_(capacity) {}
+TraceRecorder::TraceRecorder(bool enabled, Clock::time_point origin, std::size_t capacity)
+    : enabled_(enabled), capacity_(capacity), origin_(origin) {}
 
 double TraceRecorder::since_start_us(Clock::time_point t) const {
   return std::chrono::duration<double, std::micro>(t - origin_).count();
@@ -42,14 +42,14 @@ void TraceRecorder::span(const char* name, Clock::time_point start, Clock::time_
                      std::chrono::duration<double, std::micro>(end - start).count(), value});
 }
 
-void TraceRecorder::counter(const char* name, std::int64_t value) {
+void TraceRecorder::counter(const char* name, Clock::time_point at, std::int64_t value) {
   if (!enabled_) return;
   std::lock_guard lock(mutex_);
   if (events_.size() >= capacity_) {
     ++dropped_;
     return;
   }
-  events_.push_back({name, 'C', thread_id(), since_start_us(Clock::now()), 0, value});
+  events_.push_back({name, 'C', thread_id(), since_start_us(at), 0, value});
 }
 
 std::vector<TraceEvent> TraceRecorder::events() const {

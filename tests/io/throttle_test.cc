@@ -20,7 +20,7 @@
 namespace feedrate::io {
 namespace {
 
-using Clock = Throttle::Clock;
+using Clock = std::chrono::steady_clock;
 using std::chrono::duration;
 
 double seconds_between(Clock::time_point from, Clock::time_point to) {

@@ -1,0 +1,130 @@
+// The verdict end to end on a fake clock (tests/support/fake_clock.h): the io, consumer and ram
+// verdicts of the whole loader, with fake durations of minutes to hours per batch, so that the
+// real cost of decoding (milliseconds, ten times that under a sanitizer) is negligible and each
+// expected verdict follows from the fake durations alone. These run under `make test-asan` and
+// `make test-tsan` too.
+//
+// The clock's sleepers wait (FakeClock::Sleep::kWaits) and the consumer is the scheduler: while
+// it waits for a batch, the time moves to the next read's deadline; its training step advances
+// the time by the step. Each expected verdict follows from that schedule:
+//   io        decoding on the consumer's thread (num_workers 0): the consumer waits only for
+//             reads, and decodes only while no time moves, so decoding takes no fake time and
+//             the reads take what the throttle says;
+//   consumer  the consumer never waits for more than a batch's reads, far below its step, and a
+//             consumer that hardly waits is the limit (verdict.h's kStallThreshold). With
+//             workers, a step may pass while a decode or a read is under way and lower their
+//             capacities; that cannot move this verdict;
+//   ram       one slot: its batch is read, decoded (no time moves: nobody sleeps) and held for
+//             the step in turn, each part its own share of the slot's cycle (Little's law).
+// No timing thresholds: each test asserts which resource binds.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+#include "loader/pipeline/pipeline.h"
+#include "tests/loader/verdict_scenario.h"
+#include "tests/support/fake_clock.h"
+
+namespace feedrate {
+namespace {
+
+using std::chrono::seconds;
+using testing::FakeClock;
+
+class FakeClockVerdict : public VerdictFixture {
+ protected:
+  // Runs `batches` batches with a consumer whose step takes `step` of fake time; returns the
+  // report.
+  static Report run(const LoaderOptions& o, FakeClock::duration step, std::size_t batches) {
+    FakeClock clock(FakeClock::Sleep::kWaits);
+    Pipeline pipeline(o, {}, {}, clock);
+    // Destroyed before the pipeline: its shutdown must not wait for a fake deadline.
+    const struct Release {
+      FakeClock& clock;
+      ~Release() { clock.release(); }
+    } release{clock};
+    for (std::size_t b = 0; b < batches; ++b) {
+      const std::optional<Batch> batch = pipeline.next([&] { clock.advance_to_next_deadline(); });
+      if (!batch) break;
+      clock.advance(step);
+    }
+    return pipeline.report();
+  }
+};
+
+// io: the disk far below the decoders (at least ten images/s on any machine, under any
+// sanitizer).
+
+TEST_F(FakeClockVerdict, AThrottledDiskBindsTheLoader) {
+  LoaderOptions o = options(0);
+  o.throttle = throttle_for(0.01);  // 100 s an image: 1,600 s a batch
+  const Report r = run(o, seconds(0), 3);
+  EXPECT_EQ(r.verdict.bottleneck, "io") << explain(r);
+  EXPECT_EQ(r.images, 3 * kBatch);
+  // The reads took their fake time (about 4,800 s), not the milliseconds this test runs for.
+  EXPECT_GT(r.wall_s, 1000) << explain(r);
+}
+
+TEST_F(FakeClockVerdict, AThrottledDiskBindsAFastTrainingStep) {
+  LoaderOptions o = options(0);
+  o.throttle = throttle_for(0.01);  // 1,600 s a batch
+  o.training_images_per_s = 800;
+  const Report r = run(o, seconds(1), 3);  // 16 images/s of training
+  EXPECT_EQ(r.verdict.bottleneck, "io") << explain(r);
+}
+
+TEST_F(FakeClockVerdict, ReadLatencyBindsWhenEveryBatchWaitsForItsReads) {
+  LoaderOptions o = options(0);
+  o.throttle = "0,0,1000000000";  // every read takes 1,000 s: 0.016 images/s or less
+  const Report r = run(o, seconds(0), 3);
+  EXPECT_EQ(r.verdict.bottleneck, "io") << explain(r);
+}
+
+// consumer: a training step far slower than the loader.
+
+TEST_F(FakeClockVerdict, ASlowStepIsTheLimitForTwoWorkers) {
+  const Report r = run(options(2), seconds(400), 4);  // 16 images per 400 s
+  EXPECT_EQ(r.verdict.bottleneck, "consumer") << explain(r);
+  EXPECT_EQ(r.verdict.stall_fraction, 0) << explain(r);
+}
+
+TEST_F(FakeClockVerdict, ASlowStepIsTheLimitForOneWorker) {
+  const Report r = run(options(1), seconds(500), 3);  // 16 images per 500 s
+  EXPECT_EQ(r.verdict.bottleneck, "consumer") << explain(r);
+}
+
+TEST_F(FakeClockVerdict, ASlowStepIsTheLimitOverAThrottledDisk) {
+  LoaderOptions o = options(2);
+  // 400 images/s of disk: a batch's reads take 40 ms, which is all the consumer can wait for
+  // a batch, against a 400 s step.
+  o.throttle = throttle_for(400);
+  o.training_images_per_s = 0.04;
+  const Report r = run(o, seconds(400), 4);  // 0.04 images/s
+  EXPECT_EQ(r.verdict.bottleneck, "consumer") << explain(r);
+}
+
+// ram: one batch in flight, so reads, decodes and the step cannot overlap.
+
+TEST_F(FakeClockVerdict, OneSlotWithSlowReadsAndAStepIsRamBound) {
+  LoaderOptions o = options(2);
+  o.prefetch_batches = 1;  // as a memory budget that fits one batch allows
+  // Reads take 100 s each (a batch's, in flight together, 100 s; one after another 1,600 s) and
+  // the step 100 s: a slot serves a batch per 200 s or more, below the disk and the consumer.
+  o.throttle = "0,0,100000000";
+  const Report r = run(o, seconds(100), 5);
+  EXPECT_EQ(r.run.slots, 1u);
+  EXPECT_EQ(r.verdict.bottleneck, "ram") << explain(r);
+}
+
+TEST_F(FakeClockVerdict, AMemoryBudgetOfOneBatchIsRamBound) {
+  LoaderOptions o = options(2);
+  o.prefetch_batches = 8;
+  o.memory_budget_mb = 4;  // room for one batch of 16 x 64 x 64 x 3 bytes and its reads
+  o.throttle = "0,0,100000000";
+  const Report r = run(o, seconds(100), 5);
+  ASSERT_EQ(r.run.slots, 1u) << "the budget should allow one batch";
+  EXPECT_EQ(r.verdict.bottleneck, "ram") << explain(r);
+}
+
+}  // namespace
+}  // namespace feedrate

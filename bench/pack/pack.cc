@@ -176,7 +176,7 @@ class ShardWriter {
     std::error_code error;
     fs::rename(tmp_, final_path, error);
     if (error) throw Error(tmp_.string() + ": cannot rename: " + error.message());
-    shards_.push_back({final_path.filename().string(), first_, samples_, bytes});
+    shards_.push_back({final_path.filename().string(), first_, samples_, bytes, {}});
     total_bytes_ += bytes;
   }
 

@@ -26,7 +26,7 @@ PackIndex sample_index() {
   index.source_samples = 7;
   index.samples = 6;
   index.options = {512, 85, 4, 256};
-  index.shards = {{"shard-000000.tar", 0, 4, 10240}, {"shard-000001.tar", 4, 2, 5120}};
+  index.shards = {{"shard-000000.tar", 0, 4, 10240, {}}, {"shard-000001.tar", 4, 2, 5120, {}}};
   index.counts = {3, 2, 1, 1};
   index.skipped = {{5, "/data/train/a/x.jpg", "not a JPEG"}};
   index.resized = {{1, 1024, 768}, {3, 800, 1200}};

@@ -9,8 +9,9 @@ What it measures
   Every measurement is a fresh child process (this script with --child) that imports torch
   first, as a training script has it, then builds its side and iterates --epochs whole epochs
   (default 2). Its images/s is the last epoch's: images over the time from the first batch
-  asked to the last one received, so worker start-up (the first epoch) stays out of it; the
-  first epoch's rate is kept too. The dataset's directory scan is outside both clocks.
+  asked to the last one received, so with two or more epochs worker start-up (in the first
+  epoch) stays out of it; the first epoch's rate and how long its first batch took are kept
+  too. The dataset's directory scan is outside the clocks.
 
   Memory is the peak, over the whole child run, of the process tree's summed PSS
   (tree_memory.py: the child and every worker process it starts), torch included on every
@@ -36,6 +37,7 @@ import sys
 import time
 from pathlib import Path
 
+from compare_torch import positive_int
 from tree_memory import ChildFailed, run_sampled
 
 SCRIPT_DIR = Path(__file__).resolve().parent
@@ -58,14 +60,17 @@ def child(args):
                                          args.seed)
     runs, shape = [], None
     for epoch in range(args.epochs):
-        images = 0
+        images, first_batch_s = 0, None
         start = time.perf_counter()
         for pixels, labels in epochs(epoch):
+            if first_batch_s is None:
+                first_batch_s = time.perf_counter() - start
             images += len(labels)
             if shape is None:
                 shape = [list(pixels.shape), str(pixels.dtype)] if hasattr(pixels, "shape") \
                     else [[len(pixels)] + list(pixels[0].shape), "list of arrays"]
-        runs.append({"images": images, "seconds": time.perf_counter() - start})
+        runs.append({"images": images, "seconds": time.perf_counter() - start,
+                     "first_batch_s": first_batch_s})
     sys.stdout.flush()
     json.dump({"versions": versions, "epochs": runs, "batch": shape}, json_out)
     json_out.close()
@@ -81,6 +86,7 @@ def measure(args, side, transform):
     first = result["epochs"][0]
     result["images_per_s"] = last["images"] / last["seconds"]
     result["first_epoch_images_per_s"] = first["images"] / first["seconds"]
+    result["first_batch_s"] = first["first_batch_s"]
     return result
 
 
@@ -121,6 +127,7 @@ def summarise(runs):
                      "images_per_s": statistics.median(speeds), "images_per_s_spread":
                      spread(speeds), "first_epoch_images_per_s": statistics.median(
                          r["first_epoch_images_per_s"] for r in results),
+                     "first_batch_s": statistics.median(r["first_batch_s"] for r in results),
                      "peak_pss_mb": statistics.median(pss), "peak_pss_mb_spread": spread(pss),
                      "peak_processes": max(r["tree_peak_processes"] for r in results),
                      "images_per_epoch": results[-1]["epochs"][-1]["images"],
@@ -174,14 +181,16 @@ def compare(args, log):
             runs[side, transform].append(result)
             log(f"round {round_index + 1}: {side:8} {transform:5} "
                 f"{result['images_per_s']:8.1f} images/s (first epoch "
-                f"{result['first_epoch_images_per_s']:.1f}), peak PSS "
+                f"{result['first_epoch_images_per_s']:.1f}, its first batch after "
+                f"{result['first_batch_s']:.2f} s), peak PSS "
                 f"{result['tree_peak_pss_mb']:.1f} MB, {result['tree_peak_processes']} "
                 f"process(es)")
     rows = summarise(runs)
     log("")
     print_table(rows, log)
     for row in rows.values():
-        log(f"  {row['side']} {row['transform']}: {row['versions']}, batch {row['batch']}")
+        log(f"  {row['side']} {row['transform']}: {row['versions']}, batch {row['batch']}, "
+            f"first batch after {row['first_batch_s']:.2f} s (median)")
     env["uptime_after"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     log(env["uptime_after"])
     return {"environment": env, "config": vars(args), "failed": failed,
@@ -198,13 +207,6 @@ def names(allowed):
                                              f"{', '.join(allowed)}; got {text!r}")
         return chosen
     return parse
-
-
-def positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def parse_args():

@@ -1,5 +1,9 @@
 # The two commands: `make bench` and `make test`. Both install missing Debian packages (as root;
-# otherwise they print the apt-get line and stop), configure and build Release, then run.
+# otherwise they print the apt-get line and stop), configure Release, build what they run, then
+# run it: `make bench` builds only the `feedrate` command and the libraries it links, `make test`
+# everything (the suites, the Python module, the developer benchmarks). The configure step uses
+# ccache when it is installed (CMakeLists.txt); FEEDRATE_WERROR=ON, in the environment or on make's
+# command line, makes every warning an error (CI sets it; see .ci/run).
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 BENCH_ARGS ?=
@@ -14,8 +18,8 @@ DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
 # Only `make fuzz` needs these: clang brings libFuzzer.
 FUZZ_DEB_PACKAGES := clang
 
-.PHONY: all deps configure build bench test test-pip test-asan test-tsan fuzz soak install clean \
-        test-remote test-remote-deps
+.PHONY: all deps configure build build-bench bench test test-pip test-asan test-tsan fuzz soak \
+        install clean test-remote test-remote-deps
 
 all: build
 
@@ -48,7 +52,11 @@ configure: deps $(BUILD_DIR)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-bench: build
+# The command line alone (bench/cli: feedrate_cli), for `make bench`.
+build-bench: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target feedrate_cli
+
+bench: build-bench
 	$(BUILD_DIR)/bench/feedrate bench $(BENCH_ARGS)
 
 test: build

@@ -5,8 +5,9 @@
 // and the same train and eval outputs for the same seed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <initializer_list>
+#include <iterator>
 #include <span>
 #include <vector>
 
@@ -22,16 +23,19 @@ using Bytes = std::vector<unsigned char>;
 // `jpeg` with an APP1 segment right after SOI: "Exif\0\0", a little-endian TIFF header and
 // IFD0 with one entry, Orientation (tag 0x0112, SHORT, count 1) = `orientation`.
 Bytes with_exif_orientation(const Bytes& jpeg, int orientation) {
-  Bytes out(jpeg.begin(), jpeg.begin() + 2);
-  auto put = [&out](std::initializer_list<unsigned char> bytes) { out.insert(out.end(), bytes); };
-  put({0xFF, 0xE1, 0, 34});              // APP1, 34 bytes counting the length itself
-  put({'E', 'x', 'i', 'f', 0, 0});       // Exif identifier
-  put({'I', 'I', 0x2A, 0, 8, 0, 0, 0});  // TIFF header: little-endian, IFD0 at 8
-  put({1, 0});                           // IFD0 has one entry:
-  put({0x12, 0x01, 3, 0, 1, 0, 0, 0});   //   Orientation, SHORT, count 1,
-  put({static_cast<unsigned char>(orientation), 0, 0, 0});  // value, padded to 4 bytes
-  put({0, 0, 0, 0});                                        // no next IFD
-  out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
+  // APP1 (34 bytes counting the length itself); "Exif\0\0"; a little-endian TIFF header with
+  // IFD0 at 8; IFD0's one entry: Orientation (0x0112), SHORT, count 1, the value padded to 4
+  // bytes; no next IFD.
+  const auto value = static_cast<unsigned char>(orientation);
+  const unsigned char segment[] = {0xFF, 0xE1, 0, 34, 'E',   'x', 'i', 'f', 0,    0,    'I', 'I',
+                                   0x2A, 0,    8, 0,  0,     0,   1,   0,   0x12, 0x01, 3,   0,
+                                   1,    0,    0, 0,  value, 0,   0,   0,   0,    0,    0,   0};
+  // Written into a vector of the final size (growing one from 2 bytes made GCC 12 warn,
+  // -Warray-bounds, a false positive).
+  Bytes out(jpeg.size() + sizeof(segment));
+  std::copy(jpeg.begin(), jpeg.begin() + 2, out.begin());
+  std::copy(std::begin(segment), std::end(segment), out.begin() + 2);
+  std::copy(jpeg.begin() + 2, jpeg.end(), out.begin() + 2 + sizeof(segment));
   return out;
 }
 

@@ -52,11 +52,13 @@ void* operator new(std::size_t size) {
 
 // (The default operator delete would free it too, but AddressSanitizer reports a block from a
 // replaced operator new released by the library's operator delete as alloc-dealloc-mismatch.)
-void operator delete(void* p) noexcept {
+// Not inlined: inlined, GCC 12 sees operator new's block reach free() and warns
+// (-Wmismatched-new-delete), although this operator new allocates with malloc.
+[[gnu::noinline]] void operator delete(void* p) noexcept {
   std::free(p);
 }
 
-void operator delete(void* p, std::size_t) noexcept {
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept {
   std::free(p);
 }
 

@@ -247,7 +247,9 @@ TEST_F(LoaderStateTest, ElasticRestoreDealsTheRestToTheNewRanks) {
         resumed.load_state(saved);
         Delivered rest;
         take(resumed, rest);
-        if (!rest.numbers.empty()) EXPECT_EQ(rest.numbers.front(), steps);
+        if (!rest.numbers.empty()) {
+          EXPECT_EQ(rest.numbers.front(), steps);
+        }
         new_samples += rest.indices.size();
         seen.insert(rest.indices.begin(), rest.indices.end());
       }

@@ -132,11 +132,15 @@ TEST_F(LoaderTest, ShardsArePaddedOrTrimmedToEqualSizes) {
         EXPECT_EQ(all.size(), 48u);
         EXPECT_EQ(distinct.size(), static_cast<std::size_t>(kImages));
         EXPECT_EQ(repeated.size(), 3u);
-        if (!shuffle) EXPECT_EQ(repeated, (std::set<std::uint32_t>{0, 1, 2}));
+        if (!shuffle) {
+          EXPECT_EQ(repeated, (std::set<std::uint32_t>{0, 1, 2}));
+        }
       } else {
         EXPECT_EQ(all.size(), 44u);
         EXPECT_TRUE(repeated.empty());
-        if (!shuffle) EXPECT_EQ(distinct.count(kImages - 1), 0u);
+        if (!shuffle) {
+          EXPECT_EQ(distinct.count(kImages - 1), 0u);
+        }
       }
     }
   }

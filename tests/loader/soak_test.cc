@@ -124,7 +124,9 @@ TEST(Soak, ManyEpochsRandomWorkersEarlyDestruction) {
         peak_rss = std::max(peak_rss, rss_kb());
       }
     }
-    if (outlives) EXPECT_GT(outlives->size(), 0u);
+    if (outlives) {
+      EXPECT_GT(outlives->size(), 0u);
+    }
     outlives.reset();
     ASSERT_EQ(open_fds(), fds_before) << "file descriptors leaked by loader " << loaders;
     // What the process keeps between loaders, without the free memory malloc holds on to.

@@ -99,9 +99,12 @@ def tokens(command):
 
 
 @functools.cache  # the same few --help texts, asked for by every test
-def help_text(subcommand):
+def help_text(subcommand, cpus=None):
+    """A command's --help; with cpus, as a process whose affinity allows only that many."""
+    limit = (lambda: os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:cpus])) \
+        if cpus else None
     result = subprocess.run([cli(), subcommand, "--help"], capture_output=True, text=True,
-                            timeout=60)
+                            timeout=60, preexec_fn=limit)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -115,6 +118,25 @@ def help_options(subcommand):
             kind = match.group(2) or ""
             options[match.group(1)] = bool(re.match(r"(INT|UINT|TEXT|FLOAT)", kind))
     return options
+
+
+def help_defaults(subcommand, cpus=None):
+    """{--option: (the default its --help shows, its help line)} for the options that show one
+    (`--size INT:INT in [8 - 4096]=224`)."""
+    defaults, current = {}, None
+    for line in help_text(subcommand, cpus).splitlines():
+        # The option, its signature (words one space apart), then its help after 2+ spaces.
+        match = re.match(r"^  (?:-\w,)?(--[\w-]+)((?: \S+)*)(?: {2,}(.*))?$", line)
+        if match:
+            current = None
+            shown = re.search(r"=(\S+)", match.group(2))
+            if shown:
+                current = match.group(1)
+                defaults[current] = (shown.group(1), (match.group(3) or "").strip())
+        elif current and line.startswith("    "):
+            defaults[current] = (defaults[current][0],
+                                 (defaults[current][1] + " " + line.strip()).strip())
+    return defaults
 
 
 def option_words(text):

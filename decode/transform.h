@@ -89,7 +89,11 @@ int py_round(double x);
 // before CenterCrop(size) (256 for 224).
 int eval_resize_for(int size);
 
-// Returns an empty string when the spec is valid, else what is wrong (naming the field).
+// Returns an empty string when the spec is valid, else what is wrong (naming the field): a size
+// below 1, fields that contradict each other (scale_min > scale_max, ratio_min > ratio_max, an
+// eval resize below size), a flip probability outside [0, 1] and the pixel and erase steps'
+// parameters. The fields' ranges are the loader's option table's
+// (include/feedrate/option_bounds.h), checked by resolve().
 std::string validate(const TransformSpec& spec);
 
 struct ResizePlan {

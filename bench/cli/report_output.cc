@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "loader/diagnosis/verdict.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate::bench {
 
@@ -20,7 +20,7 @@ std::string report_text(const Report& report) {
   text += fmt::format(
       "verdict   {}{} (delivered {:.0f} images/s; the consumer waited {:.0f}% of the time: io "
       "{:.2f} s, cpu {:.2f} s, ram {:.2f} s, h2d {:.2f} s)\n",
-      verdict_summary(v),
+      verdict_summary(report),
       report.run.world_size > 1
           ? fmt::format(" on rank {} of {}", report.run.rank, report.run.world_size)
           : "",

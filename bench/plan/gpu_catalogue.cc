@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace feedrate::bench {
 namespace {
@@ -17,6 +19,15 @@ std::string simplify(std::string_view name) {
     if (out.rfind(prefix, 0) == 0) out = out.substr(prefix.size());
   }
   return out;
+}
+
+// A card the buying guide's table lists with its memory and FP32 TFLOPS only.
+GpuModel listed(std::string name, double memory_gb, double fp32_tflops) {
+  GpuModel gpu;
+  gpu.name = std::move(name);
+  gpu.memory_gb = memory_gb;
+  gpu.fp32_tflops = fp32_tflops;
+  return gpu;
 }
 
 }  // namespace
@@ -40,26 +51,26 @@ const std::vector<GpuModel>& gpu_catalogue() {
       {"H100 PCIe", 80, 51, 756, 2000, "PCIe 5", 350},
       {"H800", 80, 67, 989, 3350, "PCIe 5", 700},
       {"H200", 141, 67, 989, 4800, "PCIe 5", 700},
-      {"GeForce RTX 3090 Ti", 24, 40.0},
-      {"GeForce RTX 3090", 24, 35.58},
-      {"GeForce RTX 3080 Ti", 12, 34.71},
-      {"GeForce RTX 3080", 12, 29.77},
-      {"NVIDIA RTX A5000", 24, 27.77},
-      {"GeForce RTX 3070", 8, 20.31},
-      {"GeForce RTX 3060 Ti", 8, 16.20},
-      {"Tesla V100S PCIe", 32, 16.4},
-      {"Tesla V100 NVLink", 32, 15.7},
-      {"GeForce RTX 2080 Ti", 11, 13.4},
-      {"GeForce RTX 3060", 12, 12.74},
-      {"Quadro RTX 5000", 16, 11.15},
-      {"Tesla P100 PCIe", 16, 10.6},
-      {"Tesla T4", 16, 8.141},
-      {"GeForce GTX TITAN X", 12, 6.691},
-      {"NVIDIA L20", 48, 59.35},
-      {"RTX 4090", 24, 0},
-      {"Quadro RTX 8000", 48, 0},
-      {"Titan RTX", 24, 0},
-      {"Quadro RTX 6000", 24, 0},
+      listed("GeForce RTX 3090 Ti", 24, 40.0),
+      listed("GeForce RTX 3090", 24, 35.58),
+      listed("GeForce RTX 3080 Ti", 12, 34.71),
+      listed("GeForce RTX 3080", 12, 29.77),
+      listed("NVIDIA RTX A5000", 24, 27.77),
+      listed("GeForce RTX 3070", 8, 20.31),
+      listed("GeForce RTX 3060 Ti", 8, 16.20),
+      listed("Tesla V100S PCIe", 32, 16.4),
+      listed("Tesla V100 NVLink", 32, 15.7),
+      listed("GeForce RTX 2080 Ti", 11, 13.4),
+      listed("GeForce RTX 3060", 12, 12.74),
+      listed("Quadro RTX 5000", 16, 11.15),
+      listed("Tesla P100 PCIe", 16, 10.6),
+      listed("Tesla T4", 16, 8.141),
+      listed("GeForce GTX TITAN X", 12, 6.691),
+      listed("NVIDIA L20", 48, 59.35),
+      listed("RTX 4090", 24, 0),
+      listed("Quadro RTX 8000", 48, 0),
+      listed("Titan RTX", 24, 0),
+      listed("Quadro RTX 6000", 24, 0),
   };
   return catalogue;
 }

@@ -5,7 +5,7 @@
 #include <string>
 #include <type_traits>
 
-#include "loader/diagnosis/verdict.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 namespace {
@@ -44,7 +44,7 @@ nlohmann::json verdict_json(const Report& report) {
   const RunFigures& f = report.figures;
   return {{"bottleneck", v.bottleneck},
           {"runner_up", v.runner_up},
-          {"summary", verdict_summary(v)},
+          {"summary", verdict_summary(report)},
           {"reached", v.reached},
           {"stall_fraction", v.stall_fraction},
           {"stalls",

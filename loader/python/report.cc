@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "loader/cache/json.h"
+#include "loader/diagnosis/cache_json.h"
 #include "loader/diagnosis/progress_line.h"
 #include "loader/diagnosis/report_json.h"
 #include "loader/diagnosis/skipped_json.h"

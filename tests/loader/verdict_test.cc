@@ -11,6 +11,7 @@
 #include <string>
 
 #include "loader/diagnosis/capacity.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 namespace {
@@ -116,9 +117,10 @@ TEST(Capacities, TheConsumerFromTheGivenRateOrAMeasurableStep) {
 TEST(Judge, NothingMeasuredBeforeTheFirstBatch) {
   Report r;
   r.capacities = capacities(r);
-  const Verdict v = judge(r);
+  r.verdict = judge(r);
+  const Verdict& v = r.verdict;
   EXPECT_EQ(v.bottleneck, "none");
-  EXPECT_EQ(verdict_summary(v), "nothing measured yet");
+  EXPECT_EQ(verdict_summary(r), "nothing measured yet");
   ASSERT_FALSE(v.advice.empty());
   EXPECT_EQ(v.advice.front().kind, "none");
 }
@@ -147,6 +149,22 @@ TEST(Judge, DecodingBinds) {
   EXPECT_NEAR(cores->projected_images_per_s,
               2 * judged(cpu_bound()).capacities.of("cpu").images_per_s, 1);
   EXPECT_NE(cores->cost.find("2 more core(s)"), std::string::npos) << cores->cost;
+}
+
+TEST(Judge, TheSummaryNamesTheRateAndTheRunnerUpsHeadroom) {
+  // cpu 1,005 images/s (2 cores at 1.99 ms of loader CPU); ram 2,522; io 5,000.
+  EXPECT_EQ(verdict_summary(judged(cpu_bound())),
+            "cpu: the 2 decode threads deliver 1,005 images/s; the 3 batches in flight could do "
+            "2.5x more");
+  Report one = cpu_bound();
+  one.run.num_workers = 1;
+  EXPECT_EQ(verdict_summary(judged(one)).rfind("cpu: the 1 decode thread delivers ", 0), 0u)
+      << verdict_summary(judged(one));
+  Report r = figures();
+  r.figures.stall_io_s = 0.3;
+  r.figures.consumer_busy_s = 9.5;  // 1,053 images/s of steps; the slots, holding them, next
+  EXPECT_EQ(verdict_summary(judged(r)),
+            "consumer: training takes 1,053 images/s; the 3 batches in flight could do 2.1x more");
 }
 
 TEST(Judge, TooFewSlotsBind) {
@@ -186,18 +204,23 @@ TEST(Judge, ASecondResourceWithinTheMarginIsNamed) {
   // cpu: 2 threads at 1.85 ms: 1,081 images/s, 7% above the disk.
   r.figures.decode_busy_s = r.figures.decode_cpu_s = 18.5;
   r.figures.loader_cpu_s = 18.5;
-  const Verdict close = judged(r).verdict;
+  const Report close_run = judged(r);
+  const Verdict& close = close_run.verdict;
   EXPECT_EQ(close.bottleneck, "io");
   EXPECT_EQ(close.runner_up, "cpu");
-  EXPECT_EQ(verdict_summary(close), "io, cpu close behind");
+  EXPECT_EQ(verdict_summary(close_run),
+            "io: the disk delivers 1,010 images/s; the 2 decode threads could do 1.1x more "
+            "(close behind)");
   // Both get their advice.
   EXPECT_NE(find(close, "cpu.decode"), nullptr) << kinds(close);
   // cpu 25% above the disk: beyond the margin.
   r.figures.decode_busy_s = r.figures.decode_cpu_s = r.figures.loader_cpu_s = 16;
-  const Verdict apart = judged(r).verdict;
+  const Report apart_run = judged(r);
+  const Verdict& apart = apart_run.verdict;
   EXPECT_EQ(apart.bottleneck, "io");
   EXPECT_EQ(apart.runner_up, "");
-  EXPECT_EQ(verdict_summary(apart), "io");
+  EXPECT_EQ(verdict_summary(apart_run),
+            "io: the disk delivers 1,010 images/s; the 2 decode threads could do 1.2x more");
 }
 
 TEST(Judge, EveryPairWithinAndBeyondTheMargin) {

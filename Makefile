@@ -6,7 +6,7 @@ BENCH_ARGS ?=
 DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
                 libjpeg62-turbo-dev libtbb-dev libgtest-dev libcli11-dev nlohmann-json3-dev \
                 libfmt-dev libdlpack-dev python3-dev python3-pybind11 python3-numpy \
-                python3-pytest python3-torch python3-torchvision python3-pil \
+                python3-pytest python3-mypy python3-torch python3-torchvision python3-pil \
                 libjpeg-turbo-progs libspng-dev libwebp-dev libtiff-dev libtiff-tools \
                 libxxhash-dev
 # cmake/pip.cmake checks the build-time ones of these for `pip install .` (ctest: package.pip_*).
@@ -55,7 +55,8 @@ test: build
 
 # `pip install .` as the README tells a PyTorch user: into a fresh virtual environment over
 # Debian's python3 (whose torch and numpy it sees), then the Python tests run from outside the
-# tree against the installed module and the installed `feedrate` command. pip fetches the build
+# tree against the installed package and the installed `feedrate` command, and mypy checks the
+# typed example against the installed package's stubs (py.typed, _C.pyi). pip fetches the build
 # backend (scikit-build-core, pybind11) from PyPI; `make test` stays offline. The tests that
 # compare with the C++ Loader use feedrate-dump-batches from $(BUILD_DIR) when `make test` has
 # built it, and skip otherwise.
@@ -81,6 +82,8 @@ test-pip: deps
 	cd / && $(abspath $(PIP_VENV))/bin/feedrate --version
 	cd / && env -u PYTHONPATH $(PIP_TESTS_ENV) $(abspath $(PIP_VENV))/bin/python -m pytest -q \
 	  -p no:cacheprovider $(CURDIR)/tests/python
+	cd / && env -u PYTHONPATH $(abspath $(PIP_VENV))/bin/python -m mypy --cache-dir /dev/null \
+	  --config-file $(CURDIR)/tests/python/typing/mypy.ini $(CURDIR)/tests/python/typing/train_loop.py
 	$(PIP_VENV)/bin/pip install 'numpy>=2'
 	cd / && env -u PYTHONPATH $(abspath $(PIP_VENV))/bin/python -c $(call numpy2_check,sys.prefix)
 	cd / && env -u PYTHONPATH $(abspath $(PIP_VENV))/bin/python -m pytest -q -p no:cacheprovider \

@@ -6,9 +6,10 @@
 # DEB_PACKAGES (ctest: package.pip_packages_in_deb_packages). pybind11 comes from pip
 # (build-system.requires).
 #
-# Then the wheel's layout: the module at the platlib root, libfeedrate.so in feedrate.libs/
-# beside it (module RPATH $ORIGIN/feedrate.libs, see loader/python), the `feedrate` command in
-# the environment's bin (SKBUILD_SCRIPTS_DIR) with an RPATH from there to feedrate.libs.
+# Then the wheel's layout: the package feedrate/ at the platlib root, libfeedrate.so in
+# feedrate.libs/ beside it (feedrate._C's RPATH $ORIGIN/../feedrate.libs, see
+# python/CMakeLists.txt), the `feedrate` command in the environment's bin (SKBUILD_SCRIPTS_DIR)
+# with an RPATH from there to feedrate.libs.
 set(_feedrate_header_packages
     liburing.h liburing-dev
     turbojpeg.h libturbojpeg0-dev

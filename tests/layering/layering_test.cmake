@@ -12,7 +12,7 @@ cmake_minimum_required(VERSION 3.24)
 #   loader/cache      itself, dataset, host, the public API, io, decode: never pipeline
 #   loader/diagnosis  itself, dataset, host, the public API, io, decode: never pipeline
 #   loader/pipeline   every room of loader/, the public API, io, decode, gpu
-# Outside the library (bench/ and the Python module, loader/python) only the public API, the
+# Outside the library (bench/ and the Python module, python/csrc) only the public API, the
 # stages and the front-end seam below are included: never the internals of a room.
 # bench/ rooms:
 #   bench/pack, bench/plan, bench/tune  the product, themselves, the packing probe (bench/pack) and
@@ -38,7 +38,7 @@ set(allowed_loader/diagnosis loader/diagnosis loader/dataset loader/host ${api} 
 set(allowed_loader/pipeline loader/pipeline loader/cache loader/diagnosis loader/dataset
                             loader/host ${api} io decode gpu)
 set(product ${api} io decode gpu)
-set(allowed_loader/python loader/python ${product})
+set(allowed_python/csrc python/csrc ${product})
 set(allowed_bench/pack ${product} bench/pack)
 set(allowed_bench/plan ${product} bench/plan bench/pack)
 set(allowed_bench/tune ${product} bench/tune bench/pack)
@@ -54,13 +54,13 @@ set(front_end_headers loader/diagnosis/report_document.h loader/diagnosis/report
     loader/diagnosis/progress_line.h loader/diagnosis/skipped_json.h
     loader/diagnosis/throughput_model.h loader/diagnosis/cache_json.h
     loader/dataset/pack_index.h loader/dataset/dataset_reader.h)
-set(front_end_folders loader/python bench/pack bench/plan bench/tune bench/cli)
+set(front_end_folders python/csrc bench/pack bench/plan bench/tune bench/cli)
 # Single headers of a room that the rooms above may include besides.
 set(shared_headers bench/cli/process_stats.h)
 set(datagen_users bench/cli/make_dataset_command.cc bench/cli/default_dataset.cc)
 
 set(folders io decode gpu include/feedrate loader/host loader/dataset loader/cache
-    loader/diagnosis loader/pipeline loader/python bench/pack bench/plan bench/tune bench/cli
+    loader/diagnosis loader/pipeline python/csrc bench/pack bench/plan bench/tune bench/cli
     bench/datagen)
 set(violations "")
 set(checked 0)
@@ -85,11 +85,11 @@ foreach(folder IN LISTS folders)
       string(REGEX MATCH "\"([^\"]+)\"" _ "${line}")
       set(header "${CMAKE_MATCH_1}")
       # The folder of a header: the public API for "feedrate/...", the first two parts under
-      # bench/ and loader/, else the first part.
+      # bench/, loader/ and python/, else the first part.
       if(header MATCHES "^feedrate/")
         set(target_folder ${api})
       else()
-        string(REGEX MATCH "^((bench|loader)/[^/]+|[^/]+)/" _ "${header}")
+        string(REGEX MATCH "^((bench|loader|python)/[^/]+|[^/]+)/" _ "${header}")
         set(target_folder "${CMAKE_MATCH_1}")
       endif()
       if(target_folder STREQUAL "" OR NOT IS_DIRECTORY ${SOURCE_DIR}/${target_folder})

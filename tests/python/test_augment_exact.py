@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-import feedrate
+from feedrate import _testing
 
 torch = pytest.importorskip("torch")
 F = pytest.importorskip("torchvision.transforms.functional")
@@ -63,7 +63,7 @@ POLICY_OPS = [
 def test_policy_op_matches_torchvision(op, magnitudes, fill):
     for seed, magnitude in enumerate(magnitudes):
         image = photo(seed)
-        ours = feedrate._apply_op(image, op, magnitude, fill or (0.0, 0.0, 0.0))
+        ours = _testing._apply_op(image, op, magnitude, fill or (0.0, 0.0, 0.0))
         fill_list = list(fill) if fill else None
         theirs = reference(
             image, lambda t: _apply_op(t, op, magnitude, InterpolationMode.NEAREST, fill_list))
@@ -73,7 +73,7 @@ def test_policy_op_matches_torchvision(op, magnitudes, fill):
 def test_geometric_ops_are_exact_for_integer_translations():
     image = photo(7)
     for op in ("TranslateX", "TranslateY"):
-        ours = feedrate._apply_op(image, op, 11.0)
+        ours = _testing._apply_op(image, op, 11.0)
         theirs = reference(image, lambda t: _apply_op(t, op, 11.0, InterpolationMode.NEAREST, None))
         assert np.array_equal(ours, theirs), op
 
@@ -81,7 +81,7 @@ def test_geometric_ops_are_exact_for_integer_translations():
 @pytest.mark.parametrize("factor", [-0.5, -0.2, 0.05, 0.25, 0.5])
 def test_hue_matches_torchvision(factor):
     image = photo(3)
-    ours = feedrate._apply_op(image, "Hue", factor)
+    ours = _testing._apply_op(image, "Hue", factor)
     theirs = reference(image, lambda t: F.adjust_hue(t, factor))
     assert mean_diff(ours, theirs) <= MAX_MEAN_DIFF
 
@@ -91,7 +91,7 @@ def test_flips_and_grayscale_match_torchvision():
     pairs = [("HFlip", F.hflip), ("VFlip", F.vflip),
              ("Grayscale", lambda t: F.rgb_to_grayscale(t, num_output_channels=3))]
     for name, fn in pairs:
-        assert np.array_equal(feedrate._apply_op(image, name), reference(image, fn)), name
+        assert np.array_equal(_testing._apply_op(image, name), reference(image, fn)), name
 
 
 # (top, left, height, width, size): downscales, an upscale and an off-centre box.
@@ -103,7 +103,7 @@ def test_resized_crop_matches_torchvision(interpolation):
     mode = InterpolationMode(interpolation)
     for seed, (top, left, height, width, size) in enumerate(BOXES):
         image = photo(seed, 72, 96)
-        ours = feedrate._resized_crop(image, top, left, height, width, size, interpolation)
+        ours = _testing._resized_crop(image, top, left, height, width, size, interpolation)
         theirs = reference(image, lambda t: F.resized_crop(
             t, top, left, height, width, [size, size], mode, antialias=True))
         assert mean_diff(ours, theirs) <= MAX_MEAN_DIFF, (interpolation, top, left, size)
@@ -115,6 +115,6 @@ def test_mean_difference_is_far_below_the_bound_on_colour_ops():
     for op in ("Brightness", "Color", "Contrast", "Solarize", "Posterize", "Equalize",
                "AutoContrast"):
         magnitude = {"Solarize": 128.0, "Posterize": 4.0}.get(op, 0.4)
-        ours = feedrate._apply_op(image, op, magnitude)
+        ours = _testing._apply_op(image, op, magnitude)
         theirs = reference(image, lambda t: _apply_op(t, op, magnitude, InterpolationMode.NEAREST, None))
         assert mean_diff(ours, theirs) <= 0.02, op

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import feedrate
+from feedrate import _testing
 
 torch = pytest.importorskip("torch")
 transforms = pytest.importorskip("torchvision.transforms")
@@ -32,7 +33,7 @@ def reference_recipe(crop=64):
 
 
 def test_reference_recipe_reads_into_one_spec():
-    spec, dtype, channels_first, mean, std = feedrate._spec_from_torchvision(reference_recipe(176))
+    spec, dtype, channels_first, mean, std = _testing._spec_from_torchvision(reference_recipe(176))
     assert spec.startswith("rrc(176,") and ",hflip(0.5),ta_wide(bins=31," in spec
     assert "normalize(mean=0.485/0.456/0.406" in spec and ",erase(0.1," in spec
     assert (dtype, channels_first, mean, std) == ("float32", False, None, None)

@@ -1,4 +1,4 @@
-#include "loader/python/report.h"
+#include "python/csrc/report.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>

@@ -1,17 +1,15 @@
-// The `feedrate` Python module: feedrate.Loader, a drop-in for torch.utils.data.DataLoader in
-// image-classification training scripts.
-//
-//   loader = feedrate.Loader("/data/train", batch_size=256, num_workers=8, device="cuda")
-//   for epoch in range(90):
-//       loader.set_epoch(epoch)
-//       for images, labels in loader:   # torch tensors, no copy
-//           ...
+// feedrate._C, the extension under the Python package feedrate (python/feedrate/): the native
+// Loader over the C++ API, feedrate.Error, gather_verdicts and the test hooks of
+// augment_probe.h. The package's Loader (python/feedrate/_loader.py) subclasses _C.Loader and
+// gives it transform= as a spec text; what is Python-shaped (reading a torchvision Compose,
+// torchvision's channels-first permute, DataLoader) lives in the package's .py files, and this
+// module imports none of them.
 //
 // The GIL is released while the loader waits for a batch; every few milliseconds of waiting it
 // is taken back to check for signals, so Ctrl-C raises KeyboardInterrupt promptly and the next
 // iteration continues where the interrupted one stopped. feedrate.Error (a RuntimeError) carries
-// the loader's message, naming the file and what is wrong.
-#include <pybind11/eval.h>
+// the loader's message, naming the file and what is wrong. Thread-safety: one thread iterates a
+// Loader at a time (another one gets a RuntimeError); every call holds the GIL on entry.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -25,11 +23,10 @@
 #include "feedrate/loader.h"
 #include "feedrate/loader_state.h"
 #include "loader/diagnosis/packing_probe.h"
-#include "loader/python/augment_probe.h"
-#include "loader/python/options.h"
-#include "loader/python/report.h"
-#include "loader/python/tensors.h"
-#include "torchvision_compat_py.h"
+#include "python/csrc/augment_probe.h"
+#include "python/csrc/options.h"
+#include "python/csrc/report.h"
+#include "python/csrc/tensors.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
@@ -121,15 +118,7 @@ class PyLoader {
     }
     ++delivered_;
     if (options_.progress) progress_.update(*loader_, epoch_, delivered_);
-    py::tuple out = to_python(*batch, arrays_, options_.return_indices);
-    if (options_.channels_first) {  // torchvision's uint8 layout: N x 3 x H x W views
-      py::list items(out);
-      const py::object images = items[0];
-      items[0] = py::hasattr(images, "permute") ? images.attr("permute")(0, 3, 1, 2)
-                                                : images.attr("transpose")(0, 3, 1, 2);
-      out = py::tuple(items);
-    }
-    return out;
+    return to_python(*batch, arrays_, options_.return_indices);
   }
 
   py::dict report(bool probe_packing) const {
@@ -182,43 +171,17 @@ struct EpochIterator {
 
 }  // namespace
 
-PYBIND11_MODULE(feedrate, m) {
-  m.doc() = "feedrate: a fast JPEG image-classification data loader (a DataLoader drop-in).";
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "feedrate's native core: use the package feedrate, not this module.";
   py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
 
   py::class_<EpochIterator>(m, "_Epoch")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", [](EpochIterator& it) { return it.loader->next(it.generation); });
 
-  py::class_<PyLoader>(m, "Loader", R"doc(
-Loader(source, **options): iterate batches of (images, labels) from an image dataset.
-
-source: an ImageFolder root (root/<class>/<image>.jpg; labels as torchvision's ImageFolder
-gives them), a file list of "relative/path label" lines, a tar shard, a folder or glob of shards.
-
-Options (defaults as the C++ LoaderOptions): batch_size=64, num_workers=1,
-shuffle=True|False|"full"|"blocks"|"none" (True is "full", False "none"), shuffle_window_mb=128
-(blocks: the samples of that many MB of storage blocks are shuffled together), seed=0,
-drop_last=False, rank/world_size (None or -1: RANK / WORLD_SIZE, as DistributedSampler),
-pad_shards=True, transform="train"|"eval"|a spec text ("rrc(176),hflip,ta_wide,normalize,
-erase(0.1)", docs/augmentations.md)|a torchvision Compose of supported operations, size=224,
-resize=size*256/224, scale=(0.08, 1), ratio=(3/4, 4/3), flip_probability=0.5, dtype="uint8" (NHWC) | "float32" | "float16" (NCHW,
-normalised with mean/std), mean, std, device="cpu"|"cuda"|"cuda:N", on_bad="error"|"skip",
-prefetch_batches=3, memory_budget_mb, io_queue_depth, force_pread, direct_io, throttle,
-tar_chunk_bytes, max_pixels, training_images_per_s, allow_paths_outside_root,
-allow_empty_classes, arrays="auto"|"torch"|"numpy", progress=False, return_indices=False.
-cache_dir=PATH, cache_gb=0: the pack cache (later epochs read restart-marked copies of the
-JPEGs from PATH, written with CPU the loader has to spare; the same batches).
-
-iter(loader) starts an epoch: the one set with set_epoch(), else the one after the last.
-state_dict() / load_state_dict(d) checkpoint and resume it mid-epoch, exactly (torchdata's
-StatefulDataLoader names), also at another world size.
-Images are zero-copy views of the batch slot; labels are int64. A slot is reused only after
-its arrays are gone: up to prefetch_batches batches may be held; asking for another while all
-are held raises feedrate.Error. An unknown option or a value of the wrong type is a TypeError;
-a negative or too large integer, or a word outside an option's vocabulary, a ValueError; a value
-outside an option's range a feedrate.Error. Every option: docs/python.md.
-)doc")
+  // The options and their errors: python/csrc/options.h; the documentation: feedrate.Loader.
+  py::class_<PyLoader>(m, "Loader",
+                       "The native loader under feedrate.Loader: transform= is a spec text.")
       .def(py::init<const py::object&, const py::kwargs&>(), py::arg("source"))
       .def("__len__", &PyLoader::length)
       .def("set_epoch", &PyLoader::set_epoch, py::arg("epoch"))
@@ -275,8 +238,6 @@ slowest: 812 images/s, bottleneck io: ..."}.
 )doc");
   m.attr("option_names") = option_names();
   m.attr("__version__") = FEEDRATE_VERSION;
-  // _spec_from_torchvision() and DataLoader (loader/python/torchvision_compat.py).
-  py::exec(kTorchvisionCompatPy, m.attr("__dict__"));
   register_augment_probe(m);
 }
 

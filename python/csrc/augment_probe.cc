@@ -1,4 +1,4 @@
-#include "loader/python/augment_probe.h"
+#include "python/csrc/augment_probe.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>

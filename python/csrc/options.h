@@ -22,8 +22,9 @@ struct PythonOptions {
   ArrayKind arrays = ArrayKind::kAuto;
   bool progress = false;        // a progress line on stderr
   bool return_indices = false;  // yield (images, labels, indices)
-  // Set from a torchvision transform whose output is uint8: yield images as N x 3 x H x W
-  // views, the layout torchvision's tensors have.
+  // Written by options.cc for a transform that is no str, which feedrate.Loader never passes
+  // (it reads torchvision objects into a spec text and permutes their uint8 batches itself,
+  // python/feedrate/_loader.py); read by nobody. It goes when options.cc drops that branch.
   bool channels_first = false;
 };
 

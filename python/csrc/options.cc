@@ -1,4 +1,4 @@
-#include "loader/python/options.h"
+#include "python/csrc/options.h"
 
 #include <pybind11/stl.h>
 

@@ -1,11 +1,24 @@
-# torchvision's objects, accepted as they are: the Python side of the feedrate module, compiled
-# into it (loader/python/CMakeLists.txt embeds this file; it runs in the module's namespace).
-#
-#   _spec_from_torchvision(T): reads a Compose (transforms v1 or v2) of supported operations
-#       into the text of a feedrate transform spec (decode/transform_text.h), which the native
-#       pipeline runs in its decode workers; anything else is a TypeError naming the operation.
-#   DataLoader(dataset, ...): torch.utils.data.DataLoader's signature over a torchvision
-#       ImageFolder, yielding the same (images, labels); what feedrate cannot honour is refused.
+"""Reads a torchvision transform (a Compose of transforms v1 or v2, or one transform) of
+supported operations into the text of a feedrate transform spec (decode/transform_text.h),
+which the native pipeline runs in its decode workers; anything else is a TypeError naming the
+operation. feedrate.Loader calls it for transform= objects; it imports nothing from torch and
+reads the objects by their class names and attributes."""
+
+from __future__ import annotations
+
+from typing import Any, List, NamedTuple, Optional
+
+
+class TorchvisionSpec(NamedTuple):
+    """What a torchvision transform reads into: the spec text, the output dtype word, whether
+    uint8 batches are delivered as torchvision's N x 3 x H x W, and the mean and std (None: the
+    spec's normalize sets them)."""
+
+    spec: str
+    dtype: str
+    channels_first: bool
+    mean: Optional[List[float]]
+    std: Optional[List[float]]
 
 
 _SUPPORTED = (
@@ -16,7 +29,7 @@ _SUPPORTED = (
 )
 
 
-def _unsupported(name, why=None):
+def _unsupported(name: str, why: Optional[str] = None) -> TypeError:
     detail = f" ({why})" if why else ""
     return TypeError(
         f"feedrate cannot run torchvision's {name}{detail} in its decode workers. "
@@ -25,11 +38,11 @@ def _unsupported(name, why=None):
     )
 
 
-def _num(x):
+def _num(x: float) -> str:
     return repr(float(x))
 
 
-def _square(name, size):
+def _square(name: str, size: Any) -> int:
     if isinstance(size, int):
         return size
     size = list(size)
@@ -38,7 +51,7 @@ def _square(name, size):
     raise _unsupported(name, f"size {tuple(size)} is not square; batches are size x size")
 
 
-def _interp(name, t):
+def _interp(name: str, t: Any) -> str:
     mode = getattr(t, "interpolation", None)
     value = getattr(mode, "value", mode)
     if value in (None, "bilinear", 2):
@@ -52,14 +65,14 @@ def _interp(name, t):
     return interp
 
 
-def _nearest(name, t):
+def _nearest(name: str, t: Any) -> None:
     mode = getattr(t, "interpolation", None)
     value = getattr(mode, "value", mode)
     if value not in (None, "nearest", 0):
         raise _unsupported(name, f"interpolation {value}; only nearest, its default")
 
 
-def _fill(name, t):
+def _fill(name: str, t: Any) -> str:
     fill = getattr(t, "fill", None)
     if isinstance(fill, dict):  # v2: {type: value}; one value for images
         values = [v for v in fill.values() if v is not None]
@@ -76,31 +89,31 @@ def _fill(name, t):
     return "/".join(_num(f) for f in fill)
 
 
-def _range(value, identity):
+def _range(value: Any, identity: float) -> str:
     if value is None:
         return f"{_num(identity)}/{_num(identity)}"
     low, high = value
     return f"{_num(low)}/{_num(high)}"
 
 
-def _steps(transform):
+def _steps(transform: Any) -> List[Any]:
     name = type(transform).__name__
     if name == "Compose":
         return list(transform.transforms)
     return [transform]
 
 
-def _is_float_dtype(dtype):
+def _is_float_dtype(dtype: Any) -> bool:
     if isinstance(dtype, dict):  # v2 ToDtype({tv_tensors.Image: torch.float32, ...})
         dtype = next((v for k, v in dtype.items() if "Image" in getattr(k, "__name__", "")), None)
     return dtype is not None and getattr(dtype, "is_floating_point", False)
 
 
-def _spec_from_torchvision(transform):
-    """(spec text, dtype word, channels_first, mean or None, std or None) of a torchvision
-    transform; raises TypeError for an operation feedrate does not run natively."""
+def spec_from_torchvision(transform: Any) -> TorchvisionSpec:
+    """The spec of a torchvision transform; raises TypeError for an operation feedrate does not
+    run natively."""
     steps = _steps(transform)
-    parts = []
+    parts: List[str] = []
     floats = False
     normalized = False
     i = 0
@@ -132,14 +145,14 @@ def _spec_from_torchvision(transform):
             nxt = steps[i + 1] if i + 1 < len(steps) else None
             if type(nxt).__name__ != "CenterCrop":
                 raise _unsupported(name, "only Resize followed by CenterCrop (square output)")
-            size = t.size if isinstance(t.size, int) else list(t.size)
-            if not isinstance(size, int):
-                if len(size) != 1:
+            side: Any = t.size if isinstance(t.size, int) else list(t.size)
+            if not isinstance(side, int):
+                if len(side) != 1:
                     raise _unsupported(name, "Resize((h, w)) stretches; give the shorter side")
-                size = size[0]
+                side = side[0]
             if getattr(t, "max_size", None) is not None:
                 raise _unsupported(name, "max_size")
-            parts.append(f"resize({size},interp={_interp(name, t)})")
+            parts.append(f"resize({side},interp={_interp(name, t)})")
             parts.append(f"center_crop({_square('CenterCrop', nxt.size)})")
             i += 1
         elif name in ("RandomHorizontalFlip", "RandomVerticalFlip", "RandomGrayscale"):
@@ -201,108 +214,7 @@ def _spec_from_torchvision(transform):
             "batches need one output size",
         )
     if floats:
-        mean, std = (None, None) if normalized else ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
-        return ",".join(parts), "float32", False, mean, std
-    return ",".join(parts), "uint8", True, None, None
-
-
-_REFUSED = {
-    "batch_sampler": "give batch_size and a sampler instead",
-    "collate_fn": "feedrate assembles the batches itself; collate on the GPU after loading",
-    "worker_init_fn": "feedrate's workers are threads in this process",
-    "multiprocessing_context": "feedrate's workers are threads in this process",
-    "generator": "give seed= instead (feedrate draws from (seed, epoch, sample index))",
-    "timeout": "feedrate waits for its workers; it has no timeout",
-}
-
-
-class DataLoader:
-    """torch.utils.data.DataLoader(dataset, batch_size=1, shuffle=False, sampler=None,
-    num_workers=0, pin_memory=False, drop_last=False, persistent_workers=False, ...) over a
-    torchvision.datasets.ImageFolder: the same (images, labels) batches, decoded and augmented
-    by feedrate from the dataset's root and transform. A DistributedSampler gives the rank,
-    world size, shuffle, seed and drop_last, and its set_epoch() the epoch. Other keywords are
-    feedrate.Loader options (device=, prefetch_batches=, ...). Keywords feedrate cannot honour
-    (collate_fn, batch_sampler, worker_init_fn, generator, timeout, ...) raise TypeError."""
-
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, num_workers=0,
-                 pin_memory=False, drop_last=False, persistent_workers=False,
-                 prefetch_factor=None, pin_memory_device="", **kwargs):
-        for key in list(kwargs):
-            if key in _REFUSED:
-                value = kwargs[key]
-                if value is None or (key == "timeout" and value == 0):
-                    del kwargs[key]
-                    continue
-                raise TypeError(f"feedrate.DataLoader cannot honour {key}=: {_REFUSED[key]}")
-        root = getattr(dataset, "root", None)
-        if root is None or not hasattr(dataset, "class_to_idx"):
-            raise TypeError(
-                "feedrate.DataLoader takes a torchvision.datasets.ImageFolder (or DatasetFolder "
-                f"with the default loader), got {type(dataset).__name__}")
-        if getattr(dataset, "target_transform", None) is not None:
-            raise TypeError("feedrate.DataLoader: the dataset's target_transform is not supported")
-        loader = getattr(dataset, "loader", None)
-        if loader is not None and getattr(loader, "__name__", "") != "default_loader":
-            raise TypeError("feedrate.DataLoader: a custom ImageFolder loader is not supported")
-        if prefetch_factor is not None:
-            kwargs.setdefault("prefetch_batches", max(2, int(prefetch_factor)))
-        options = dict(batch_size=batch_size, num_workers=num_workers, drop_last=drop_last)
-        if sampler is not None:
-            if shuffle:
-                raise ValueError("sampler option is mutually exclusive with shuffle")
-            kind = type(sampler).__name__
-            if kind == "DistributedSampler":
-                options.update(rank=sampler.rank, world_size=sampler.num_replicas,
-                               shuffle=bool(sampler.shuffle), seed=int(sampler.seed),
-                               pad_shards=not sampler.drop_last)
-            elif kind == "RandomSampler":
-                options.update(shuffle=True)
-            elif kind == "SequentialSampler":
-                options.update(shuffle=False)
-            else:
-                raise TypeError(f"feedrate.DataLoader: sampler {kind} is not supported "
-                                "(DistributedSampler, RandomSampler, SequentialSampler are)")
-        else:
-            options.update(shuffle=bool(shuffle))
-        if dataset.transform is not None:
-            options["transform"] = dataset.transform
-        options.update(kwargs)
-        self.dataset = dataset
-        self.batch_size = batch_size
-        self.sampler = sampler
-        self.drop_last = drop_last
-        self._pin = bool(pin_memory)
-        self._loader = Loader(root, **options)
-        if self._loader.class_to_idx != dict(dataset.class_to_idx):
-            raise ValueError("feedrate.DataLoader: the dataset's classes differ from what "
-                             f"feedrate finds under {root}")
-
-    def __len__(self):
-        return len(self._loader)
-
-    def __iter__(self):
-        if self.sampler is not None and hasattr(self.sampler, "epoch"):
-            self._loader.set_epoch(int(self.sampler.epoch))
-        pin = self._pin and _cuda_available()
-        for images, labels in self._loader:
-            if pin:
-                images, labels = images.pin_memory(), labels.pin_memory()
-            yield images, labels
-
-    def report(self):
-        return self._loader.report()
-
-    def state_dict(self):
-        return self._loader.state_dict()
-
-    def load_state_dict(self, state):
-        self._loader.load_state_dict(state)
-
-
-def _cuda_available():
-    try:
-        import torch
-    except ImportError:
-        return False
-    return torch.cuda.is_available()
+        if normalized:
+            return TorchvisionSpec(",".join(parts), "float32", False, None, None)
+        return TorchvisionSpec(",".join(parts), "float32", False, [0.0] * 3, [1.0] * 3)
+    return TorchvisionSpec(",".join(parts), "uint8", True, None, None)

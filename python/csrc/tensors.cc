@@ -1,4 +1,4 @@
-#include "loader/python/tensors.h"
+#include "python/csrc/tensors.h"
 
 #include <dlpack/dlpack.h>
 #include <pybind11/numpy.h>

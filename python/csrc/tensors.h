@@ -7,7 +7,7 @@
 #include <pybind11/pybind11.h>
 
 #include "feedrate/batch.h"
-#include "loader/python/options.h"
+#include "python/csrc/options.h"
 
 namespace feedrate::python {
 

@@ -1,0 +1,93 @@
+"""feedrate.Loader: the native loader (feedrate._C.Loader) with transform= also taking a
+torchvision transform, read into a spec text here before the native loader sees it, and uint8
+batches of such a transform delivered as torchvision lays them out (N x 3 x H x W views).
+Thread-safety: as the native loader's, one thread iterates a Loader at a time."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterator, Tuple, Union
+
+from feedrate import _C
+from feedrate._torchvision import spec_from_torchvision
+
+Batch = Tuple[Any, ...]
+
+
+class Loader(_C.Loader):
+    """Loader(source, **options): iterate batches of (images, labels) from an image dataset.
+
+    loader = feedrate.Loader("/data/train", batch_size=256, num_workers=8, device="cuda")
+    for epoch in range(90):
+        loader.set_epoch(epoch)
+        for images, labels in loader:   # torch tensors, no copy
+            ...
+
+    source: an ImageFolder root (root/<class>/<image>.jpg; labels as torchvision's ImageFolder
+    gives them), a file list of "relative/path label" lines, a tar shard, a folder or glob of
+    shards.
+
+    Options (defaults as the C++ LoaderOptions): batch_size=64, num_workers=1,
+    shuffle=True|False|"full"|"blocks"|"none" (True is "full", False "none"),
+    shuffle_window_mb=128 (blocks: the samples of that many MB of storage blocks are shuffled
+    together), seed=0, drop_last=False, rank/world_size (None or -1: RANK / WORLD_SIZE, as
+    DistributedSampler), pad_shards=True, transform="train"|"eval"|a spec text
+    ("rrc(176),hflip,ta_wide,normalize,erase(0.1)", docs/augmentations.md)|a torchvision
+    Compose of supported operations, size=224, resize=size*256/224, scale=(0.08, 1),
+    ratio=(3/4, 4/3), flip_probability=0.5, dtype="uint8" (NHWC) | "float32" | "float16" (NCHW,
+    normalised with mean/std), mean, std, device="cpu"|"cuda"|"cuda:N", on_bad="error"|"skip",
+    prefetch_batches=3, memory_budget_mb, io_queue_depth, force_pread, direct_io, throttle,
+    tar_chunk_bytes, max_pixels, training_images_per_s, allow_paths_outside_root,
+    allow_empty_classes, arrays="auto"|"torch"|"numpy", progress=False, return_indices=False.
+    cache_dir=PATH, cache_gb=0: the pack cache (later epochs read restart-marked copies of the
+    JPEGs from PATH, written with CPU the loader has to spare; the same batches).
+
+    iter(loader) starts an epoch: the one set with set_epoch(), else the one after the last.
+    state_dict() / load_state_dict(d) checkpoint and resume it mid-epoch, exactly (torchdata's
+    StatefulDataLoader names), also at another world size.
+    Images are zero-copy views of the batch slot; labels are int64. A slot is reused only after
+    its arrays are gone: up to prefetch_batches batches may be held; asking for another while
+    all are held raises feedrate.Error. An unknown option or a value of the wrong type is a
+    TypeError; a negative or too large integer, or a word outside an option's vocabulary, a
+    ValueError; a value outside an option's range a feedrate.Error; a torchvision operation
+    feedrate cannot run, a TypeError naming it. Every option: docs/python.md.
+    """
+
+    def __init__(self, source: Union[str, os.PathLike[str]], **options: Any) -> None:
+        transform = options.get("transform")
+        self._channels_first = False
+        if transform is not None and not isinstance(transform, str):
+            read = spec_from_torchvision(transform)
+            options["transform"] = read.spec
+            if options.get("dtype") is None:
+                options["dtype"] = read.dtype
+            if read.mean is not None:
+                options["mean"] = read.mean
+            if read.std is not None:
+                options["std"] = read.std
+            self._channels_first = read.channels_first
+        super().__init__(source, **options)
+
+    def __iter__(self) -> Iterator[Batch]:
+        epoch = super().__iter__()  # starts the epoch now, as iter() does for the native loader
+        if not self._channels_first:
+            return epoch
+        return _ChannelsFirst(epoch)
+
+
+class _ChannelsFirst:
+    """The batches of an epoch with their images as N x 3 x H x W views (torchvision's layout
+    of uint8 tensors): a permute of torch tensors, a transpose of numpy arrays; no copy. It keeps
+    no batch between calls, so a batch the consumer drops frees its slot at once."""
+
+    def __init__(self, epoch: Iterator[Batch]) -> None:
+        self._epoch = epoch
+
+    def __iter__(self) -> _ChannelsFirst:
+        return self
+
+    def __next__(self) -> Batch:
+        images, *rest = next(self._epoch)
+        if hasattr(images, "permute"):
+            return (images.permute(0, 3, 1, 2), *rest)
+        return (images.transpose(0, 3, 1, 2), *rest)

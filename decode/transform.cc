@@ -81,7 +81,7 @@ std::string validate_steps(const TransformSpec& spec) {
   if (!(e.ratio_min > 0 && e.ratio_min <= e.ratio_max)) {
     return "erase: ratio must satisfy 0 < low <= high";
   }
-  for (float s : spec.normalize_std) {
+  for (float s : spec.normalization.std) {
     if (!(s > 0)) return "normalize: std must be > 0";
   }
   return {};

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include "bench/cli/loader_args.h"
 #include "loader/diagnosis/report_document.h"
 
 namespace feedrate::bench {
@@ -87,7 +88,7 @@ nlohmann::json bench_json(const BenchResult& r) {
   const LoaderOptions& options = r.options;
   // The library's document (loader/diagnosis/report_document.h), and what only the command line
   // knows: the dataset as opened, the options as given, the epochs it timed, the order's quality.
-  nlohmann::json out = report_document(r.report, r.stats);
+  nlohmann::json out = report_document(r.report, r.stats, flag_spelling);
   out["dataset"] = r.dataset.source;
   out["classes"] = r.dataset.classes;
   out["ignored_files"] = r.dataset.ignored_files;

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "bench/cli/loader_args.h"
 #include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate::bench {
@@ -27,7 +28,7 @@ std::string report_text(const Report& report) {
       report.capacities.delivered, 100 * v.stall_fraction, f.stall_io_s, f.stall_cpu_s,
       f.stall_ram_s, f.stall_h2d_s);
   for (const Advice& advice : v.advice) {
-    text += "  - " + advice_text(advice, report.capacities.delivered) + "\n";
+    text += "  - " + advice_text(advice, report.capacities.delivered, flag_spelling) + "\n";
   }
   return text;
 }

@@ -78,13 +78,12 @@ void disk_advice(const Measured& m, Verdict& v) {
           "io.blocks",
           format("%s: reads of %.1f MB chunks (%.2f reads per image instead of %.2f) let this "
                  "disk deliver %s images/s",
-                 run.shards() ? "shuffle in blocks (--shuffle blocks) or read in storage order "
-                                "(--no-shuffle)"
-                              : "store the images in tar shards, then shuffle in blocks "
-                                "(--shuffle blocks) or read them in storage order (--no-shuffle)",
+                 run.shards() ? "shuffle in blocks ({0}) or read in storage order ({1})"
+                              : "store the images in tar shards, then shuffle in blocks ({0}) or "
+                                "read them in storage order ({1})",
                  static_cast<double>(run.chunk_bytes) / 1e6, sequential.reads_per_image,
                  m.costs.reads_per_image, thousands(rate).c_str()),
-          m.lifted("io", rate),
+          {{"shuffle", "blocks"}, {"shuffle", "none"}}, m.lifted("io", rate),
           run.shards() ? "no hardware, a less random order"
                        : format("a %.1f GB copy of the dataset and a less random order",
                                 gb(run.dataset_bytes))));
@@ -113,10 +112,11 @@ void disk_advice(const Measured& m, Verdict& v) {
                m.read_mb_s, thousands(m.reads_per_s).c_str(), disk.latency_us, run.queue_depth)));
     v.advice.push_back(make_remedy(
         "io.queue_depth",
-        format("raise io_queue_depth (--queue-depth) from %u to %u: this disk then delivers %s "
+        format("raise the reads in flight from %u to %u ({0}): this disk then delivers %s "
                "images/s",
                run.queue_depth, deeper.queue_depth, thousands(rate).c_str()),
-        m.lifted("io", rate), "no hardware, a few MB of read buffers"));
+        {{"io_queue_depth", std::to_string(deeper.queue_depth)}}, m.lifted("io", rate),
+        "no hardware, a few MB of read buffers"));
   }
 
   // A faster disk class: the slowest that lifts the run to what the other resources allow.
@@ -181,10 +181,10 @@ void page_cache_advice(const Measured& m, Verdict& v) {
     if (local > 1.2 * m.capacity("io")) {
       v.advice.push_back(make_remedy(
           "io.cache_dir",
-          format("or cache the dataset on a local NVMe SSD (cache_dir=PATH, --cache-dir): epochs "
+          format("or cache the dataset on a local NVMe SSD ({0}): epochs "
                  "after the first read it there, at up to %s images/s",
                  thousands(local).c_str()),
-          m.lifted("io", local),
+          {{"cache_dir", "PATH"}}, m.lifted("io", local),
           format("%.1f GB of local disk (about 1.02x the dataset), and the CPU to copy it in "
                  "the first epochs",
                  gb(run.dataset_bytes) * 1.02)));

@@ -44,4 +44,11 @@ Advice make_remedy(const char* kind, std::string what, double projected, std::st
   return a;
 }
 
+Advice make_remedy(const char* kind, std::string what, std::vector<OptionSetting> settings,
+                   double projected, std::string cost) {
+  Advice a = make_remedy(kind, std::move(what), projected, std::move(cost));
+  a.settings = std::move(settings);
+  return a;
+}
+
 }  // namespace feedrate

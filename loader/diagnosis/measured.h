@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "feedrate/report.h"
 #include "io/throttle.h"
@@ -38,6 +39,9 @@ struct Measured {
 Advice make_finding(const char* kind, std::string cause);
 Advice make_remedy(const char* kind, std::string what, double projected, std::string cost,
                    std::string cause = {});
+// The same, with the options `what` names as {0}, {1}, ...
+Advice make_remedy(const char* kind, std::string what, std::vector<OptionSetting> settings,
+                   double projected, std::string cost);
 
 // Bytes as GB (10^9), as the advice writes them.
 inline double gb(std::uint64_t bytes) {

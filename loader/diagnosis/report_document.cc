@@ -6,7 +6,7 @@
 
 namespace feedrate {
 
-nlohmann::json report_document(const Report& report, const RunStats& stats) {
+nlohmann::json report_document(const Report& report, const RunStats& stats, OptionSpelling spell) {
   const RunSetting& run = report.run;
   const IoStats& io = stats.io;
   return {{"rank", run.rank},
@@ -42,7 +42,7 @@ nlohmann::json report_document(const Report& report, const RunStats& stats) {
             {"direct_io_fallbacks", io.direct_io_fallbacks},
             {"notes", io.notes},
             {"operations", stats.read_operations}}},
-          {"verdict", verdict_json(report)},
+          {"verdict", verdict_json(report, spell)},
           {"capacities", capacities_json(report)},
           {"stages", stages_json(report)},
           {"costs", costs_json(report.costs)},

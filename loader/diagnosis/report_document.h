@@ -17,9 +17,12 @@
 
 #include "feedrate/loader.h"
 #include "feedrate/report.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 
-nlohmann::json report_document(const Report& report, const RunStats& stats);
+// `spell` writes the options the advice sets (loader/diagnosis/verdict_text.h), as the front end
+// that asks takes them.
+nlohmann::json report_document(const Report& report, const RunStats& stats, OptionSpelling spell);
 
 }  // namespace feedrate

@@ -36,8 +36,9 @@ void cpu_advice(const Measured& m, Verdict& v) {
     const double rate = cpu_images_per_s(m.costs, run.cpus, m.cores);
     v.advice.push_back(make_remedy(
         "cpu.workers",
-        format("raise num_workers from %d to %d, the cores available", run.num_workers, run.cpus),
-        m.lifted("cpu", rate),
+        format("raise the decode threads from %d to %d ({0}), the cores available", run.num_workers,
+               run.cpus),
+        {{"num_workers", std::to_string(run.cpus)}}, m.lifted("cpu", rate),
         format("no hardware, the RAM of %d more worker(s)", run.cpus - run.num_workers)));
   }
   const double demand = run.training_images_per_s;
@@ -70,13 +71,11 @@ void ram_advice(const Measured& m, Verdict& v) {
              thousands(m.capacity("ram")).c_str())));
   const double more = m.capacity("ram") * static_cast<double>(run.slots + 2) /
                       static_cast<double>(std::max<std::size_t>(run.slots, 1));
-  v.advice.push_back(make_remedy(
-      "ram.prefetch",
-      format("allow 2 more batches in flight (prefetch_batches=%zu, within memory_budget_mb)",
-             run.slots + 2),
-      m.lifted("ram", more),
-      format("about %.0f MB more RAM (this process may use %.1f GB)", 2 * slot_mb,
-             gb(run.memory_bytes))));
+  v.advice.push_back(
+      make_remedy("ram.prefetch", "allow 2 more batches in flight ({0}, within the memory budget)",
+                  {{"prefetch_batches", std::to_string(run.slots + 2)}}, m.lifted("ram", more),
+                  format("about %.0f MB more RAM (this process may use %.1f GB)", 2 * slot_mb,
+                         gb(run.memory_bytes))));
 }
 
 void h2d_advice(const Measured& m, Verdict& v) {
@@ -84,9 +83,9 @@ void h2d_advice(const Measured& m, Verdict& v) {
       make_finding("h2d.rate", "copies to the GPU: " + m.capacities.of("h2d").basis));
   v.advice.push_back(make_remedy(
       "h2d.uint8",
-      "send uint8 over PCIe and convert on the GPU (layout float16/float32 on a CUDA device "
-      "does), and check the GPU's PCIe link (nvidia-smi -q: Link Width and Generation)",
-      0, "no hardware"));
+      "send uint8 over PCIe and convert on the GPU ({0} or {1} on a CUDA device does), and check "
+      "the GPU's PCIe link (nvidia-smi -q: Link Width and Generation)",
+      {{"layout", "float16"}, {"layout", "float32"}}, 0, "no hardware"));
 }
 
 void consumer_advice(const Measured& m, Verdict& v) {
@@ -102,9 +101,10 @@ void consumer_advice(const Measured& m, Verdict& v) {
   if (enough < run.num_workers) {
     v.advice.push_back(make_remedy(
         "consumer.fewer_workers",
-        format("num_workers=%d would still keep up (its decoding delivers about %s images/s)",
+        format("%d decode thread(s) ({0}) would still keep up (their decoding delivers about %s "
+               "images/s)",
                enough, thousands(cpu_images_per_s(m.costs, enough, m.cores)).c_str()),
-        m.delivered,
+        {{"num_workers", std::to_string(enough)}}, m.delivered,
         format("none: it frees %d core(s) and the RAM of %d worker(s)", run.num_workers - enough,
                run.num_workers - enough)));
   }

@@ -1,6 +1,7 @@
 #include "loader/diagnosis/verdict_text.h"
 
 #include <cmath>
+#include <cstddef>
 #include <string>
 
 #include "loader/diagnosis/text.h"
@@ -58,17 +59,33 @@ std::string verdict_summary(const Report& report) {
   if (!std::isfinite(next->images_per_s)) {
     return sentence + "; nothing else measured limits the run";
   }
-  sentence += "; " + subject(next->resource, report.run) + " could do " +
-              times(next->images_per_s / rate) + " more";
+  sentence += "; ";
+  sentence += subject(next->resource, report.run);
+  sentence += " could do ";
+  sentence += times(next->images_per_s / rate);
+  sentence += " more";
   if (next->resource == v.runner_up) sentence += " (close behind)";
   return sentence;
 }
 
-std::string advice_text(const Advice& a, double delivered) {
+std::string remedy_text(const Advice& a, OptionSpelling spell) {
+  std::string text = a.remedy;
+  for (std::size_t i = 0; i < a.settings.size(); ++i) {
+    const std::string marker = format("{%zu}", i);
+    for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at)) {
+      const std::string spelled = spell(a.settings[i]);
+      text.replace(at, marker.size(), spelled);
+      at += spelled.size();
+    }
+  }
+  return text;
+}
+
+std::string advice_text(const Advice& a, double delivered, OptionSpelling spell) {
   std::string line = a.cause;
   if (a.remedy.empty()) return line;
   if (!line.empty()) line += "; ";
-  line += a.remedy;
+  line += remedy_text(a, spell);
   if (a.projected_images_per_s > 0) {
     line += format(": about %s images/s", thousands(a.projected_images_per_s).c_str());
     if (delivered > 0 && std::isfinite(a.projected_images_per_s)) {

@@ -62,7 +62,6 @@ void check_transform_output(LoaderOptions& options, const gpu::Device& device) {
       throw Error(
           "option transform: normalize needs a float layout (float32 or float16), not uint8");
     }
-    options.normalization = {spec.normalize_mean, spec.normalize_std};
   }
   if (spec.erase.p > 0 && spec.erase.random_value && !floats) {
     throw Error(
@@ -169,11 +168,6 @@ LoaderOptions resolve(LoaderOptions options) {
                 options.device);
   }
   check_transform_output(options, device);
-  for (int c = 0; c < 3; ++c) {
-    if (!(options.normalization.std[c] > 0)) {
-      throw Error("option normalization.std must be > 0 for every channel");
-    }
-  }
   return options;
 }
 

@@ -98,8 +98,8 @@ TEST(Options, TransformOutputStageMatchesTheLayout) {
             std::string::npos);
   o.layout = OutputLayout::kFloat32NCHW;
   const LoaderOptions resolved = resolve(o);
-  EXPECT_EQ(resolved.normalization.mean[1], 0.5f);  // the spec's Normalize sets it
-  EXPECT_EQ(resolved.normalization.std[2], 0.25f);
+  EXPECT_EQ(resolved.transform.normalization.mean[1], 0.5f);  // the spec's Normalize sets it
+  EXPECT_EQ(resolved.transform.normalization.std[2], 0.25f);
   o.transform = parse_transform("rrc(176),erase(0.5,value=random)", 224);
   o.layout = OutputLayout::kUint8NHWC;
   EXPECT_NE(error_of([&] { resolve(o); }).find("value=random"), std::string::npos);

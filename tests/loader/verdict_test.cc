@@ -54,6 +54,11 @@ Report judged(Report r) {
   return r;
 }
 
+// A front end's spelling of the options an advice sets, made up for the tests.
+std::string spelled(const OptionSetting& s) {
+  return std::string("<") + s.option + "=" + s.value + ">";
+}
+
 const Advice* find(const Verdict& v, const std::string& kind) {
   for (const Advice& a : v.advice) {
     if (a.kind == kind) return &a;
@@ -271,7 +276,7 @@ TEST(Capacities, DecodesThatWaitForACoreLowerTheCpuCapacity) {
   const Report shared = judged(r);
   EXPECT_NEAR(shared.capacities.of("cpu").images_per_s,
               judged(cpu_bound()).capacities.of("cpu").images_per_s / 2, 1e-6);
-  EXPECT_NEAR(shared.costs.cpu_share, 0.5, 1e-12);
+  EXPECT_NEAR(shared.costs.image.cpu_share, 0.5, 1e-12);
 }
 
 TEST(Judge, BelowEveryCapacityIsSaid) {
@@ -293,7 +298,8 @@ TEST(Judge, CpuAdviceRaisesNumWorkersToTheCores) {
   EXPECT_EQ(v.bottleneck, "cpu");
   const Advice* raise = find(v, "cpu.workers");
   ASSERT_NE(raise, nullptr) << kinds(v);
-  EXPECT_NE(raise->remedy.find("raise num_workers from 1 to 2"), std::string::npos);
+  EXPECT_EQ(remedy_text(*raise, spelled),
+            "raise the decode threads from 1 to 2 (<num_workers=2>), the cores available");
   EXPECT_NEAR(raise->projected_images_per_s, 2000, 1);  // 2 cores at 1 ms of loader CPU
 }
 
@@ -305,7 +311,7 @@ TEST(Judge, CpuAdviceGivesCoresForTheTrainingRate) {
   ASSERT_NE(cores, nullptr);
   // 2,500 images/s x 1.99 ms = 4.98 -> 5 cores.
   EXPECT_NE(cores->remedy.find("feeding 2,500 images/s takes about 5 cores"), std::string::npos)
-      << advice_text(*cores, 1000);
+      << advice_text(*cores, 1000, spelled);
 }
 
 TEST(Judge, CpuUnderAQuota) {
@@ -333,6 +339,10 @@ TEST(Judge, IopsBoundOnASeekingDiskIsToldToReadInBlocks) {
   ASSERT_NE(blocks, nullptr) << kinds(v);
   EXPECT_GT(blocks->projected_images_per_s, 150);
   EXPECT_EQ(blocks->cost, "no hardware, a less random order");
+  ASSERT_EQ(blocks->settings.size(), 2u);
+  EXPECT_EQ(blocks->settings[0].value, "blocks");
+  EXPECT_EQ(blocks->settings[1].value, "none");
+  EXPECT_EQ(remedy_text(*blocks, spelled).find("--"), std::string::npos);
   r.run.shuffle = "blocks";
   const Report in_blocks = judged(r);
   EXPECT_EQ(find(in_blocks.verdict, "io.blocks"), nullptr);
@@ -348,7 +358,7 @@ TEST(Judge, ADatasetLargerThanMemoryIsReadEveryEpochWhateverTheVerdict) {
   EXPECT_TRUE(cache->remedy.empty());  // the disk is not the limit: a finding
   EXPECT_NE(cache->cause.find("every epoch reads the 41.0 GB dataset from disk again"),
             std::string::npos)
-      << advice_text(*cache, 1000);
+      << advice_text(*cache, 1000, spelled);
   EXPECT_NE(cache->cause.find("container"), std::string::npos);
   EXPECT_NE(cache->cause.find("headroom"), std::string::npos);
   Report io = io_bound();
@@ -369,7 +379,9 @@ TEST(Judge, AKeptUpLoaderSaysHowManyWorkersWouldDo) {
   const Advice* fewer = find(j.verdict, "consumer.fewer_workers");
   ASSERT_NE(fewer, nullptr);
   // 1.25 x 1,000 images/s x 0.4 ms = 0.5 -> 1 worker.
-  EXPECT_NE(fewer->remedy.find("num_workers=1"), std::string::npos) << advice_text(*fewer, 1000);
+  ASSERT_EQ(fewer->settings.size(), 1u);
+  EXPECT_EQ(fewer->settings[0].option, "num_workers");
+  EXPECT_EQ(fewer->settings[0].value, "1") << advice_text(*fewer, 1000, spelled);
 }
 
 TEST(Judge, AdviceRendersCauseRemedyRateAndCost) {
@@ -378,12 +390,27 @@ TEST(Judge, AdviceRendersCauseRemedyRateAndCost) {
   a.remedy = "give it 4 cores";
   a.projected_images_per_s = 2500;
   a.cost = "2 more core(s)";
-  EXPECT_EQ(advice_text(a, 1000),
+  EXPECT_EQ(advice_text(a, 1000, spelled),
             "this process has 2; give it 4 cores: about 2,500 images/s (2.5x now); costs: 2 more "
             "core(s)");
   Advice finding_only;
   finding_only.cause = "reads delivered 59 MB/s";
-  EXPECT_EQ(advice_text(finding_only, 1000), "reads delivered 59 MB/s");
+  EXPECT_EQ(advice_text(finding_only, 1000, spelled), "reads delivered 59 MB/s");
+}
+
+// An advice names the options it sets as data; each front end spells them, and the text is
+// otherwise the same.
+TEST(Judge, AdviceSettingsAreDataEachFrontEndSpells) {
+  Advice a;
+  a.remedy = "shuffle in blocks ({0}) or read in storage order ({1}); {0} again";
+  a.settings = {{"shuffle", "blocks"}, {"shuffle", "none"}};
+  EXPECT_EQ(remedy_text(a, spelled),
+            "shuffle in blocks (<shuffle=blocks>) or read in storage order (<shuffle=none>); "
+            "<shuffle=blocks> again");
+  auto dashed = [](const OptionSetting& s) { return std::string("--") + s.option + " " + s.value; };
+  EXPECT_EQ(remedy_text(a, +dashed),
+            "shuffle in blocks (--shuffle blocks) or read in storage order (--shuffle none); "
+            "--shuffle blocks again");
 }
 
 TEST(Judge, CapacitiesLineShowsEveryResource) {

@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include "bench/cli/loader_args.h"
+#include "bench/cli/report_output.h"
 #include "loader/diagnosis/report_document.h"
 
 namespace feedrate::bench {

@@ -1,9 +1,5 @@
 #include "bench/cli/loader_args.h"
 
-#include <functional>
-#include <map>
-#include <stdexcept>
-#include <string>
 #include <string_view>
 
 #include "feedrate/option_bounds.h"
@@ -103,26 +99,6 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
       ->check(bounds_of("cache_gb"))
       ->capture_default_str();
   return added;
-}
-
-std::string flag_spelling(const OptionSetting& setting) {
-  // The flags add_loader_options() registers, by the LoaderOptions field each sets.
-  static const std::map<std::string, std::string, std::less<>> flags = {
-      {"batch_size", "--batch"},
-      {"cache_dir", "--cache-dir"},
-      {"io_queue_depth", "--queue-depth"},
-      {"layout", "--layout"},
-      {"memory_budget_mb", "--memory-budget-mb"},
-      {"num_workers", "--workers"},
-      {"prefetch_batches", "--prefetch"},
-      {"shuffle", "--shuffle"},
-      {"shuffle_window_mb", "--shuffle-window-mb"},
-      {"throttle", "--throttle"}};
-  const auto flag = flags.find(setting.option);
-  if (flag == flags.end()) {
-    throw std::invalid_argument("no command-line flag for option " + setting.option);
-  }
-  return flag->second + " " + setting.value;
 }
 
 LoaderOptions loader_options(const LoaderArgs& args) {

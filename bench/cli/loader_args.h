@@ -10,7 +10,6 @@
 #include <string>
 
 #include "feedrate/options.h"
-#include "feedrate/report.h"
 #include "feedrate/system_info.h"
 
 namespace feedrate::bench {
@@ -53,11 +52,6 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args);
 
 // The loader's options for `args` (source empty when no DATASET was given).
 LoaderOptions loader_options(const LoaderArgs& args);
-
-// An option an advice sets (include/feedrate/report.h's OptionSetting) as this command line's
-// flag: {"shuffle", "blocks"} is "--shuffle blocks", {"num_workers", "8"} "--workers 8". Throws
-// std::invalid_argument for an option without a flag here.
-std::string flag_spelling(const OptionSetting& setting);
 
 // Throws feedrate::Error for an option the loader would refuse (a throttle, device or layout it
 // cannot use, ...), as Loader would, before anything runs.

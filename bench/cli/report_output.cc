@@ -2,10 +2,34 @@
 
 #include <fmt/core.h>
 
-#include "bench/cli/loader_args.h"
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+
 #include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate::bench {
+
+std::string flag_spelling(const OptionSetting& setting) {
+  // The flags bench/cli/loader_args.cc registers, by the LoaderOptions field each sets.
+  static const std::map<std::string, std::string, std::less<>> flags = {
+      {"batch_size", "--batch"},
+      {"cache_dir", "--cache-dir"},
+      {"io_queue_depth", "--queue-depth"},
+      {"layout", "--layout"},
+      {"memory_budget_mb", "--memory-budget-mb"},
+      {"num_workers", "--workers"},
+      {"prefetch_batches", "--prefetch"},
+      {"shuffle", "--shuffle"},
+      {"shuffle_window_mb", "--shuffle-window-mb"},
+      {"throttle", "--throttle"}};
+  const auto flag = flags.find(setting.option);
+  if (flag == flags.end()) {
+    throw std::invalid_argument("no command-line flag for option " + setting.option);
+  }
+  return flag->second + " " + setting.value;
+}
 
 std::string report_text(const Report& report) {
   std::string text = fmt::format("{:<10} {:>9} {:>9} {:>10} {:>10} {:>6}\n", "stage", "items",

@@ -219,8 +219,8 @@ std::string plan_text(const Plan& plan) {
       "costs     [measured] {:.2f} ms CPU per image, {:.1f} KB and {:.2f} reads per image, "
       "{:.1f} KB to the GPU per image, loader peak RSS {:.0f} MB, dataset {:.2f} GB ({} "
       "samples)\n",
-      c.cpu_ms_per_image, c.bytes_per_image / 1e3, c.reads_per_image, c.h2d_bytes_per_image / 1e3,
-      c.peak_rss_mb, c.dataset_bytes / 1e9, c.dataset_samples);
+      c.image.cpu_ms_per_image, c.image.bytes_per_image / 1e3, c.image.reads_per_image,
+      c.h2d_bytes_per_image / 1e3, c.peak_rss_mb, c.dataset_bytes / 1e9, c.dataset_samples);
   text += fmt::format("demand    [{}] {} x {} at {:.0f} images/s = {:.0f} images/s{}\n",
                       plan.rate_measured ? "measured" : "estimated", plan.demand.gpus,
                       plan.gpu_name.empty() ? "GPU" : plan.gpu_name,

@@ -99,7 +99,7 @@ def test_the_command_line_takes_the_same_size_range(image_folder):
     assert bench(4).returncode == 0  # below the command line's old lower bound of 8
     with pytest.raises(ValueError, match=r"size must be in \[1, 8192\]"):
         feedrate.Loader(image_folder, size=8193)
-    feedrate.Loader(image_folder, size=8192)
+    feedrate.Loader(image_folder, **small(size=8192, batch_size=1))
 
 
 def test_mean_sets_the_normalization_and_contradicting_the_spec_is_refused(image_folder):

@@ -129,7 +129,9 @@ TEST_F(PlanCli, BenchMeasuresWhatPackingSavesAndPlanProjectsIt) {
   const double ratio = packing["decode_ratio"].get<double>();
   EXPECT_NEAR(packing["cpu_ms_per_image"].get<double>(), cpu_ms - decode_ms * (1 - ratio), 1e-9);
   EXPECT_EQ(p["this_machine"]["binding"], "cpu");  // 100,000 images/s asked of a few cores
-  if (ratio < 1) EXPECT_GT(packing["lift"].get<double>(), 1);
+  if (ratio < 1) {
+    EXPECT_GT(packing["lift"].get<double>(), 1);
+  }
   // One core, one decode thread on it: its loader CPU per image sets the rate.
   const nlohmann::json& instance = p["instances"][0];
   EXPECT_NEAR(instance["packed_later_epochs_images_per_s"].get<double>(),

@@ -194,7 +194,9 @@ TEST_P(PackedVariant, TrainAndEvalGiveTheSameBytesReadingLess) {
         scan += decoder.info().scan_bytes;
         read += decoder.info().scan_bytes_read;
       }
-      if (kind == TransformKind::kTrain) EXPECT_LT(read, scan * 3 / 4);
+      if (kind == TransformKind::kTrain) {
+        EXPECT_LT(read, scan * 3 / 4);
+      }
     }
   }
 }

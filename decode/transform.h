@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/layout.h"
 #include "decode/random.h"
 
 namespace feedrate::decode {
@@ -67,9 +68,10 @@ struct TransformSpec {
   double flip_probability = 0.5;  // train only: the horizontal flip fused into the resize
   Interpolation interpolation = Interpolation::kBilinear;
   std::vector<PixelStep> pixel_steps;  // stage 2, in order
-  bool normalize = false;  // the spec names Normalize (mean/std: normalize_mean/std below)
-  std::array<float, 3> normalize_mean{0.485f, 0.456f, 0.406f};
-  std::array<float, 3> normalize_std{0.229f, 0.224f, 0.225f};
+  bool normalize = false;  // the spec names Normalize, which needs a float layout
+  // What float layouts are normalised with, whether the spec names Normalize or not (a float
+  // layout is always normalised, as ToTensor + Normalize): the run's one mean and std.
+  Normalization normalization;
   EraseSpec erase;
 };
 
@@ -89,7 +91,11 @@ int py_round(double x);
 // before CenterCrop(size) (256 for 224).
 int eval_resize_for(int size);
 
-// Returns an empty string when the spec is valid, else what is wrong (naming the field).
+// Returns an empty string when the spec is valid, else what is wrong (naming the field): a size
+// below 1, fields that contradict each other (scale_min > scale_max, ratio_min > ratio_max, an
+// eval resize below size), a flip probability outside [0, 1] and the pixel and erase steps'
+// parameters. The fields' ranges are the loader's option table's
+// (include/feedrate/option_bounds.h), checked by resolve().
 std::string validate(const TransformSpec& spec);
 
 struct ResizePlan {

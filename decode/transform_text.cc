@@ -112,9 +112,9 @@ class Step {
   }
   // "a/b/c", or one value for all three channels.
   std::array<double, 3> triple(std::size_t position, const std::string& key,
-                               std::array<double, 3> fallback) {
+                               std::array<float, 3> fallback) {
     const auto text = take(position, key);
-    if (!text) return fallback;
+    if (!text) return {fallback[0], fallback[1], fallback[2]};
     const std::vector<double> values = list(key, *text);
     if (values.size() == 1) return {values[0], values[0], values[0]};
     if (values.size() != 3) throw ParseError(name_ + ": " + key + " takes one value or r/g/b");
@@ -262,11 +262,11 @@ void parse_steps(std::string_view text, int size, TransformSpec& spec) {
       if (spec.normalize || spec.erase.p > 0)
         throw ParseError("normalize: given twice or after erase");
       spec.normalize = true;
-      const auto mean = step.triple(0, "mean", {0.485, 0.456, 0.406});
-      const auto stdev = step.triple(1, "std", {0.229, 0.224, 0.225});
+      const auto mean = step.triple(0, "mean", kImageNetMean);
+      const auto stdev = step.triple(1, "std", kImageNetStd);
       for (int c = 0; c < 3; ++c) {
-        spec.normalize_mean[c] = static_cast<float>(mean[c]);
-        spec.normalize_std[c] = static_cast<float>(stdev[c]);
+        spec.normalization.mean[c] = static_cast<float>(mean[c]);
+        spec.normalization.std[c] = static_cast<float>(stdev[c]);
       }
       output_stage = true;
     } else if (step.name() == "erase") {
@@ -385,7 +385,8 @@ std::string format_transform(const TransformSpec& spec) {
     }
   }
   if (spec.normalize) {
-    text += ",normalize(mean=" + rgb(spec.normalize_mean) + ",std=" + rgb(spec.normalize_std) + ")";
+    text += ",normalize(mean=" + rgb(spec.normalization.mean) +
+            ",std=" + rgb(spec.normalization.std) + ")";
   }
   if (spec.erase.p > 0) {
     const EraseSpec& e = spec.erase;

@@ -44,8 +44,10 @@ struct TransferOptions {
   std::size_t batch_size = 64;
   int size = 224;                                     // images are size x size x 3
   ElementType dtype = ElementType::kUint8;            // what training receives (not int32)
-  std::array<float, 3> mean{0.485f, 0.456f, 0.406f};  // for float outputs, on the 0..1 scale
-  std::array<float, 3> std{0.229f, 0.224f, 0.225f};
+  // Float outputs: ((x / 255) - mean) / std. The loader copies its transform's normalization
+  // (decode/layout.h) here; the defaults leave x / 255.
+  std::array<float, 3> mean{0, 0, 0};
+  std::array<float, 3> std{1, 1, 1};
 };
 
 // Where a delivered batch lives. Images are NHWC for uint8, NCHW for floats.

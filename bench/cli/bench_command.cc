@@ -95,7 +95,6 @@ BenchResult measure(const BenchArgs& args, const LoaderOptions& requested) {
   TrainingStep step(training_rate(args));
   std::uint64_t delivered_batches = 0;
   std::vector<std::uint32_t> first_epoch_order;
-  const auto run_start = Clock::now();
   const std::uint64_t epoch_count =
       args.batches > 0 ? UINT64_MAX : args.epochs;  // --batches: as many epochs as it takes
   CacheFigures cache_before = loader.report().cache;
@@ -130,15 +129,11 @@ BenchResult measure(const BenchArgs& args, const LoaderOptions& requested) {
     r.epochs.push_back(figures);
     if (args.batches > 0 && delivered_batches == args.batches) break;
   }
-  r.seconds = seconds_since(run_start);
   progress.clear();
 
   r.stats = loader.stats();
   r.report = loader.report();
   if (!args.trace.empty()) write_chrome_trace(args.trace, loader.trace());
-  r.images_per_s = r.stats.images / r.seconds;
-  r.mb_per_s = r.stats.bytes_read / 1e6 / r.seconds;
-  r.peak_rss_mb = peak_rss_bytes() / 1e6;
   r.options = loader.options();
   r.transform = args.loader.transform;
   r.quality = order_quality(dataset, first_epoch_order, r.options.batch_size);

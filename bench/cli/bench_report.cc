@@ -3,9 +3,8 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include "loader/cache/json.h"
-#include "loader/diagnosis/report_json.h"
-#include "loader/diagnosis/skipped_json.h"
+#include "bench/cli/report_output.h"
+#include "loader/diagnosis/report_document.h"
 
 namespace feedrate::bench {
 
@@ -25,8 +24,8 @@ std::string bench_text(const BenchResult& r) {
   const RunStats& stats = r.stats;
   std::string text = fmt::format(
       "run       {} images in {} batches, {:.2f} s, {} worker(s), batch {}, {} {}, {}\n",
-      stats.images, stats.batches, r.seconds, options.num_workers, options.batch_size, r.transform,
-      options.transform.size, layout_name(options.layout));
+      stats.images, stats.batches, r.report.wall_s, options.num_workers, options.batch_size,
+      r.transform, options.transform.size, layout_name(options.layout));
   for (std::size_t e = 0; e < r.epochs.size() && r.epochs.size() > 1; ++e) {
     const EpochFigures& epoch = r.epochs[e];
     text +=
@@ -39,7 +38,8 @@ std::string bench_text(const BenchResult& r) {
                                       epoch.cache_samples)
                         : std::string());
   }
-  text += fmt::format("speed     {:.1f} images/s, {:.1f} MB/s\n", r.images_per_s, r.mb_per_s);
+  text += fmt::format("speed     {:.1f} images/s, {:.1f} MB/s\n", r.report.images_per_s,
+                      r.report.mb_per_s);
   text += fmt::format("decode    {:.2f} ms of CPU per image\n", r.report.decode_cpu_ms_per_image);
   if (const std::string packing = describe(r.report.costs.packed); !packing.empty()) {
     text += fmt::format("packing   {}\n", packing);
@@ -53,7 +53,7 @@ std::string bench_text(const BenchResult& r) {
           : std::string(),
       r.quality.labels_per_batch, 100 * r.quality.label_mix, r.quality.full_labels_per_batch,
       r.quality.spearman);
-  text += fmt::format("memory    peak RSS {:.1f} MB\n", r.peak_rss_mb);
+  text += fmt::format("memory    peak RSS {:.1f} MB\n", r.report.figures.peak_rss_bytes / 1e6);
   text += fmt::format(
       "io        {}{}, throttle {}, read latency p50 {:.0f} us p99 {:.0f} us, {:.1f} reads "
       "in flight on average (peak {})\n",
@@ -79,55 +79,30 @@ std::string bench_text(const BenchResult& r) {
   for (const SkippedSample& s : stats.skipped_samples) {
     text += fmt::format("  {}: {}\n", s.where, s.reason);
   }
-  text += "\n" + report_text(r.report);
+  text += "\n";
+  text += report_text(r.report);
   return text;
 }
 
 nlohmann::json bench_json(const BenchResult& r) {
   const LoaderOptions& options = r.options;
-  const RunStats& stats = r.stats;
-  nlohmann::json out;
+  // The library's document (loader/diagnosis/report_document.h), and what only the command line
+  // knows: the dataset as opened, the options as given, the epochs it timed, the order's quality.
+  nlohmann::json out = report_document(r.report, r.stats, flag_spelling);
   out["dataset"] = r.dataset.source;
-  out["format"] = format_name(r.dataset.format);
-  out["dataset_samples"] = r.dataset.samples;
   out["classes"] = r.dataset.classes;
-  out["dataset_bytes"] = r.dataset.bytes;
   out["ignored_files"] = r.dataset.ignored_files;
   out["ignored_examples"] = r.dataset.ignored_examples;
-  out["images_per_s"] = r.images_per_s;
-  out["mb_per_s"] = r.mb_per_s;
-  out["samples"] = stats.images;
-  out["skipped"] = stats.skipped;
-  out["seconds"] = r.seconds;
-  out["peak_rss_mb"] = r.peak_rss_mb;
-  out["io_backend"] = stats.io_backend;
-  out["io_fallback_reason"] = stats.io_fallback_reason;
-  out["io"] = {{"backend", stats.io.backend},
-               {"throttle", stats.io.throttle},
-               {"latency_p50_us", stats.io.latency_p50_us},
-               {"latency_p99_us", stats.io.latency_p99_us},
-               {"average_in_flight", stats.io.average_in_flight},
-               {"peak_in_flight", stats.io.peak_in_flight},
-               {"direct_io_fallbacks", stats.io.direct_io_fallbacks},
-               {"notes", stats.io.notes},
-               {"operations", stats.read_operations},
-               {"cold", r.cold}};
-  out["device"] = stats.device;
-  out["rank"] = r.report.run.rank;
-  out["world_size"] = r.report.run.world_size;
-  out["num_workers"] = options.num_workers;
-  out["batch_size"] = options.batch_size;
+  out["io"]["cold"] = r.cold;
   out["transform"] = r.transform;
   out["size"] = options.transform.size;
   out["layout"] = layout_name(options.layout);
-  out["bytes_read"] = stats.bytes_read;
   out["shuffle"] = {{"mode", shuffle_name(options.shuffle)},
                     {"window_mb", options.shuffle_window_mb},
                     {"labels_per_batch", r.quality.labels_per_batch},
                     {"full_shuffle_labels_per_batch", r.quality.full_labels_per_batch},
                     {"label_mix", r.quality.label_mix},
                     {"spearman", r.quality.spearman}};
-  out["decode_ms_per_image"] = r.report.decode_cpu_ms_per_image;
   nlohmann::json per_epoch = nlohmann::json::array();
   for (const EpochFigures& e : r.epochs) {
     per_epoch.push_back({{"images", e.images},
@@ -141,13 +116,6 @@ nlohmann::json bench_json(const BenchResult& r) {
                          {"cache_cpu_s", e.cache_cpu_s}});
   }
   out["epochs"] = per_epoch;
-  out["skipped_samples"] = skipped_json(stats.skipped_samples);
-  out["verdict"] = verdict_json(r.report);
-  out["capacities"] = capacities_json(r.report);
-  out["stages"] = stages_json(r.report);
-  out["training_images_per_s"] = options.training_images_per_s;
-  out["costs"] = costs_json(r.report.costs);
-  out["cache"] = cache_json(r.report.cache);
   return out;
 }
 

@@ -45,10 +45,8 @@ struct BenchResult {
   std::string transform;  // as given: train or eval
   bool cold = false;      // the page cache was dropped first
   std::vector<EpochFigures> epochs;
-  double seconds = 0;
   RunStats stats;
-  Report report;
-  double images_per_s = 0, mb_per_s = 0, peak_rss_mb = 0;
+  Report report;           // its wall time, rates and peak RSS are the run's
   ShuffleQuality quality;  // of epoch 0's order (the packing probe's figures: report.costs.packed)
 };
 

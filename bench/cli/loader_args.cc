@@ -1,7 +1,24 @@
 #include "bench/cli/loader_args.h"
 
+#include <string_view>
+
+#include "feedrate/option_bounds.h"
 
 namespace feedrate::bench {
+namespace {
+
+// The range of LoaderOptions' `name` (include/feedrate/option_bounds.h) for a flag that takes it
+// in units of `unit` (--tar-chunk-kb: 1024 bytes).
+CLI::Validator bounds_of(std::string_view name, double unit = 1) {
+  const OptionBound& bound = option_bound(name);
+  if (bound.integral) {
+    return CLI::Range(static_cast<long long>(bound.low / unit),
+                      static_cast<long long>(bound.high / unit));
+  }
+  return CLI::Range(bound.low / unit, bound.high / unit);
+}
+
+}  // namespace
 
 LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
   LoaderArgOptions added;
@@ -11,10 +28,10 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
   added.workers = command
                       ->add_option("-w,--workers", args->workers,
                                    "Decode threads (0: on the consumer's thread)")
-                      ->check(CLI::Range(0, 1024))
+                      ->check(bounds_of("num_workers"))
                       ->capture_default_str();
   command->add_option("-b,--batch", args->batch, "Batch size")
-      ->check(CLI::Range(1, 65536))
+      ->check(bounds_of("batch_size"))
       ->capture_default_str();
   command
       ->add_option("-t,--transform", args->transform,
@@ -23,7 +40,7 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
       ->check(CLI::Validator(transform_problem, "SPEC"))
       ->capture_default_str();
   command->add_option("--size", args->size, "Output side in pixels")
-      ->check(CLI::Range(8, 4096))
+      ->check(bounds_of("size"))
       ->capture_default_str();
   command->add_option("--on-bad", args->on_bad, "Bad sample policy: error or skip")
       ->check(CLI::IsMember(policy_names()))
@@ -48,15 +65,19 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
       command
           ->add_option("--shuffle-window-mb", args->shuffle_window_mb,
                        "--shuffle blocks: shuffle together the samples of this many MB of blocks")
-          ->check(CLI::Range(1, 1 << 20))
+          ->check(bounds_of("shuffle_window_mb"))
           ->capture_default_str();
-  command->add_option("--prefetch", args->prefetch, "Batches in flight")
-      ->check(CLI::Range(1, 1024))
+  command->add_option("--prefetch", args->prefetch, "Batches in flight (prefetch_batches)")
+      ->check(bounds_of("prefetch_batches"))
       ->capture_default_str();
-  command->add_option("--memory-budget-mb", args->memory_budget_mb,
-                      "Cap the memory of the batches in flight (0: prefetch alone decides)");
+  command
+      ->add_option("--memory-budget-mb", args->memory_budget_mb,
+                   "Cap the memory of the batches in flight (0: a quarter of what this process "
+                   "may use: the container's memory limit where one is set, else the RAM)")
+      ->check(bounds_of("memory_budget_mb"))
+      ->capture_default_str();
   command->add_option("--queue-depth", args->queue_depth, "Reads in flight")
-      ->check(CLI::Range(1, 4096))
+      ->check(bounds_of("io_queue_depth"))
       ->capture_default_str();
   command->add_flag("--pread", args->pread, "Use pread instead of io_uring");
   command->add_flag("--direct", args->direct, "O_DIRECT reads (buffered where refused)");
@@ -64,7 +85,7 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
       ->add_option(
           "--tar-chunk-kb", args->tar_chunk_kb,
           "Tar shards: read nearby members as one chunk of up to this size (0: per member)")
-      ->check(CLI::Range(0, 1 << 20))
+      ->check(bounds_of("tar_chunk_bytes", 1024))
       ->capture_default_str();
   command->add_option("--throttle", args->throttle,
                       "Emulate a disk: hdd, sata-ssd, network, nvme or MBPS[,IOPS[,LATENCY_US]]");
@@ -75,7 +96,7 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
   command
       ->add_option("--cache-gb", args->cache_gb,
                    "Cap of the pack cache in GB (0: none, but 5% of the disk stays free)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(bounds_of("cache_gb"))
       ->capture_default_str();
   return added;
 }

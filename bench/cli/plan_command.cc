@@ -62,7 +62,7 @@ Plan make_plan(const PlanArgs& args) {
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(args.input + ": " + e.what());
   }
-  if (plan.costs.images_per_s <= 0 || plan.costs.cpu_ms_per_image <= 0) {
+  if (plan.costs.images_per_s <= 0 || plan.costs.image.cpu_ms_per_image <= 0) {
     throw std::runtime_error(args.input + ": the run measured no images");
   }
   plan.demand.gpus = args.gpus;
@@ -92,7 +92,7 @@ Plan make_plan(const PlanArgs& args) {
     // The run's own setting: its decode threads and what its disk delivered.
     plan.here.decode_threads = std::max(1, plan.costs.num_workers);
     plan.here.measured_disk_images_per_s = plan.costs.disk_images_per_s;
-    plan.here.cpu_share = plan.costs.cpu_share;
+    plan.here.cpu_share = plan.costs.image.cpu_share;
   }
   plan.here_projection = project(plan.costs, plan.demand, plan.here);
   plan.modes = shuffle_projections(plan.costs, plan.demand, plan.here);

@@ -176,7 +176,7 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
   const double knee_rss = tuner.costs(knee)->peak_rss_mb;
   const RunCosts& knee_costs = *tuner.costs(knee);
   const double slot_mb =
-      args.loader.batch * (knee_costs.h2d_bytes_per_image + knee_costs.bytes_per_image) / 1e6;
+      args.loader.batch * (knee_costs.h2d_bytes_per_image + knee_costs.image.bytes_per_image) / 1e6;
   const std::vector<Setting> candidates = {
       {knee.workers, knee.prefetch * 2, knee.queue_depth},
       {knee.workers, knee.prefetch, std::max(1u, knee.queue_depth / 4)},

@@ -15,6 +15,7 @@
 #include "decode/decoder.h"
 #include "decode/format.h"
 #include "decode/jpeg_pack.h"
+#include "decode/pack_choice.h"
 #include "feedrate/dataset.h"
 #include "feedrate/error.h"
 #include "io/tar_writer.h"
@@ -106,8 +107,10 @@ Packed pack_one(Worker& worker, const DatasetReader& reader, std::size_t index,
     return result;
   }
   const std::span<const std::uint8_t> bytes = worker.source;
-  const decode::ImageFormat format = decode::sniff_format(bytes);
-  if (format != decode::ImageFormat::kJpeg) {
+  const decode::PackChoice choice = decode::pack_choice(bytes);
+  // A JPEG packed already is kept too, unless --max-side may have to resample it.
+  if (choice == decode::PackChoice::kNotJpeg ||
+      (choice == decode::PackChoice::kPackedAlready && options.max_side == 0)) {
     // Stored unchanged, once it is known to decode.
     const decode::DecodeStatus status = worker.decoder.decode_full(bytes, worker.rgb);
     if (!status.ok()) {
@@ -115,7 +118,7 @@ Packed pack_one(Worker& worker, const DatasetReader& reader, std::size_t index,
       return result;
     }
     result.kind = Kind::kUnchanged;
-    result.extension = extension_of(format, bytes);
+    result.extension = extension_of(decode::sniff_format(bytes), bytes);
     result.bytes.assign(bytes.begin(), bytes.end());
     return result;
   }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace feedrate::bench {
@@ -20,14 +21,13 @@ std::string simplify(std::string_view name) {
   return out;
 }
 
-// A card the buying guide lists with its memory and FP32 TFLOPS only (the other figures stay 0,
-// "not published").
+// A card the buying guide's table lists with its memory and FP32 TFLOPS only.
 GpuModel listed(std::string name, double memory_gb, double fp32_tflops) {
-  GpuModel model;
-  model.name = std::move(name);
-  model.memory_gb = memory_gb;
-  model.fp32_tflops = fp32_tflops;
-  return model;
+  GpuModel gpu;
+  gpu.name = std::move(name);
+  gpu.memory_gb = memory_gb;
+  gpu.fp32_tflops = fp32_tflops;
+  return gpu;
 }
 
 }  // namespace

@@ -18,24 +18,11 @@ double loader_ram_gb(const RunCosts& costs, const Demand& demand) {
   return costs.peak_rss_mb / 1e3 * std::max(1, demand.gpus);
 }
 
-ImageCosts image_costs(const RunCosts& costs) {
-  return {costs.cpu_ms_per_image, costs.bytes_per_image, costs.reads_per_image, costs.queue_depth,
-          costs.decode_ms_per_image};
-}
-
-RunCosts with_image_costs(RunCosts costs, const ImageCosts& image) {
-  costs.cpu_ms_per_image = image.cpu_ms_per_image;
-  costs.bytes_per_image = image.bytes_per_image;
-  costs.reads_per_image = image.reads_per_image;
-  costs.decode_ms_per_image = image.decode_ms_per_image;
-  return costs;
-}
-
-// The smaller rate, and the name of the resource that set it (ties go to the first).
-void bind(double rate, const char* name, double& best, std::string& binding) {
+// The smaller rate, and the resource that set it (ties go to the first).
+void bind(double rate, Resource resource, double& best, Resource& binding) {
   if (rate < best) {
     best = rate;
-    binding = name;
+    binding = resource;
   }
 }
 
@@ -71,19 +58,19 @@ Instance parse_instance(const std::string& text) {
 }
 
 double disk_images_per_s(const RunCosts& costs, const io::ThrottleSpec& disk) {
-  return feedrate::disk_images_per_s(image_costs(costs), disk);
+  return feedrate::disk_images_per_s(costs.image, disk);
 }
 
 Requirements requirements(const RunCosts& costs, const Demand& demand) {
   Requirements r;
   r.images_per_s = kBusyTarget * demand.images_per_s;
-  r.cores = static_cast<int>(std::ceil(r.images_per_s * costs.cpu_ms_per_image / 1e3 - 1e-9));
+  r.cores = static_cast<int>(std::ceil(r.images_per_s * costs.image.cpu_ms_per_image / 1e3 - 1e-9));
   r.cores = std::max(1, r.cores);
   r.loader_ram_gb = loader_ram_gb(costs, demand);
   r.ram_gb = std::max(r.loader_ram_gb, demand.gpu_memory_gb);
   r.ram_cached_gb = std::max(r.loader_ram_gb + costs.dataset_bytes / 1e9, demand.gpu_memory_gb);
-  r.disk_mb_per_s = r.images_per_s * costs.bytes_per_image / 1e6;
-  r.disk_iops = r.images_per_s * costs.reads_per_image;
+  r.disk_mb_per_s = r.images_per_s * costs.image.bytes_per_image / 1e6;
+  r.disk_iops = r.images_per_s * costs.image.reads_per_image;
   for (const io::DiskClass& c : io::disk_classes()) {
     if (disk_images_per_s(costs, c.spec) >= r.images_per_s) {
       r.disk_class = c.name;
@@ -98,7 +85,7 @@ Requirements requirements(const RunCosts& costs, const Demand& demand) {
 Projection project(const RunCosts& costs, const Demand& demand, const Instance& instance) {
   Projection p;
   const int threads = instance.decode_threads > 0 ? instance.decode_threads : instance.cores;
-  ImageCosts image = image_costs(costs);
+  ImageCosts image = costs.image;
   image.cpu_share = instance.cpu_share;
   p.cpu_images_per_s = cpu_images_per_s(image, threads, instance.cores);
   p.disk_images_per_s = disk_images_per_s(costs, instance.disk_spec);
@@ -112,16 +99,16 @@ Projection project(const RunCosts& costs, const Demand& demand, const Instance& 
   const double demanded = demand.images_per_s > 0 ? demand.images_per_s : kInfinity;
 
   double first = demanded;
-  p.first_epoch_binding = "gpu";
-  bind(p.cpu_images_per_s, "cpu", first, p.first_epoch_binding);
-  bind(p.disk_images_per_s, "disk", first, p.first_epoch_binding);
+  p.first_epoch_binding = Resource::kConsumer;
+  bind(p.cpu_images_per_s, Resource::kCpu, first, p.first_epoch_binding);
+  bind(p.disk_images_per_s, Resource::kIo, first, p.first_epoch_binding);
   double later = demanded;
-  p.binding = "gpu";
-  bind(p.cpu_images_per_s, "cpu", later, p.binding);
-  if (!p.dataset_cached) bind(p.disk_images_per_s, "disk", later, p.binding);
+  p.binding = Resource::kConsumer;
+  bind(p.cpu_images_per_s, Resource::kCpu, later, p.binding);
+  if (!p.dataset_cached) bind(p.disk_images_per_s, Resource::kIo, later, p.binding);
   if (!p.ram_enough) {
     first = later = 0;
-    p.binding = p.first_epoch_binding = "ram";
+    p.binding = p.first_epoch_binding = Resource::kRam;
   }
   p.first_epoch_images_per_s = first;
   p.later_epochs_images_per_s = later;
@@ -148,11 +135,11 @@ std::vector<ShuffleProjection> shuffle_projections(const RunCosts& costs, const 
     const ShuffleMode read_as = shards ? ran : ShuffleMode::kFull;
     p.measured = shards ? (mode == ShuffleMode::kFull) == (ran == ShuffleMode::kFull)
                         : mode == ShuffleMode::kFull;
-    p.costs =
-        with_image_costs(costs, costs_under_shuffle(image_costs(costs), read_as, mode, layout));
-    p.bytes_per_read = p.costs.reads_per_image > 0
-                           ? p.costs.bytes_per_image / p.costs.reads_per_image
-                           : p.costs.bytes_per_image;
+    p.costs = costs;
+    p.costs.image = costs_under_shuffle(costs.image, read_as, mode, layout);
+    const ImageCosts& image = p.costs.image;
+    p.bytes_per_read = image.reads_per_image > 0 ? image.bytes_per_image / image.reads_per_image
+                                                 : image.bytes_per_image;
     p.needs = requirements(p.costs, demand);
     // What the run's disk delivered holds for the reads it made, not another mode's.
     Instance reads_as_projected = instance;
@@ -166,8 +153,8 @@ std::vector<ShuffleProjection> shuffle_projections(const RunCosts& costs, const 
 RunCosts packed_run_costs(const RunCosts& costs) {
   if (!costs.packed.measured()) return costs;
   const double bytes_ratio = costs.packed.bytes_ratio();
-  RunCosts packed = with_image_costs(
-      costs, packed_costs(image_costs(costs), costs.packed.decode_ratio(), bytes_ratio));
+  RunCosts packed = costs;
+  packed.image = packed_costs(costs.image, costs.packed.decode_ratio(), bytes_ratio);
   packed.dataset_bytes =
       static_cast<std::uint64_t>(static_cast<double>(costs.dataset_bytes) * bytes_ratio);
   return packed;

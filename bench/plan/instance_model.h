@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "feedrate/resource.h"
 #include "feedrate/run_costs.h"
 #include "io/throttle.h"
 
@@ -44,7 +45,7 @@ struct Instance {
   // model's (loader/diagnosis/capacity.h) and names the verdict's bottleneck.
   int decode_threads = 0;
   double measured_disk_images_per_s = 0;
-  double cpu_share = 1;  // the run's (RunCosts::cpu_share) on its own machine; 1 elsewhere
+  double cpu_share = 1;  // the run's (ImageCosts::cpu_share) on its own machine; 1 elsewhere
 };
 
 // Parses "cores,ram_gb,disk" (the disk part may hold commas: "8,64,500,20000"). Throws
@@ -74,8 +75,9 @@ struct Projection {
   double first_epoch_images_per_s = 0;
   double later_epochs_images_per_s = 0;
   double gpu_busy = 0;  // later epochs
-  std::string binding;  // later epochs: "cpu", "disk", "ram" or "gpu" (the GPUs are the limit)
-  std::string first_epoch_binding;
+  // Later epochs: cpu, io, ram, or consumer (the GPUs are the limit), in the verdict's words.
+  Resource binding = Resource::kConsumer;
+  Resource first_epoch_binding = Resource::kConsumer;
 };
 
 Projection project(const RunCosts& costs, const Demand& demand, const Instance& instance);

@@ -31,8 +31,8 @@ nlohmann::json projection_json(const Instance& i, const Projection& p) {
           {"disk_images_per_s", finite(p.disk_images_per_s)},
           {"first_epoch_images_per_s", finite(p.first_epoch_images_per_s)},
           {"later_epochs_images_per_s", finite(p.later_epochs_images_per_s)},
-          {"first_epoch_binding", p.first_epoch_binding},
-          {"binding", p.binding},
+          {"first_epoch_binding", resource_name(p.first_epoch_binding)},
+          {"binding", resource_name(p.binding)},
           {"gpu_busy", p.gpu_busy},
           {"meets_target", p.gpu_busy >= kBusyTarget},
           {"dataset_cached", p.dataset_cached},
@@ -52,7 +52,7 @@ nlohmann::json packing_json(const Plan& plan) {
   out["packed_ms"] = p.packed_ms;
   out["decode_ratio"] = p.decode_ratio();
   out["bytes_ratio"] = p.bytes_ratio();
-  out["cpu_ms_per_image"] = plan.packed.cpu_ms_per_image;
+  out["cpu_ms_per_image"] = plan.packed.image.cpu_ms_per_image;
   out["cores"] = plan.packed_needs.cores;
   out["this_machine"] = projection_json(plan.here, plan.packed_here);
   out["lift"] =
@@ -98,9 +98,9 @@ void shuffle_modes_text(const Plan& plan, std::string& text) {
     text += fmt::format(
         "  {:<6} [{}] {:.3f} reads per image of {}: {} images/s here ({} binds); needs "
         "{:.0f} MB/s and {:.0f} reads/s: {}{}\n",
-        m.mode, m.measured ? "measured reads" : "projected reads", m.costs.reads_per_image,
+        m.mode, m.measured ? "measured reads" : "projected reads", m.costs.image.reads_per_image,
         bytes_text(m.bytes_per_read), rate_text(m.projection.first_epoch_images_per_s),
-        m.projection.first_epoch_binding, m.needs.disk_mb_per_s, m.needs.disk_iops,
+        resource_name(m.projection.first_epoch_binding), m.needs.disk_mb_per_s, m.needs.disk_iops,
         disk_class_text(m.needs), note);
   }
 }
@@ -131,12 +131,12 @@ void packing_text(const Plan& plan, std::string& text) {
   text += fmt::format(
       "  packed [projected]: {:.2f} ms CPU per image; {} images/s on this machine ({} binds), "
       "{:.2f}x now; {} cores for the demand instead of {}\n",
-      plan.packed.cpu_ms_per_image, rate_text(plan.packed_here.later_epochs_images_per_s),
-      plan.packed_here.binding, lift, plan.packed_needs.cores, plan.needs.cores);
+      plan.packed.image.cpu_ms_per_image, rate_text(plan.packed_here.later_epochs_images_per_s),
+      resource_name(plan.packed_here.binding), lift, plan.packed_needs.cores, plan.needs.cores);
   std::string verdict;
-  if (plan.here_projection.binding != "cpu") {
+  if (plan.here_projection.binding != Resource::kCpu) {
     verdict = fmt::format("packing does not lift this machine much: {} binds, not the CPU",
-                          plan.here_projection.binding);
+                          resource_name(plan.here_projection.binding));
   } else if (p.decode_ratio() >= 1) {
     verdict = "packing does not lift this CPU-bound machine: its packed JPEGs decode no faster";
   } else {
@@ -168,8 +168,8 @@ nlohmann::json plan_json(const Plan& plan) {
                          {"disk_class", n.disk_class},
                          {"h2d_mb_per_s_per_gpu", n.h2d_mb_per_s_per_gpu}};
   out["this_machine"] = projection_json(plan.here, plan.here_projection);
-  out["binds_first"] = plan.here_projection.first_epoch_binding;
-  out["binds_later_epochs"] = plan.here_projection.binding;
+  out["binds_first"] = resource_name(plan.here_projection.first_epoch_binding);
+  out["binds_later_epochs"] = resource_name(plan.here_projection.binding);
   nlohmann::json candidates = nlohmann::json::array();
   for (std::size_t c = 0; c < plan.candidates.size(); ++c) {
     const auto& [instance, projection] = plan.candidates[c];
@@ -186,7 +186,7 @@ nlohmann::json plan_json(const Plan& plan) {
     nlohmann::json mode = {{"mode", m.mode},
                            {"reads", m.measured ? "measured" : "projected"},
                            {"needs_tar_shards", m.needs_shards},
-                           {"reads_per_image", m.costs.reads_per_image},
+                           {"reads_per_image", m.costs.image.reads_per_image},
                            {"bytes_per_read", m.bytes_per_read},
                            {"requirements",
                             {{"disk_mb_per_s", m.needs.disk_mb_per_s},
@@ -219,8 +219,8 @@ std::string plan_text(const Plan& plan) {
       "costs     [measured] {:.2f} ms CPU per image, {:.1f} KB and {:.2f} reads per image, "
       "{:.1f} KB to the GPU per image, loader peak RSS {:.0f} MB, dataset {:.2f} GB ({} "
       "samples)\n",
-      c.cpu_ms_per_image, c.bytes_per_image / 1e3, c.reads_per_image, c.h2d_bytes_per_image / 1e3,
-      c.peak_rss_mb, c.dataset_bytes / 1e9, c.dataset_samples);
+      c.image.cpu_ms_per_image, c.image.bytes_per_image / 1e3, c.image.reads_per_image,
+      c.h2d_bytes_per_image / 1e3, c.peak_rss_mb, c.dataset_bytes / 1e9, c.dataset_samples);
   text += fmt::format("demand    [{}] {} x {} at {:.0f} images/s = {:.0f} images/s{}\n",
                       plan.rate_measured ? "measured" : "estimated", plan.demand.gpus,
                       plan.gpu_name.empty() ? "GPU" : plan.gpu_name,
@@ -253,8 +253,9 @@ std::string plan_text(const Plan& plan) {
       "\nbinds first [projected]: {} in the first epoch ({:.0f} images/s), {} in later epochs — "
       "this machine ({} cores, {:.0f} GB, disk {}) would deliver {:.0f} images/s then ({:.0f}% "
       "of the GPUs)\n",
-      h.first_epoch_binding, h.first_epoch_images_per_s, h.binding, plan.here.cores,
-      plan.here.ram_gb, disk_text(plan.here), h.later_epochs_images_per_s, 100 * h.gpu_busy);
+      resource_name(h.first_epoch_binding), h.first_epoch_images_per_s, resource_name(h.binding),
+      plan.here.cores, plan.here.ram_gb, disk_text(plan.here), h.later_epochs_images_per_s,
+      100 * h.gpu_busy);
   shuffle_modes_text(plan, text);
   packing_text(plan, text);
   if (plan.candidates.empty()) return text;
@@ -274,7 +275,8 @@ std::string plan_text(const Plan& plan) {
     text += fmt::format("{:<22} {:>5} {:>7.0f} {:<14} {:>9} {:>9} {:>9} {:>9} {:>5.0f}% {:<5} {}\n",
                         i.label, i.cores, i.ram_gb, disk_text(i), rate_text(p.cpu_images_per_s),
                         rate_text(p.disk_images_per_s), rate_text(p.first_epoch_images_per_s),
-                        rate_text(p.later_epochs_images_per_s), 100 * p.gpu_busy, p.binding, notes);
+                        rate_text(p.later_epochs_images_per_s), 100 * p.gpu_busy,
+                        resource_name(p.binding), notes);
   }
   return text;
 }

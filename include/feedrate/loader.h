@@ -103,9 +103,10 @@ class Loader {
 
   RunStats stats() const;
   // Stage figures (busy, starved and blocked time per stage), the consumer's stalls by cause and
-  // the verdict, for the run so far (since the first epoch started). Cheap: it reads counters
-  // and the clock (the CPUs and memory limit it judges against are read once, at start), so
-  // call it at any time, from any thread.
+  // the verdict, for the run so far (since the first epoch started). Not free: besides the
+  // counters and the clock it reads this process's peak RSS from /proc and runs the capacity
+  // model and the whole verdict (the CPUs and memory limit it judges against are read once, at
+  // start). Call it at any time, from any thread, but not once per batch in a hot loop.
   Report report() const;
   // The timeline recorded so far (empty unless LoaderOptions::trace).
   const TraceRecorder& trace() const;

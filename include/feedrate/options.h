@@ -59,9 +59,9 @@ struct LoaderOptions {
   int world_size = -1;
   bool pad_shards = true;  // pad so every rank gets as many samples; false drops the tail
 
+  // What each sample becomes; float layouts are normalised with transform.normalization.
   decode::TransformSpec transform;
   OutputLayout layout = OutputLayout::kUint8NHWC;
-  decode::Normalization normalization;
   BadInputPolicy on_bad = BadInputPolicy::kError;
   std::uint64_t max_pixels = 100'000'000;
   // A JPEG on which libjpeg warns (corrupt but decodable): kAccept decodes what it recovers,
@@ -166,8 +166,8 @@ const char* shuffle_name(ShuffleMode mode);
 // Option transform as a spec text (decode/transform_text.h: "train", "eval", or steps such as
 // "rrc(176),hflip,ta_wide,normalize,erase(0.1)"); `size` is train's and eval's output size.
 // Throws feedrate::Error naming the step and argument at fault. resolve() then checks the
-// spec against the layout: normalize needs a float layout (and sets `normalization`),
-// erase(value=random) too, and erase is refused on float batches converted on a CUDA device.
+// spec against the layout: normalize needs a float layout, erase(value=random) too, and erase is
+// refused on float batches converted on a CUDA device.
 decode::TransformSpec parse_transform(std::string_view text, int size);
 // What is wrong with the spec text `text`, or an empty string (a command-line validator).
 std::string transform_problem(const std::string& text);

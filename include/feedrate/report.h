@@ -1,12 +1,17 @@
 // What a run measured and what holds training back. Loader::report() returns one at any time
-// during a run; each fact is carried once:
+// during a run, in parts:
 //   run         what the run is (fixed when the loader is built: workers, cores, memory, disk)
 //   figures     what it measured (totals: busy and CPU time per stage, bytes, the consumer's
 //               waits charged to their causes)
 //   stages      the figures per pipeline stage, for people
-//   capacities  what each resource alone would sustain (loader/diagnosis/capacity.h), derived from
-//   both verdict     which resource binds, and advice as data (loader/diagnosis/verdict.h) costs
-//   the per-image costs `feedrate plan` projects from (include/feedrate/run_costs.h)
+//   capacities  what each resource alone would sustain (loader/diagnosis/capacity.h), derived
+//               from run and figures
+//   verdict     which resource binds, and advice as data (loader/diagnosis/verdict.h)
+//   costs       the per-image costs `feedrate plan` projects from (include/feedrate/run_costs.h)
+//   cache       the pack cache's figures
+// The per-image figures below (decode_cpu_ms_per_image, read_bytes_per_image) are also in
+// costs, derived from the same figures; its JSON is built once
+// (loader/diagnosis/report_document.h).
 // Thread-safety: a plain value.
 #pragma once
 
@@ -15,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "feedrate/resource.h"
 #include "feedrate/run_costs.h"
 
 namespace feedrate {
@@ -84,13 +90,16 @@ struct StageFigures {
   double utilization = 0;
 };
 
-// The resources a run may be held back by, in the order reports list them.
-//   io       the disk (or its emulation): reads per busy second, capped by the emulated limits
-//   cpu      decoding: the decode threads and the cores this process may use
+// The resources a run may be held back by, in the order reports list them, by their words
+// (include/feedrate/resource.h, which says what each is):
+//   io       reads per busy second, capped by the emulated limits
+//   cpu      the decode threads and the cores this process may use
 //   ram      the batches in flight that the memory budget (prefetch_batches) allows
 //   h2d      the copy to the GPU
 //   consumer the training step: the loader keeps up, training is the limit
-inline constexpr std::array<const char*, 5> kResources = {"io", "cpu", "ram", "h2d", "consumer"};
+inline constexpr std::array<const char*, kAllResources.size()> kResources = {
+    resource_name(Resource::kIo), resource_name(Resource::kCpu), resource_name(Resource::kRam),
+    resource_name(Resource::kH2d), resource_name(Resource::kConsumer)};
 
 // What one resource alone would sustain, in images/s.
 struct Capacity {
@@ -118,12 +127,23 @@ struct Capacities {
   const Capacity& of(const std::string& resource) const;
 };
 
+// An option a remedy sets: a LoaderOptions field's name and its value in that option's words
+// ("shuffle", "blocks"; "num_workers", "8"). Each front end spells it its own way: the command
+// line `--shuffle blocks`, Python `shuffle="blocks"`.
+struct OptionSetting {
+  std::string option;
+  std::string value;
+};
+
 // One advice line as data: what was found, what would lift it, to what rate, at what cost.
 // A finding alone leaves remedy empty (and projected at 0).
 struct Advice {
-  std::string kind;    // stable id, e.g. "io.bandwidth", "cpu.workers", "page_cache"
-  std::string cause;   // the measured figure and what it means
-  std::string remedy;  // what to do, in the user's terms
+  std::string kind;   // stable id, e.g. "io.bandwidth", "cpu.workers", "page_cache"
+  std::string cause;  // the measured figure and what it means
+  // What to do, in the user's terms; "{0}", "{1}", ... stand for settings[0], settings[1], ...
+  // as the front end spells them (loader/diagnosis/verdict_text.h's advice_text()).
+  std::string remedy;
+  std::vector<OptionSetting> settings;
   double projected_images_per_s = 0;
   std::string cost;  // cores, RAM, a disk class, a copy of the dataset, or "no hardware"
 };

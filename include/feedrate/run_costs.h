@@ -30,17 +30,27 @@ struct PackedDecodeCost {
   }
 };
 
+// What one image costs the loader, as the projections (loader/diagnosis/throughput_model.h)
+// take it: measured by a run (loader/diagnosis/capacity.h's image_costs()), carried in its
+// RunCosts, and projected from there by the verdict's advice and `feedrate plan`.
+struct ImageCosts {
+  double cpu_ms_per_image = 0;  // CPU of every loader thread (decode, reads, copies)
+  double bytes_per_image = 0;   // encoded bytes read
+  double reads_per_image = 0;   // read operations
+  unsigned queue_depth = 1;     // reads in flight at most
+  // The decode threads' share of cpu_ms; 0: all of it (older runs did not record it).
+  double decode_ms_per_image = 0;
+  // The share of their wall time the decode threads got a core (decode CPU / decode wall time):
+  // below 1 where other threads or processes take the cores; 1 on a machine of its own (and in
+  // older runs). It applies to the measuring machine only.
+  double cpu_share = 1;
+};
+
 struct RunCosts {
   double images_per_s = 0;
   int num_workers = 0;
-  int cpus = 0;                    // available to the run
-  double cpu_ms_per_image = 0;     // CPU of every loader thread (decode, reads, copies)
-  double decode_ms_per_image = 0;  // the decode threads' share; 0 in older runs: as cpu_ms
-  // The share of their time this run's decodes got a core (throughput_model.h's cpu_share): it
-  // applies to this machine only; 1 in older runs.
-  double cpu_share = 1;
-  double bytes_per_image = 0;  // encoded bytes read
-  double reads_per_image = 0;  // read operations
+  int cpus = 0;  // available to the run
+  ImageCosts image;
   // What this run's disk delivered per second of reading (the io capacity,
   // loader/diagnosis/capacity.h); 0 when unlimited or not recorded (older runs).
   double disk_images_per_s = 0;
@@ -49,9 +59,8 @@ struct RunCosts {
   std::uint64_t dataset_samples = 0;
   double peak_rss_mb = 0;
   std::size_t batch_size = 0;
-  std::size_t prefetch = 0;
-  unsigned queue_depth = 0;
-  std::string throttle;  // the emulated disk, empty when none
+  std::size_t prefetch = 0;  // batches in flight (RunSetting::slots)
+  std::string throttle;      // the emulated disk, empty when none
   // The order and storage behind reads_per_image; runs recorded before these fields read back
   // as a full shuffle of an unknown format (no block reads projected).
   std::string format;                 // "image-folder", "file-list", "tar-shards"; "" unknown

@@ -7,9 +7,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "decode/format.h"
 #include "decode/jpeg_pack.h"
-#include "decode/restart_index.h"
+#include "decode/pack_choice.h"
 #include "feedrate/system_info.h"
 
 namespace feedrate {
@@ -22,12 +21,7 @@ using Clock = io::Clock;
 bool entry_for(decode::JpegPacker& packer, std::span<const std::uint8_t> bytes,
                std::vector<std::uint8_t>& out, CacheEntryKind& kind) {
   kind = CacheEntryKind::kUnchanged;
-  if (decode::sniff_format(bytes) != decode::ImageFormat::kJpeg) return true;
-  decode::RestartIndex index;
-  bool packed_already = false;
-  if (decode::read_restart_index(bytes, index, packed_already).ok() && packed_already) {
-    return true;
-  }
+  if (decode::pack_choice(bytes) != decode::PackChoice::kTranscode) return true;
   const decode::DecodeStatus status = packer.pack(bytes, out);
   if (status.ok()) {
     kind = CacheEntryKind::kPacked;

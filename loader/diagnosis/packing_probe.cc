@@ -6,11 +6,10 @@
 #include <system_error>
 #include <vector>
 
-#include "decode/format.h"
 #include "decode/image_decoder.h"
 #include "decode/jpeg_pack.h"
+#include "decode/pack_choice.h"
 #include "decode/random.h"
-#include "decode/restart_index.h"
 #include "feedrate/system_info.h"
 #include "loader/dataset/dataset_reader.h"
 #include "loader/diagnosis/text.h"
@@ -54,11 +53,10 @@ PackedDecodeCost measure(const Dataset& dataset, const decode::TransformSpec& sp
     std::error_code error;
     reader.read(i * dataset.size() / taken, pair.original, error);
     if (error) continue;  // the run reports such samples itself
-    if (decode::sniff_format(pair.original) != decode::ImageFormat::kJpeg) continue;
+    const decode::PackChoice choice = decode::pack_choice(pair.original);
+    if (choice == decode::PackChoice::kNotJpeg) continue;
     ++jpegs;
-    decode::RestartIndex index;
-    bool found = false;
-    if (decode::read_restart_index(pair.original, index, found).ok() && found) {
+    if (choice == decode::PackChoice::kPackedAlready) {
       ++packed_already;
       continue;
     }

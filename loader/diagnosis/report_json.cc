@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "loader/diagnosis/store_json.h"
-#include "loader/diagnosis/verdict.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 namespace {
@@ -31,21 +31,26 @@ nlohmann::json packed_json(const PackedDecodeCost& p) {
 
 }  // namespace
 
-nlohmann::json verdict_json(const Report& report) {
+nlohmann::json verdict_json(const Report& report, OptionSpelling spell) {
   const Verdict& v = report.verdict;
   nlohmann::json advice = nlohmann::json::array();
   for (const Advice& a : v.advice) {
+    nlohmann::json settings = nlohmann::json::array();
+    for (const OptionSetting& s : a.settings) {
+      settings.push_back({{"option", s.option}, {"value", s.value}});
+    }
     advice.push_back({{"kind", a.kind},
                       {"cause", a.cause},
-                      {"remedy", a.remedy},
+                      {"remedy", remedy_text(a, spell)},
+                      {"settings", settings},
                       {"projected_images_per_s", rate(a.projected_images_per_s)},
                       {"cost", a.cost},
-                      {"text", advice_text(a, report.capacities.delivered)}});
+                      {"text", advice_text(a, report.capacities.delivered, spell)}});
   }
   const RunFigures& f = report.figures;
   return {{"bottleneck", v.bottleneck},
           {"runner_up", v.runner_up},
-          {"summary", verdict_summary(v)},
+          {"summary", verdict_summary(report)},
           {"reached", v.reached},
           {"stall_fraction", v.stall_fraction},
           {"stalls",
@@ -92,11 +97,11 @@ nlohmann::json costs_json(const RunCosts& c) {
   return {{"images_per_s", c.images_per_s},
           {"num_workers", c.num_workers},
           {"cpus", c.cpus},
-          {"cpu_ms_per_image", c.cpu_ms_per_image},
-          {"decode_ms_per_image", c.decode_ms_per_image},
-          {"cpu_share", c.cpu_share},
-          {"bytes_per_image", c.bytes_per_image},
-          {"reads_per_image", c.reads_per_image},
+          {"cpu_ms_per_image", c.image.cpu_ms_per_image},
+          {"decode_ms_per_image", c.image.decode_ms_per_image},
+          {"cpu_share", c.image.cpu_share},
+          {"bytes_per_image", c.image.bytes_per_image},
+          {"reads_per_image", c.image.reads_per_image},
           {"disk_images_per_s", c.disk_images_per_s},
           {"h2d_bytes_per_image", c.h2d_bytes_per_image},
           {"dataset_bytes", c.dataset_bytes},
@@ -104,7 +109,7 @@ nlohmann::json costs_json(const RunCosts& c) {
           {"peak_rss_mb", c.peak_rss_mb},
           {"batch_size", c.batch_size},
           {"prefetch", c.prefetch},
-          {"queue_depth", c.queue_depth},
+          {"queue_depth", c.image.queue_depth},
           {"throttle", c.throttle},
           {"format", c.format},
           {"shuffle", c.shuffle},
@@ -133,11 +138,11 @@ RunCosts costs_from_json(const nlohmann::json& j) {
   get("images_per_s", c.images_per_s);
   get("num_workers", c.num_workers);
   get("cpus", c.cpus);
-  get("cpu_ms_per_image", c.cpu_ms_per_image);
-  optional("decode_ms_per_image", c.decode_ms_per_image);
-  optional("cpu_share", c.cpu_share);
-  get("bytes_per_image", c.bytes_per_image);
-  get("reads_per_image", c.reads_per_image);
+  get("cpu_ms_per_image", c.image.cpu_ms_per_image);
+  optional("decode_ms_per_image", c.image.decode_ms_per_image);
+  optional("cpu_share", c.image.cpu_share);
+  get("bytes_per_image", c.image.bytes_per_image);
+  get("reads_per_image", c.image.reads_per_image);
   optional("disk_images_per_s", c.disk_images_per_s);
   get("h2d_bytes_per_image", c.h2d_bytes_per_image);
   get("dataset_bytes", c.dataset_bytes);
@@ -145,7 +150,7 @@ RunCosts costs_from_json(const nlohmann::json& j) {
   get("peak_rss_mb", c.peak_rss_mb);
   get("batch_size", c.batch_size);
   get("prefetch", c.prefetch);
-  get("queue_depth", c.queue_depth);
+  get("queue_depth", c.image.queue_depth);
   get("throttle", c.throttle);
   optional("format", c.format);
   optional("shuffle", c.shuffle);

@@ -8,12 +8,14 @@
 
 #include "feedrate/report.h"
 #include "feedrate/run_costs.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 
 // {bottleneck, runner_up, summary, reached, stall_fraction, stalls: {io, cpu, ram, h2d}
-//  (seconds), advice: [{kind, cause, remedy, projected_images_per_s, cost, text}]}
-nlohmann::json verdict_json(const Report& report);
+//  (seconds), advice: [{kind, cause, remedy, settings: [{option, value}], projected_images_per_s,
+//  cost, text}]}, the remedy and text with the settings as `spell` writes them.
+nlohmann::json verdict_json(const Report& report, OptionSpelling spell);
 // {delivered, <resource>: {measured, images_per_s, headroom, binds, basis}} (images_per_s and
 // headroom null when unlimited or not measured)
 nlohmann::json capacities_json(const Report& report);

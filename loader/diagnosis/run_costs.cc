@@ -9,16 +9,11 @@ namespace feedrate {
 
 RunCosts run_costs(const Report& r) {
   const RunSetting& run = r.run;
-  const ImageCosts image = image_costs(r);
   RunCosts costs;
+  costs.image = image_costs(r);
   costs.images_per_s = r.images_per_s;
   costs.num_workers = run.num_workers;
   costs.cpus = run.cpus;
-  costs.cpu_ms_per_image = image.cpu_ms_per_image;
-  costs.decode_ms_per_image = image.decode_ms_per_image;
-  costs.cpu_share = image.cpu_share;
-  costs.bytes_per_image = image.bytes_per_image;
-  costs.reads_per_image = image.reads_per_image;
   const Capacity& io = r.capacities.of("io");
   if (io.measured && std::isfinite(io.images_per_s)) costs.disk_images_per_s = io.images_per_s;
   costs.h2d_bytes_per_image = 3.0 * run.image_size * run.image_size;
@@ -27,7 +22,6 @@ RunCosts run_costs(const Report& r) {
   costs.peak_rss_mb = static_cast<double>(r.figures.peak_rss_bytes) / 1e6;
   costs.batch_size = run.batch_size;
   costs.prefetch = run.slots;
-  costs.queue_depth = run.queue_depth;
   costs.throttle = run.throttle;
   costs.format = run.format;
   costs.shuffle = run.shuffle;

@@ -1,7 +1,8 @@
 // The projection shared by the capacity model (loader/diagnosis/capacity.h), the verdict's advice
 // (loader/diagnosis/verdict.h) and `feedrate plan` (bench/plan/instance_model.h): how many images/s
 // decode threads on a number of cores, or a disk, deliver for a run's measured per-image costs, and
-// how those costs change under another shuffle mode or with the dataset packed (`feedrate pack`).
+// how those costs (include/feedrate/run_costs.h's ImageCosts) change under another shuffle mode or
+// with the dataset packed (`feedrate pack`).
 //   cpu   min(threads / decode CPU per image, cores / loader CPU per image) x cpu_share: each
 //         decode thread runs on a core of its own at most, every loader thread (reads, copies)
 //         shares the cores with them, and other processes take what cpu_share says;
@@ -11,20 +12,10 @@
 #pragma once
 
 #include "feedrate/options.h"
+#include "feedrate/run_costs.h"
 #include "io/throttle.h"
 
 namespace feedrate {
-
-struct ImageCosts {
-  double cpu_ms_per_image = 0;     // CPU of every loader thread
-  double bytes_per_image = 0;      // encoded bytes read
-  double reads_per_image = 0;      // read operations
-  unsigned queue_depth = 1;        // reads in flight at most
-  double decode_ms_per_image = 0;  // the decode threads' share of cpu_ms; 0: all of it
-  // The share of their wall time the decode threads got a core (decode CPU / decode wall time):
-  // below 1 where other threads or processes take the cores; 1 on a machine of its own.
-  double cpu_share = 1;
-};
 
 // Images/s `threads` decode threads deliver on `cores` cores (infinity when decoding costs
 // nothing measurable).

@@ -1,12 +1,13 @@
 // Turns a run's capacities (loader/diagnosis/capacity.h) into a verdict: the bottleneck is the
 // resource whose capacity the delivered rate reaches, a runner-up within kCloseMargin is named too,
 // and the advice is data (include/feedrate/report.h's Advice: cause, remedy, projected images/s,
-// cost), rendered into sentences by advice_text(). The consumer's stalls are evidence, not the
-// verdict: on a disk-bound run every batch is read and then decoded, so the consumer also waits on
-// batches that are decoding. Projections use loader/diagnosis/throughput_model.h, as `feedrate
-// plan` does. Internal to loader/ (and the bench, which appends packing_advice() from a measurement
-// the loader does not make); pure functions, so scenarios are easy to test. Thread-safety:
-// reentrant.
+// cost); loader/diagnosis/verdict_text.h renders it into sentences. The consumer's stalls are
+// evidence, not the verdict: on a disk-bound run every batch is read and then decoded, so the
+// consumer also waits on batches that are decoding. Projections use
+// loader/diagnosis/throughput_model.h, as `feedrate plan` does. packing_advice() turns the
+// packing probe's measurement (loader/diagnosis/packing_probe.h, which `feedrate bench` and
+// Python's report(probe_packing=True) run) into an advice. Internal to loader/; pure functions,
+// so scenarios are easy to test. Thread-safety: reentrant.
 #pragma once
 
 #include <cstddef>
@@ -30,16 +31,8 @@ inline constexpr double kReachMargin = 0.15;
 // Needs report.capacities (capacities(report)) filled in.
 Verdict judge(const Report& report);
 
-// "io", "io, cpu close behind", "nothing measured yet".
-std::string verdict_summary(const Verdict& verdict);
-// One advice line for people: the cause; then the remedy, "about N images/s (R.Rx now)" against
-// `delivered`, and "costs: ...".
-std::string advice_text(const Advice& advice, double delivered);
-// "io 1,500 images/s (binds) · cpu 2,150 (1.4x) · ram 4,800 (3.2x) · h2d not measured · ..."
-std::string capacities_text(const Capacities& capacities, const Verdict& verdict);
-
-// What packing the dataset (`feedrate pack`) changes per image, measured outside the loader on
-// a sample of the dataset's own JPEGs (by `feedrate bench`).
+// What packing the dataset (`feedrate pack`) changes per image, measured by the packing probe on
+// a sample of the dataset's own JPEGs.
 struct PackingGain {
   double decode_ratio = 1;  // packed over original decode CPU per image, train transform
   double bytes_ratio = 1;   // packed over original bytes

@@ -1,22 +1,35 @@
 #include "feedrate/options.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "decode/transform_text.h"
 #include "feedrate/error.h"
+#include "feedrate/option_bounds.h"
 #include "gpu/device.h"
 #include "io/throttle.h"
 
 namespace feedrate {
 namespace {
 
+// An integer as digits ("65536"), another number as %g ("0.001").
+std::string number_text(double value) {
+  if (std::nearbyint(value) == value && std::fabs(value) < 1e15) {
+    return std::to_string(static_cast<long long>(value));
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
+}
+
 template <typename T>
 void check_range(const char* name, T value, T low, T high) {
   if (value < low || value > high) {
-    throw Error("option " + std::string(name) + " must be in [" + std::to_string(low) + ", " +
-                std::to_string(high) + "], got " + std::to_string(value));
+    throw Error("option " + std::string(name) + " must be in [" + number_text(low) + ", " +
+                number_text(high) + "], got " + number_text(value));
   }
 }
 
@@ -49,7 +62,6 @@ void check_transform_output(LoaderOptions& options, const gpu::Device& device) {
       throw Error(
           "option transform: normalize needs a float layout (float32 or float16), not uint8");
     }
-    options.normalization = {spec.normalize_mean, spec.normalize_std};
   }
   if (spec.erase.p > 0 && spec.erase.random_value && !floats) {
     throw Error(
@@ -62,23 +74,73 @@ void check_transform_output(LoaderOptions& options, const gpu::Device& device) {
   }
 }
 
+// The transform's geometry against the table; decode::validate() then checks how its fields
+// relate (scale_min <= scale_max, eval's resize >= size) and the pixel steps.
+void check_transform_bounds(const decode::TransformSpec& spec) {
+  check_option("size", spec.size);
+  if (spec.kind == decode::TransformKind::kEval) check_option("resize", spec.resize);
+  check_option("scale", spec.scale_min);
+  check_option("scale", spec.scale_max);
+  check_option("ratio", spec.ratio_min);
+  check_option("ratio", spec.ratio_max);
+  check_option("flip_probability", spec.flip_probability);
+}
+
 }  // namespace
+
+const OptionBound& option_bound(std::string_view name) {
+  for (const OptionBound& bound : kOptionBounds) {
+    if (bound.name == name) return bound;
+  }
+  throw std::invalid_argument("no option bound named " + std::string(name));
+}
+
+std::string range_text(const OptionBound& bound) {
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on "(" + std::string.
+  std::string text = bound.low_open ? "(" : "[";
+  text += number_text(bound.low);
+  text += ", ";
+  text += number_text(bound.high);
+  text += "]";
+  return text;
+}
+
+bool in_range(const OptionBound& bound, double value) {
+  const bool above_low = bound.low_open ? value > bound.low : value >= bound.low;
+  return above_low && value <= bound.high && (!bound.integral || std::nearbyint(value) == value);
+}
+
+void check_option(std::string_view name, double value) {
+  const OptionBound& bound = option_bound(name);
+  if (bound.integral && std::nearbyint(value) != value) {
+    throw Error("option " + std::string(name) + " must be an integer, got " + number_text(value));
+  }
+  if (!in_range(bound, value)) {
+    throw Error("option " + std::string(name) + " must be in " + range_text(bound) + ", got " +
+                number_text(value));
+  }
+}
 
 LoaderOptions resolve(LoaderOptions options) {
   if (options.rank < 0) options.rank = from_environment("RANK", 0);
   if (options.world_size < 0) options.world_size = from_environment("WORLD_SIZE", 1);
   if (options.source.empty()) throw Error("option source must name a dataset");
-  check_range<std::size_t>("batch_size", options.batch_size, 1, 65536);
-  check_range("num_workers", options.num_workers, 0, 1024);
-  check_range("world_size", options.world_size, 1, 1'000'000);
+  check_option("batch_size", static_cast<double>(options.batch_size));
+  check_option("num_workers", options.num_workers);
+  check_option("world_size", options.world_size);
+  check_option("rank", options.rank);
   check_range("rank", options.rank, 0, options.world_size - 1);
-  check_range<std::size_t>("prefetch_batches", options.prefetch_batches, 1, 1024);
-  check_range<unsigned>("io_queue_depth", options.io_queue_depth, 1, 4096);
-  check_range<std::size_t>("shuffle_window_mb", options.shuffle_window_mb, 1, 1 << 20);
+  check_option("prefetch_batches", static_cast<double>(options.prefetch_batches));
+  check_option("memory_budget_mb", static_cast<double>(options.memory_budget_mb));
+  check_option("io_queue_depth", options.io_queue_depth);
+  check_option("shuffle_window_mb", static_cast<double>(options.shuffle_window_mb));
+  check_option("tar_chunk_bytes", static_cast<double>(options.tar_chunk_bytes));
   if (options.shuffle == ShuffleMode::kBlocks && options.tar_chunk_bytes == 0) {
     throw Error("option shuffle blocks cuts storage blocks of tar_chunk_bytes: it must be > 0");
   }
-  check_range<std::uint64_t>("max_pixels", options.max_pixels, 1, std::uint64_t{1} << 40);
+  check_option("max_pixels", static_cast<double>(options.max_pixels));
+  check_option("training_images_per_s", options.training_images_per_s);
+  check_transform_bounds(options.transform);
   if (options.on_warning != decode::WarningPolicy::kAccept &&
       options.on_warning != decode::WarningPolicy::kReject) {
     throw Error("option on_warning must be accept or reject, got " +
@@ -94,9 +156,7 @@ LoaderOptions resolve(LoaderOptions options) {
       throw Error(std::string("option throttle: ") + e.what());
     }
   }
-  if (!(options.cache_gb >= 0) || options.cache_gb > 1e9) {
-    throw Error("option cache_gb must be in [0, 1e9] GB, got " + std::to_string(options.cache_gb));
-  }
+  check_option("cache_gb", options.cache_gb);
   gpu::Device device;
   try {
     device = gpu::parse_device(options.device);
@@ -108,11 +168,6 @@ LoaderOptions resolve(LoaderOptions options) {
                 options.device);
   }
   check_transform_output(options, device);
-  for (int c = 0; c < 3; ++c) {
-    if (!(options.normalization.std[c] > 0)) {
-      throw Error("option normalization.std must be > 0 for every channel");
-    }
-  }
   return options;
 }
 

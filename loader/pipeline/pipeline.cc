@@ -138,8 +138,8 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   transfer.batch_size = options_.batch_size;
   transfer.size = options_.transform.size;
   transfer.dtype = detail::element_type(options_.layout);
-  transfer.mean = options_.normalization.mean;
-  transfer.std = options_.normalization.std;
+  transfer.mean = options_.transform.normalization.mean;
+  transfer.std = options_.transform.normalization.std;
   std::unique_ptr<gpu::Transfer> copier;
   try {
     copier = gpu::make_transfer(transfer);

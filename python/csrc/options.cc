@@ -2,22 +2,45 @@
 
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <array>
 #include <functional>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "feedrate/error.h"
+#include "feedrate/option_bounds.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
 
 namespace {
 
-using Setter = std::function<void(PythonOptions&, const py::handle&)>;
+// A keyword's value of a type the keyword does not take; `needs` says what it takes.
+struct WrongType {
+  std::string needs;
+};
+// A keyword's value outside its range; `rule` says what the range is.
+struct OutOfRange {
+  std::string rule;
+};
+
+// What the keywords say, before the transform's are applied to the parsed spec text.
+struct Parsed {
+  PythonOptions options;
+  std::string transform = "train";
+  int size = 224;
+  bool dtype_given = false;
+  std::optional<int> resize;
+  std::optional<std::pair<double, double>> scale, ratio;
+  std::optional<double> flip_probability;
+  std::optional<std::array<float, 3>> mean, std;
+};
+
+using Setter = std::function<void(Parsed&, const py::handle&)>;
 
 // Accepts "float32", "torch.float32", torch.float32 and numpy.float32 alike.
 std::string word_of(const py::handle& value) {
@@ -32,155 +55,211 @@ std::string word_of(const py::handle& value) {
 constexpr std::array<Word<ArrayKind>, 3> kArrayKinds{
     {{"auto", ArrayKind::kAuto}, {"torch", ArrayKind::kTorch}, {"numpy", ArrayKind::kNumpy}}};
 
-std::array<float, 3> three_floats(const char* name, const py::handle& value) {
-  const auto values = value.cast<std::vector<float>>();
-  if (values.size() != 3) {
-    throw py::value_error(std::string(name) + ": expected 3 values (R, G, B), got " +
-                          std::to_string(values.size()));
-  }
-  return {values[0], values[1], values[2]};
+bool is_int(const py::handle& value) {
+  return py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value);
 }
 
-std::pair<double, double> two_doubles(const char* name, const py::handle& value) {
-  const auto values = value.cast<std::vector<double>>();
-  if (values.size() != 2) {
-    throw py::value_error(std::string(name) + ": expected (low, high), got " +
-                          std::to_string(values.size()) + " values");
+// `value` as a number of the option whose bound (include/feedrate/option_bounds.h) is `bound`:
+// an int for an integral bound, an int or a float otherwise, inside the bound.
+double number(const py::handle& value, const OptionBound& bound) {
+  if (bound.integral ? !is_int(value) : !(is_int(value) || py::isinstance<py::float_>(value))) {
+    throw WrongType{bound.integral ? "an int" : "a number"};
   }
-  return {values[0], values[1]};
+  const double x = value.cast<double>();
+  if (!in_range(bound, x)) {
+    throw OutOfRange{std::string(bound.name) + " must be in " + range_text(bound)};
+  }
+  return x;
 }
 
-// An integer that its (integral) option cannot hold: negative for a count, or too large.
-struct OutOfRange {
-  bool negative;
-};
-
+// A field whose bound the table holds.
 template <typename T>
-Setter field(T LoaderOptions::*member) {
-  return [member](PythonOptions& o, const py::handle& v) {
+Setter bounded(T LoaderOptions::*member, std::string_view name) {
+  return [member, &bound = option_bound(name)](Parsed& p, const py::handle& v) {
+    p.options.loader.*member = static_cast<T>(number(v, bound));
+  };
+}
+
+// A field of another type: a bool, a str, or the seed (any 64-bit unsigned integer).
+template <typename T>
+Setter field(T LoaderOptions::*member, const char* needs) {
+  return [member, needs](Parsed& p, const py::handle& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!py::isinstance<py::bool_>(v)) throw WrongType{needs};
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!is_int(v)) throw WrongType{needs};
+      if (v.cast<py::int_>() < py::int_(0)) throw OutOfRange{"it must not be negative"};
+    }
     try {
-      o.loader.*member = v.cast<T>();
+      p.options.loader.*member = v.cast<T>();
     } catch (const py::cast_error&) {
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        if (py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v))
-          throw OutOfRange{v.cast<py::int_>() < py::int_(0)};
+        throw OutOfRange{"it is too large"};
       }
-      throw;
+      throw WrongType{needs};
     }
   };
 }
 
+std::vector<py::object> items(const py::handle& value, std::size_t count, const char* needs) {
+  if (!py::isinstance<py::sequence>(value) || py::isinstance<py::str>(value)) {
+    throw WrongType{needs};
+  }
+  const py::sequence sequence = py::reinterpret_borrow<py::sequence>(value);
+  if (sequence.size() != count) {
+    throw OutOfRange{std::string("expected ") + needs + ", got " + std::to_string(sequence.size()) +
+                     " values"};
+  }
+  std::vector<py::object> out;
+  for (std::size_t i = 0; i < count; ++i) out.push_back(sequence[i]);
+  return out;
+}
+
+// (low, high), each inside the bound of `name`.
+std::pair<double, double> two_numbers(const py::handle& value, std::string_view name) {
+  const std::vector<py::object> both = items(value, 2, "(low, high)");
+  const OptionBound& bound = option_bound(name);
+  return {number(both[0], bound), number(both[1], bound)};
+}
+
+// (R, G, B): a mean or std of Normalize.
+std::array<float, 3> three_numbers(const py::handle& value) {
+  const std::vector<py::object> rgb = items(value, 3, "3 numbers (R, G, B)");
+  std::array<float, 3> out{};
+  for (std::size_t c = 0; c < 3; ++c) {
+    if (!(is_int(rgb[c]) || py::isinstance<py::float_>(rgb[c]))) {
+      throw WrongType{"3 numbers (R, G, B)"};
+    }
+    out[c] = rgb[c].cast<float>();
+  }
+  return out;
+}
+
+int integer(const py::handle& value, std::string_view name) {
+  return static_cast<int>(number(value, option_bound(name)));
+}
+
 const std::map<std::string, Setter>& setters() {
   static const std::map<std::string, Setter> table = {
-      {"batch_size", field(&LoaderOptions::batch_size)},
-      {"num_workers", field(&LoaderOptions::num_workers)},
+      {"batch_size", bounded(&LoaderOptions::batch_size, "batch_size")},
+      {"num_workers", bounded(&LoaderOptions::num_workers, "num_workers")},
       {"shuffle",
-       [](PythonOptions& o, const py::handle& v) {
+       [](Parsed& p, const py::handle& v) {
          if (py::isinstance<py::bool_>(v)) {
-           o.loader.shuffle = v.cast<bool>() ? ShuffleMode::kFull : ShuffleMode::kNone;
+           p.options.loader.shuffle = v.cast<bool>() ? ShuffleMode::kFull : ShuffleMode::kNone;
          } else if (py::isinstance<py::str>(v)) {
-           o.loader.shuffle = parse_shuffle(v.cast<std::string>());
+           p.options.loader.shuffle = parse_shuffle(v.cast<std::string>());
          } else {
-           throw py::cast_error();
+           throw WrongType{"a bool or a str (full, blocks or none)"};
          }
        }},
-      {"shuffle_window_mb", field(&LoaderOptions::shuffle_window_mb)},
-      {"seed", field(&LoaderOptions::seed)},
-      {"drop_last", field(&LoaderOptions::drop_last)},
-      {"rank", field(&LoaderOptions::rank)},
-      {"world_size", field(&LoaderOptions::world_size)},
-      {"pad_shards", field(&LoaderOptions::pad_shards)},
+      {"shuffle_window_mb", bounded(&LoaderOptions::shuffle_window_mb, "shuffle_window_mb")},
+      {"seed", field(&LoaderOptions::seed, "an int")},
+      {"drop_last", field(&LoaderOptions::drop_last, "a bool")},
+      {"rank", bounded(&LoaderOptions::rank, "rank")},
+      {"world_size", bounded(&LoaderOptions::world_size, "world_size")},
+      {"pad_shards", field(&LoaderOptions::pad_shards, "a bool")},
       {"on_bad",
-       [](PythonOptions& o, const py::handle& v) { o.loader.on_bad = parse_policy(word_of(v)); }},
-      {"max_pixels", field(&LoaderOptions::max_pixels)},
-      {"device", [](PythonOptions& o,
-                    const py::handle& v) { o.loader.device = py::str(v); }},  // torch.device too
-      {"training_images_per_s", field(&LoaderOptions::training_images_per_s)},
-      {"prefetch_batches", field(&LoaderOptions::prefetch_batches)},
-      {"memory_budget_mb", field(&LoaderOptions::memory_budget_mb)},
-      {"io_queue_depth", field(&LoaderOptions::io_queue_depth)},
-      {"force_pread", field(&LoaderOptions::force_pread)},
-      {"direct_io", field(&LoaderOptions::direct_io)},
-      {"throttle", field(&LoaderOptions::throttle)},
-      {"tar_chunk_bytes", field(&LoaderOptions::tar_chunk_bytes)},
-      {"allow_paths_outside_root", field(&LoaderOptions::allow_paths_outside_root)},
-      {"allow_empty_classes", field(&LoaderOptions::allow_empty_classes)},
+       [](Parsed& p, const py::handle& v) { p.options.loader.on_bad = parse_policy(word_of(v)); }},
+      {"max_pixels", bounded(&LoaderOptions::max_pixels, "max_pixels")},
+      {"device",
+       [](Parsed& p, const py::handle& v) {
+         p.options.loader.device = py::str(v);
+       }},  // torch.device
+      {"training_images_per_s",
+       bounded(&LoaderOptions::training_images_per_s, "training_images_per_s")},
+      {"prefetch_batches", bounded(&LoaderOptions::prefetch_batches, "prefetch_batches")},
+      {"memory_budget_mb", bounded(&LoaderOptions::memory_budget_mb, "memory_budget_mb")},
+      {"io_queue_depth", bounded(&LoaderOptions::io_queue_depth, "io_queue_depth")},
+      {"force_pread", field(&LoaderOptions::force_pread, "a bool")},
+      {"direct_io", field(&LoaderOptions::direct_io, "a bool")},
+      {"throttle", field(&LoaderOptions::throttle, "a str")},
+      {"tar_chunk_bytes", bounded(&LoaderOptions::tar_chunk_bytes, "tar_chunk_bytes")},
+      {"allow_paths_outside_root", field(&LoaderOptions::allow_paths_outside_root, "a bool")},
+      {"allow_empty_classes", field(&LoaderOptions::allow_empty_classes, "a bool")},
       // The pack cache.
-      {"cache_dir", [](PythonOptions& o,
-                       const py::handle& v) { o.loader.cache_dir = py::str(v); }},  // a Path too
-      {"cache_gb", field(&LoaderOptions::cache_gb)},
-      // The transform's keywords are collected, then applied in one place (apply_transform).
-      {"transform", [](PythonOptions&, const py::handle&) {}},
-      {"size", [](PythonOptions&, const py::handle&) {}},
-      {"resize", [](PythonOptions&, const py::handle&) {}},
-      {"scale", [](PythonOptions&, const py::handle&) {}},
-      {"ratio", [](PythonOptions&, const py::handle&) {}},
-      {"flip_probability", [](PythonOptions&, const py::handle&) {}},
-      {"dtype", [](PythonOptions& o,
-                   const py::handle& v) { o.loader.layout = parse_layout(word_of(v), "dtype"); }},
-      {"mean", [](PythonOptions& o,
-                  const py::handle& v) { o.loader.normalization.mean = three_floats("mean", v); }},
-      {"std", [](PythonOptions& o,
-                 const py::handle& v) { o.loader.normalization.std = three_floats("std", v); }},
-      {"arrays",
-       [](PythonOptions& o, const py::handle& v) {
-         o.arrays = parse_word("arrays", word_of(v), kArrayKinds);
+      {"cache_dir",
+       [](Parsed& p, const py::handle& v) { p.options.loader.cache_dir = py::str(v); }},  // Path
+      {"cache_gb", bounded(&LoaderOptions::cache_gb, "cache_gb")},
+      // The transform's keywords are collected, then applied to the spec (apply_transform).
+      {"transform",
+       [](Parsed& p, const py::handle& v) {
+         if (!py::isinstance<py::str>(v)) {
+           throw WrongType{"a spec text (feedrate.Loader reads torchvision transforms into one)"};
+         }
+         p.transform = v.cast<std::string>();
        }},
-      {"progress", [](PythonOptions& o, const py::handle& v) { o.progress = v.cast<bool>(); }},
+      {"size", [](Parsed& p, const py::handle& v) { p.size = integer(v, "size"); }},
+      {"resize", [](Parsed& p, const py::handle& v) { p.resize = integer(v, "resize"); }},
+      {"scale", [](Parsed& p, const py::handle& v) { p.scale = two_numbers(v, "scale"); }},
+      {"ratio", [](Parsed& p, const py::handle& v) { p.ratio = two_numbers(v, "ratio"); }},
+      {"flip_probability",
+       [](Parsed& p, const py::handle& v) {
+         p.flip_probability = number(v, option_bound("flip_probability"));
+       }},
+      {"dtype",
+       [](Parsed& p, const py::handle& v) {
+         p.options.loader.layout = parse_layout(word_of(v), "dtype");
+         p.dtype_given = true;
+       }},
+      {"mean", [](Parsed& p, const py::handle& v) { p.mean = three_numbers(v); }},
+      {"std", [](Parsed& p, const py::handle& v) { p.std = three_numbers(v); }},
+      {"arrays",
+       [](Parsed& p, const py::handle& v) {
+         p.options.arrays = parse_word("arrays", word_of(v), kArrayKinds);
+       }},
+      {"progress",
+       [](Parsed& p, const py::handle& v) {
+         if (!py::isinstance<py::bool_>(v)) throw WrongType{"a bool"};
+         p.options.progress = v.cast<bool>();
+       }},
       {"return_indices",
-       [](PythonOptions& o, const py::handle& v) { o.return_indices = v.cast<bool>(); }},
+       [](Parsed& p, const py::handle& v) {
+         if (!py::isinstance<py::bool_>(v)) throw WrongType{"a bool"};
+         p.options.return_indices = v.cast<bool>();
+       }},
   };
   return table;
 }
 
-py::object keyword(const py::kwargs& kwargs, const char* name) {
-  return kwargs.contains(name) ? py::reinterpret_borrow<py::object>(kwargs[name]) : py::none();
+std::string rgb_text(const std::array<float, 3>& values) {
+  return "[" + std::to_string(values[0]) + ", " + std::to_string(values[1]) + ", " +
+         std::to_string(values[2]) + "]";
 }
 
-// transform= a spec text ("train", "eval", "rrc(176),ta_wide,...") or a torchvision transform
-// (feedrate._spec_from_torchvision reads its objects into a spec text and the output dtype);
-// size, resize, scale, ratio and flip_probability then adjust the geometry.
-void apply_transform(PythonOptions& options, const py::kwargs& kwargs) {
-  const py::object transform = keyword(kwargs, "transform");
-  const py::object size = keyword(kwargs, "size");
-  const int out_size = size.is_none() ? 224 : size.cast<int>();
-  std::string text = "train";
-  if (py::isinstance<py::str>(transform)) {
-    text = transform.cast<std::string>();
-  } else if (!transform.is_none()) {
-    const py::tuple read =
-        py::module_::import("feedrate").attr("_spec_from_torchvision")(transform);
-    text = read[0].cast<std::string>();
-    if (!kwargs.contains("dtype"))
-      options.loader.layout = parse_layout(read[1].cast<std::string>());
-    options.channels_first = read[2].cast<bool>();
-    if (!read[3].is_none()) options.loader.normalization.mean = three_floats("mean", read[3]);
-    if (!read[4].is_none()) options.loader.normalization.std = three_floats("std", read[4]);
+// mean= or std= sets the transform's normalization, the run's one (decode/layout.h); a spec that
+// names normalize with other values is a contradiction, not an override.
+void normalize_with(const char* name, const std::optional<std::array<float, 3>>& given, bool named,
+                    std::array<float, 3>& spec_values) {
+  if (!given) return;
+  if (named && *given != spec_values) {
+    throw py::value_error(std::string("feedrate.Loader(): ") + name + "=" + rgb_text(*given) +
+                          " differs from the transform's normalize(" + name + "=" +
+                          rgb_text(spec_values) + "): give it in one place");
   }
+  spec_values = *given;
+}
+
+// The spec text ("train", "eval", "rrc(176),ta_wide,...") with size, then the geometry
+// keywords and the normalization on top of it.
+void apply_transform(Parsed& p) {
+  LoaderOptions& loader = p.options.loader;
   try {
-    options.loader.transform = parse_transform(text, out_size);
+    loader.transform = parse_transform(p.transform, p.size);
   } catch (const Error& e) {
     throw py::value_error(e.what());
   }
-  decode::TransformSpec& spec = options.loader.transform;
+  decode::TransformSpec& spec = loader.transform;
   // A spec naming normalize delivers floats unless a dtype says otherwise.
-  if (spec.normalize && !kwargs.contains("dtype") &&
-      options.loader.layout == OutputLayout::kUint8NHWC) {
-    options.loader.layout = OutputLayout::kFloat32NCHW;
+  if (spec.normalize && !p.dtype_given && loader.layout == OutputLayout::kUint8NHWC) {
+    loader.layout = OutputLayout::kFloat32NCHW;
   }
-  const auto given = [&](const char* name) { return !keyword(kwargs, name).is_none(); };
-  try {
-    if (given("resize")) spec.resize = kwargs["resize"].cast<int>();
-    if (given("scale"))
-      std::tie(spec.scale_min, spec.scale_max) = two_doubles("scale", kwargs["scale"]);
-    if (given("ratio"))
-      std::tie(spec.ratio_min, spec.ratio_max) = two_doubles("ratio", kwargs["ratio"]);
-    if (given("flip_probability"))
-      spec.flip_probability = kwargs["flip_probability"].cast<double>();
-  } catch (const py::cast_error&) {
-    throw py::type_error(
-        "feedrate.Loader(): resize, scale, ratio or flip_probability has the wrong type");
-  }
+  if (p.resize) spec.resize = *p.resize;
+  if (p.scale) std::tie(spec.scale_min, spec.scale_max) = *p.scale;
+  if (p.ratio) std::tie(spec.ratio_min, spec.ratio_max) = *p.ratio;
+  if (p.flip_probability) spec.flip_probability = *p.flip_probability;
+  normalize_with("mean", p.mean, spec.normalize, spec.normalization.mean);
+  normalize_with("std", p.std, spec.normalize, spec.normalization.std);
 }
 
 }  // namespace
@@ -192,8 +271,8 @@ std::string option_names() {
 }
 
 PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) {
-  PythonOptions options;
-  options.loader.source = py::str(py::module_::import("os").attr("fspath")(source));
+  Parsed parsed;
+  parsed.options.loader.source = py::str(py::module_::import("os").attr("fspath")(source));
   for (const auto& [key, value] : kwargs) {
     const std::string name = py::str(key);
     const auto setter = setters().find(name);
@@ -202,21 +281,19 @@ PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) 
                            "'; known: " + option_names());
     }
     if (value.is_none()) continue;  // None keeps the default
+    const std::string given = "feedrate.Loader(): " + name + "=" + std::string(py::repr(value));
     try {
-      setter->second(options, value);
+      setter->second(parsed, value);
+    } catch (const WrongType& wrong) {
+      throw py::type_error(given + " has the wrong type: " + name + " takes " + wrong.needs);
     } catch (const OutOfRange& range) {
-      throw py::value_error("feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
-                            " is out of range: " + name +
-                            (range.negative ? " must not be negative" : " is too large"));
-    } catch (const py::cast_error&) {
-      throw py::type_error("feedrate.Loader(): " + name + "=" + std::string(py::repr(value)) +
-                           " has the wrong type");
+      throw py::value_error(given + " is out of range: " + range.rule);
     } catch (const Error& e) {  // a word outside its option's vocabulary
       throw py::value_error(e.what());
     }
   }
-  apply_transform(options, kwargs);
-  return options;
+  apply_transform(parsed);
+  return parsed.options;
 }
 
 }  // namespace feedrate::python

@@ -1,9 +1,11 @@
 // Translates the keyword arguments of feedrate.Loader(...) into LoaderOptions: the one place
-// that knows the Python names and their types; the allowed words of dtype, transform and on_bad
-// come from the loader's parsers (include/feedrate/options.h), shared with the command line. An
-// unknown keyword is a TypeError naming the known ones; a bad value is a ValueError naming the
-// keyword; ranges are checked afterwards by the Loader (feedrate.Error). Thread-safety: call with
-// the GIL held.
+// that knows the Python names and their types. The allowed words of dtype, transform and on_bad
+// come from the loader's parsers (include/feedrate/options.h), and the numeric bounds from its
+// one table (include/feedrate/option_bounds.h), both shared with the command line. An unknown
+// keyword or a value of the wrong type is a TypeError naming the keyword; a value outside its
+// range or vocabulary is a ValueError naming it and the range; what the Loader checks beyond
+// that (rank below world_size, a dataset that opens) is a feedrate.Error. Thread-safety: call
+// with the GIL held.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -22,10 +24,6 @@ struct PythonOptions {
   ArrayKind arrays = ArrayKind::kAuto;
   bool progress = false;        // a progress line on stderr
   bool return_indices = false;  // yield (images, labels, indices)
-  // Written by options.cc for a transform that is no str, which feedrate.Loader never passes
-  // (it reads torchvision objects into a spec text and permutes their uint8 batches itself,
-  // python/feedrate/_loader.py); read by nobody. It goes when options.cc drops that branch.
-  bool channels_first = false;
 };
 
 // `source`: a str or an os.PathLike.

@@ -4,38 +4,29 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "loader/cache/json.h"
 #include "loader/diagnosis/progress_line.h"
-#include "loader/diagnosis/report_json.h"
-#include "loader/diagnosis/skipped_json.h"
+#include "loader/diagnosis/report_document.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
 
+std::string keyword_spelling(const OptionSetting& setting) {
+  // Python's names are LoaderOptions' but for the layout, which Python calls dtype.
+  const std::string keyword = setting.option == "layout" ? "dtype" : setting.option;
+  const std::string& value = setting.value;
+  const bool number = !value.empty() && value.find_first_not_of("0123456789.") == std::string::npos;
+  std::string spelled = keyword + "=";
+  if (!number) spelled += '"';
+  spelled += value;
+  if (!number) spelled += '"';
+  return spelled;
+}
+
 py::dict report_dict(const Report& report, const RunStats& stats) {
-  const nlohmann::json figures = {
-      {"rank", report.run.rank},
-      {"world_size", report.run.world_size},
-      {"verdict", verdict_json(report)},
-      {"capacities", capacities_json(report)},
-      {"stages", stages_json(report)},
-      {"costs", costs_json(report.costs)},
-      {"wall_s", report.wall_s},
-      {"images", report.images},
-      {"images_per_s", report.images_per_s},
-      {"mb_per_s", report.mb_per_s},
-      {"decode_cpu_ms_per_image", report.decode_cpu_ms_per_image},
-      {"read_bytes_per_image", report.read_bytes_per_image},
-      {"consumer_ms_per_batch", report.consumer_ms_per_batch},
-      {"batches", stats.batches},
-      {"skipped", stats.skipped},
-      {"skipped_samples", skipped_json(stats.skipped_samples)},
-      {"io_backend", stats.io.backend.empty() ? stats.io_backend : stats.io.backend},
-      {"device", stats.device},
-      {"cache", cache_json(report.cache)}};
-  // One rendering of the figures (loader/diagnosis/report_json.h), handed to Python through its
-  // json module.
-  return py::module_::import("json").attr("loads")(figures.dump());
+  // The library's document (loader/diagnosis/report_document.h), the one the command line's
+  // --json extends, handed to Python through its json module.
+  return py::module_::import("json").attr("loads")(
+      report_document(report, stats, keyword_spelling).dump());
 }
 
 py::dict gather_verdicts(const py::dict& report, py::object dist) {
@@ -75,7 +66,7 @@ py::dict gather_verdicts(const py::dict& report, py::object dist) {
   std::string summary = "rank " + py::str(slowest["rank"]).cast<std::string>() + " of " +
                         py::str(slowest["world_size"]).cast<std::string>() + " is the slowest: " +
                         std::to_string(std::lround(slowest["images_per_s"].cast<double>())) +
-                        " images/s, bottleneck " + slowest["summary"].cast<std::string>();
+                        " images/s, bottleneck " + slowest["bottleneck"].cast<std::string>();
   if (!advice.empty()) summary += ": " + advice[0]["text"].cast<std::string>();
   py::dict result;
   result["ranks"] = ranks;

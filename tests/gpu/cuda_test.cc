@@ -30,6 +30,9 @@ gpu::TransferOptions small_options(gpu::ElementType dtype) {
   options.batch_size = 3;
   options.size = 8;
   options.dtype = dtype;
+  const decode::Normalization imagenet;  // what NormalizesOnTheDeviceLikeTheHost compares with
+  options.mean = imagenet.mean;
+  options.std = imagenet.std;
   return options;
 }
 

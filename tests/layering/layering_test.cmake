@@ -49,9 +49,10 @@ set(rule_loader/diagnosis "loader/diagnosis/ never includes loader/pipeline/")
 # The front-end seam: the internal headers that the command line and the Python module still
 # include, each the one owner of a rendering or a file format they share with the library. Only
 # folders outside the library may include these besides their own rule.
-set(front_end_headers loader/diagnosis/report_json.h loader/diagnosis/verdict.h
-    loader/diagnosis/packing_probe.h loader/diagnosis/progress_line.h
-    loader/diagnosis/skipped_json.h loader/diagnosis/throughput_model.h loader/cache/json.h
+set(front_end_headers loader/diagnosis/report_document.h loader/diagnosis/report_json.h
+    loader/diagnosis/verdict.h loader/diagnosis/verdict_text.h loader/diagnosis/packing_probe.h
+    loader/diagnosis/progress_line.h loader/diagnosis/skipped_json.h
+    loader/diagnosis/throughput_model.h loader/diagnosis/cache_json.h
     loader/dataset/pack_index.h loader/dataset/dataset_reader.h loader/dataset/store_probe.h)
 set(front_end_folders python/csrc bench/pack bench/plan bench/tune bench/cli)
 # Single headers of a room that the rooms above may include besides.

@@ -227,7 +227,8 @@ TEST_F(LoaderTest, FloatLayoutIsNormalizedCHWOfTheBytes) {
       for (std::size_t p = 0; p < pixels; p += 97) {
         for (int c = 0; c < 3; ++c) {
           const float x = bytes.pixels[(sample * pixels + p) * 3 + c];
-          const float expected = (x / 255.0f - o.normalization.mean[c]) / o.normalization.std[c];
+          const float expected = (x / 255.0f - o.transform.normalization.mean[c]) /
+                                 o.transform.normalization.std[c];
           ASSERT_NEAR(f[n * 3 * pixels + c * pixels + p], expected, 1e-4);
         }
       }

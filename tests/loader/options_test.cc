@@ -1,15 +1,19 @@
 // The option vocabularies (layout, on_bad, transform): one table each, read by the parsers and
-// by the lists the command line checks against.
+// by the lists the command line checks against; and the one table of numeric bounds that
+// resolve() applies.
 #include "feedrate/options.h"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "feedrate/error.h"
+#include "feedrate/option_bounds.h"
 
 namespace feedrate {
 namespace {
@@ -94,8 +98,8 @@ TEST(Options, TransformOutputStageMatchesTheLayout) {
             std::string::npos);
   o.layout = OutputLayout::kFloat32NCHW;
   const LoaderOptions resolved = resolve(o);
-  EXPECT_EQ(resolved.normalization.mean[1], 0.5f);  // the spec's Normalize sets it
-  EXPECT_EQ(resolved.normalization.std[2], 0.25f);
+  EXPECT_EQ(resolved.transform.normalization.mean[1], 0.5f);  // the spec's Normalize sets it
+  EXPECT_EQ(resolved.transform.normalization.std[2], 0.25f);
   o.transform = parse_transform("rrc(176),erase(0.5,value=random)", 224);
   o.layout = OutputLayout::kUint8NHWC;
   EXPECT_NE(error_of([&] { resolve(o); }).find("value=random"), std::string::npos);
@@ -113,6 +117,76 @@ TEST(Options, ParseWordReadsAnyTable) {
   EXPECT_EQ(parse_word("colour", "green", colours), Colour::kGreen);
   EXPECT_EQ(error_of([&] { parse_word("colour", "blue", colours); }),
             "option colour: 'blue' is not one of red, green");
+}
+
+// A dataset path that resolve() accepts before it looks at the dataset.
+LoaderOptions valid() {
+  LoaderOptions o;
+  o.source = "data";
+  o.rank = 0;
+  o.world_size = 1;
+  return o;
+}
+
+TEST(OptionBounds, ResolveAcceptsEachBoundAndRejectsBeyondIt) {
+  const std::vector<std::pair<std::string, std::function<void(LoaderOptions&, double)>>> fields = {
+      {"batch_size",
+       [](LoaderOptions& o, double v) { o.batch_size = static_cast<std::size_t>(v); }},
+      {"num_workers", [](LoaderOptions& o, double v) { o.num_workers = static_cast<int>(v); }},
+      {"prefetch_batches",
+       [](LoaderOptions& o, double v) { o.prefetch_batches = static_cast<std::size_t>(v); }},
+      {"io_queue_depth",
+       [](LoaderOptions& o, double v) { o.io_queue_depth = static_cast<unsigned>(v); }},
+      {"cache_gb", [](LoaderOptions& o, double v) { o.cache_gb = v; }},
+      {"size", [](LoaderOptions& o, double v) { o.transform.size = static_cast<int>(v); }},
+      {"flip_probability", [](LoaderOptions& o, double v) { o.transform.flip_probability = v; }},
+      {"ratio", [](LoaderOptions& o, double v) { o.transform.ratio_max = v; }},
+  };
+  for (const auto& [name, set] : fields) {
+    const OptionBound& bound = option_bound(name);
+    for (const double inside : {bound.low, bound.high}) {
+      LoaderOptions o = valid();
+      if (name == "ratio") o.transform.ratio_min = inside;
+      set(o, inside);
+      EXPECT_NO_THROW(resolve(o)) << name << " = " << inside;
+    }
+    const double step = bound.integral ? 1 : bound.high / 100;
+    LoaderOptions above = valid();
+    set(above, bound.high + step);
+    EXPECT_EQ(error_of([&] {
+                resolve(above);
+              }).rfind("option " + name + " must be in " + range_text(bound) + ", got ", 0),
+              0u)
+        << name;
+    if (bound.low > 0) {
+      LoaderOptions below = valid();
+      set(below, bound.low - step);
+      if (name == "ratio") below.transform.ratio_min = bound.low - step;
+      EXPECT_NE(error_of([&] { resolve(below); }).find("option " + name + " must be in "),
+                std::string::npos)
+          << name;
+    }
+  }
+}
+
+TEST(OptionBounds, TextsAndTypes) {
+  EXPECT_EQ(range_text(option_bound("batch_size")), "[1, 65536]");
+  EXPECT_EQ(range_text(option_bound("scale")), "(0, 1]");
+  EXPECT_EQ(range_text(option_bound("ratio")), "[0.001, 1000]");
+  EXPECT_FALSE(in_range(option_bound("scale"), 0));
+  EXPECT_TRUE(in_range(option_bound("scale"), 1));
+  EXPECT_FALSE(in_range(option_bound("batch_size"), 2.5));
+  EXPECT_EQ(error_of([] { check_option("batch_size", 2.5); }),
+            "option batch_size must be an integer, got 2.5");
+  EXPECT_EQ(error_of([] { check_option("size", 9000); }),
+            "option size must be in [1, 8192], got 9000");
+  EXPECT_THROW(option_bound("no_such_option"), std::invalid_argument);
+}
+
+TEST(OptionBounds, TheTransformSpecTextIsCheckedAgainstTheSameTable) {
+  LoaderOptions o = valid();
+  o.transform = parse_transform("rrc(9000)", 224);
+  EXPECT_EQ(error_of([&] { resolve(o); }), "option size must be in [1, 8192], got 9000");
 }
 
 }  // namespace

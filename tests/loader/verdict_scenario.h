@@ -12,6 +12,7 @@
 
 #include "feedrate/loader.h"
 #include "loader/diagnosis/verdict.h"
+#include "loader/diagnosis/verdict_text.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {
@@ -55,7 +56,7 @@ class VerdictFixture : public ::testing::Test {
   }
   static std::string explain(const Report& r) {
     const SlotCycle& c = r.capacities.cycle;
-    return verdict_summary(r.verdict) + ": " + capacities_text(r.capacities, r.verdict) +
+    return verdict_summary(r) + ": " + capacities_text(r.capacities, r.verdict) +
            "; a slot's cycle (ms): reads " + std::to_string(1e3 * c.read_s) + ", decodes " +
            std::to_string(1e3 * c.decode_s) + ", copy " + std::to_string(1e3 * c.copy_s) +
            ", held " + std::to_string(1e3 * c.held_s) + "; wall " + std::to_string(r.wall_s) + " s";

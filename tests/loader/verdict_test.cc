@@ -11,6 +11,7 @@
 #include <string>
 
 #include "loader/diagnosis/capacity.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 namespace {
@@ -51,6 +52,11 @@ Report judged(Report r) {
   r.verdict = judge(r);
   r.costs = run_costs(r);
   return r;
+}
+
+// A front end's spelling of the options an advice sets, made up for the tests.
+std::string spelled(const OptionSetting& s) {
+  return std::string("<") + s.option + "=" + s.value + ">";
 }
 
 const Advice* find(const Verdict& v, const std::string& kind) {
@@ -116,9 +122,10 @@ TEST(Capacities, TheConsumerFromTheGivenRateOrAMeasurableStep) {
 TEST(Judge, NothingMeasuredBeforeTheFirstBatch) {
   Report r;
   r.capacities = capacities(r);
-  const Verdict v = judge(r);
+  r.verdict = judge(r);
+  const Verdict& v = r.verdict;
   EXPECT_EQ(v.bottleneck, "none");
-  EXPECT_EQ(verdict_summary(v), "nothing measured yet");
+  EXPECT_EQ(verdict_summary(r), "nothing measured yet");
   ASSERT_FALSE(v.advice.empty());
   EXPECT_EQ(v.advice.front().kind, "none");
 }
@@ -147,6 +154,22 @@ TEST(Judge, DecodingBinds) {
   EXPECT_NEAR(cores->projected_images_per_s,
               2 * judged(cpu_bound()).capacities.of("cpu").images_per_s, 1);
   EXPECT_NE(cores->cost.find("2 more core(s)"), std::string::npos) << cores->cost;
+}
+
+TEST(Judge, TheSummaryNamesTheRateAndTheRunnerUpsHeadroom) {
+  // cpu 1,005 images/s (2 cores at 1.99 ms of loader CPU); ram 2,522; io 5,000.
+  EXPECT_EQ(verdict_summary(judged(cpu_bound())),
+            "cpu: the 2 decode threads deliver 1,005 images/s; the 3 batches in flight could do "
+            "2.5x more");
+  Report one = cpu_bound();
+  one.run.num_workers = 1;
+  EXPECT_EQ(verdict_summary(judged(one)).rfind("cpu: the 1 decode thread delivers ", 0), 0u)
+      << verdict_summary(judged(one));
+  Report r = figures();
+  r.figures.stall_io_s = 0.3;
+  r.figures.consumer_busy_s = 9.5;  // 1,053 images/s of steps; the slots, holding them, next
+  EXPECT_EQ(verdict_summary(judged(r)),
+            "consumer: training takes 1,053 images/s; the 3 batches in flight could do 2.1x more");
 }
 
 TEST(Judge, TooFewSlotsBind) {
@@ -186,18 +209,23 @@ TEST(Judge, ASecondResourceWithinTheMarginIsNamed) {
   // cpu: 2 threads at 1.85 ms: 1,081 images/s, 7% above the disk.
   r.figures.decode_busy_s = r.figures.decode_cpu_s = 18.5;
   r.figures.loader_cpu_s = 18.5;
-  const Verdict close = judged(r).verdict;
+  const Report close_run = judged(r);
+  const Verdict& close = close_run.verdict;
   EXPECT_EQ(close.bottleneck, "io");
   EXPECT_EQ(close.runner_up, "cpu");
-  EXPECT_EQ(verdict_summary(close), "io, cpu close behind");
+  EXPECT_EQ(verdict_summary(close_run),
+            "io: the disk delivers 1,010 images/s; the 2 decode threads could do 1.1x more "
+            "(close behind)");
   // Both get their advice.
   EXPECT_NE(find(close, "cpu.decode"), nullptr) << kinds(close);
   // cpu 25% above the disk: beyond the margin.
   r.figures.decode_busy_s = r.figures.decode_cpu_s = r.figures.loader_cpu_s = 16;
-  const Verdict apart = judged(r).verdict;
+  const Report apart_run = judged(r);
+  const Verdict& apart = apart_run.verdict;
   EXPECT_EQ(apart.bottleneck, "io");
   EXPECT_EQ(apart.runner_up, "");
-  EXPECT_EQ(verdict_summary(apart), "io");
+  EXPECT_EQ(verdict_summary(apart_run),
+            "io: the disk delivers 1,010 images/s; the 2 decode threads could do 1.2x more");
 }
 
 TEST(Judge, EveryPairWithinAndBeyondTheMargin) {
@@ -248,7 +276,7 @@ TEST(Capacities, DecodesThatWaitForACoreLowerTheCpuCapacity) {
   const Report shared = judged(r);
   EXPECT_NEAR(shared.capacities.of("cpu").images_per_s,
               judged(cpu_bound()).capacities.of("cpu").images_per_s / 2, 1e-6);
-  EXPECT_NEAR(shared.costs.cpu_share, 0.5, 1e-12);
+  EXPECT_NEAR(shared.costs.image.cpu_share, 0.5, 1e-12);
 }
 
 TEST(Judge, BelowEveryCapacityIsSaid) {
@@ -270,7 +298,8 @@ TEST(Judge, CpuAdviceRaisesNumWorkersToTheCores) {
   EXPECT_EQ(v.bottleneck, "cpu");
   const Advice* raise = find(v, "cpu.workers");
   ASSERT_NE(raise, nullptr) << kinds(v);
-  EXPECT_NE(raise->remedy.find("raise num_workers from 1 to 2"), std::string::npos);
+  EXPECT_EQ(remedy_text(*raise, spelled),
+            "raise the decode threads from 1 to 2 (<num_workers=2>), the cores available");
   EXPECT_NEAR(raise->projected_images_per_s, 2000, 1);  // 2 cores at 1 ms of loader CPU
 }
 
@@ -282,7 +311,7 @@ TEST(Judge, CpuAdviceGivesCoresForTheTrainingRate) {
   ASSERT_NE(cores, nullptr);
   // 2,500 images/s x 1.99 ms = 4.98 -> 5 cores.
   EXPECT_NE(cores->remedy.find("feeding 2,500 images/s takes about 5 cores"), std::string::npos)
-      << advice_text(*cores, 1000);
+      << advice_text(*cores, 1000, spelled);
 }
 
 TEST(Judge, CpuUnderAQuota) {
@@ -310,6 +339,10 @@ TEST(Judge, IopsBoundOnASeekingDiskIsToldToReadInBlocks) {
   ASSERT_NE(blocks, nullptr) << kinds(v);
   EXPECT_GT(blocks->projected_images_per_s, 150);
   EXPECT_EQ(blocks->cost, "no hardware, a less random order");
+  ASSERT_EQ(blocks->settings.size(), 2u);
+  EXPECT_EQ(blocks->settings[0].value, "blocks");
+  EXPECT_EQ(blocks->settings[1].value, "none");
+  EXPECT_EQ(remedy_text(*blocks, spelled).find("--"), std::string::npos);
   r.run.shuffle = "blocks";
   const Report in_blocks = judged(r);
   EXPECT_EQ(find(in_blocks.verdict, "io.blocks"), nullptr);
@@ -325,7 +358,7 @@ TEST(Judge, ADatasetLargerThanMemoryIsReadEveryEpochWhateverTheVerdict) {
   EXPECT_TRUE(cache->remedy.empty());  // the disk is not the limit: a finding
   EXPECT_NE(cache->cause.find("every epoch reads the 41.0 GB dataset from disk again"),
             std::string::npos)
-      << advice_text(*cache, 1000);
+      << advice_text(*cache, 1000, spelled);
   EXPECT_NE(cache->cause.find("container"), std::string::npos);
   EXPECT_NE(cache->cause.find("headroom"), std::string::npos);
   Report io = io_bound();
@@ -346,7 +379,9 @@ TEST(Judge, AKeptUpLoaderSaysHowManyWorkersWouldDo) {
   const Advice* fewer = find(j.verdict, "consumer.fewer_workers");
   ASSERT_NE(fewer, nullptr);
   // 1.25 x 1,000 images/s x 0.4 ms = 0.5 -> 1 worker.
-  EXPECT_NE(fewer->remedy.find("num_workers=1"), std::string::npos) << advice_text(*fewer, 1000);
+  ASSERT_EQ(fewer->settings.size(), 1u);
+  EXPECT_EQ(fewer->settings[0].option, "num_workers");
+  EXPECT_EQ(fewer->settings[0].value, "1") << advice_text(*fewer, 1000, spelled);
 }
 
 TEST(Judge, AdviceRendersCauseRemedyRateAndCost) {
@@ -355,12 +390,27 @@ TEST(Judge, AdviceRendersCauseRemedyRateAndCost) {
   a.remedy = "give it 4 cores";
   a.projected_images_per_s = 2500;
   a.cost = "2 more core(s)";
-  EXPECT_EQ(advice_text(a, 1000),
+  EXPECT_EQ(advice_text(a, 1000, spelled),
             "this process has 2; give it 4 cores: about 2,500 images/s (2.5x now); costs: 2 more "
             "core(s)");
   Advice finding_only;
   finding_only.cause = "reads delivered 59 MB/s";
-  EXPECT_EQ(advice_text(finding_only, 1000), "reads delivered 59 MB/s");
+  EXPECT_EQ(advice_text(finding_only, 1000, spelled), "reads delivered 59 MB/s");
+}
+
+// An advice names the options it sets as data; each front end spells them, and the text is
+// otherwise the same.
+TEST(Judge, AdviceSettingsAreDataEachFrontEndSpells) {
+  Advice a;
+  a.remedy = "shuffle in blocks ({0}) or read in storage order ({1}); {0} again";
+  a.settings = {{"shuffle", "blocks"}, {"shuffle", "none"}};
+  EXPECT_EQ(remedy_text(a, spelled),
+            "shuffle in blocks (<shuffle=blocks>) or read in storage order (<shuffle=none>); "
+            "<shuffle=blocks> again");
+  auto dashed = [](const OptionSetting& s) { return std::string("--") + s.option + " " + s.value; };
+  EXPECT_EQ(remedy_text(a, +dashed),
+            "shuffle in blocks (--shuffle blocks) or read in storage order (--shuffle none); "
+            "--shuffle blocks again");
 }
 
 TEST(Judge, CapacitiesLineShowsEveryResource) {

@@ -25,5 +25,5 @@ def test_cached_epochs_deliver_the_uncached_batches(image_folder, tmp_path):
 
 
 def test_a_negative_budget_is_refused(image_folder, tmp_path):
-    with pytest.raises(feedrate.Error, match="cache_gb"):
+    with pytest.raises(ValueError, match="cache_gb=-1 is out of range"):
         feedrate.Loader(image_folder, **small(cache_dir=tmp_path, cache_gb=-1))

@@ -3,6 +3,7 @@ input for `feedrate plan`); the optional progress line."""
 
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -20,7 +21,8 @@ def test_report_has_the_verdict_and_stages(image_folder):
     assert set(report["verdict"]["stalls"]) == {"io", "cpu", "ram", "h2d"}
     assert isinstance(report["verdict"]["advice"], list)
     for advice in report["verdict"]["advice"]:
-        assert set(advice) == {"kind", "cause", "remedy", "projected_images_per_s", "cost", "text"}
+        assert set(advice) == {"kind", "cause", "remedy", "settings", "projected_images_per_s",
+                               "cost", "text"}
         assert advice["text"]
     capacities = report["capacities"]
     assert set(capacities) == {"delivered", "io", "cpu", "ram", "h2d", "consumer"}
@@ -33,7 +35,8 @@ def test_report_has_the_verdict_and_stages(image_folder):
     assert report["stages"]["read"]["bytes"] > 0
     assert report["stages"]["in_flight"]["capacity"] > 0
     assert report["images_per_s"] > 0 and report["device"] == "host"
-    assert report["io_backend"]
+    assert report["io"]["backend"]
+    assert report["verdict"]["summary"].startswith(report["verdict"]["bottleneck"] + ": ")
 
 
 def test_progress_line_on_stderr(image_folder, capfd):
@@ -110,7 +113,7 @@ def test_a_saved_report_is_a_plan_input(image_folder, tmp_path):
     plan = subprocess.run([cli, "plan", str(saved), "--gpu", "A100 80GB SXM", "--json"],
                           capture_output=True, text=True, check=True)
     projected = json.loads(plan.stdout)
-    assert projected["binds_first"] in {"cpu", "disk", "ram", "gpu"}
+    assert projected["binds_first"] in {"cpu", "io", "ram", "consumer"}  # the verdict's words
     assert projected["measured"]["dataset_samples"] == COUNT
 
 
@@ -124,3 +127,73 @@ def test_report_probes_packing_when_asked(image_folder):
     kinds = [a["kind"] for a in report["verdict"]["advice"]]
     lifts = packed["state"] == "measured" and packed["decode_ratio"] < 1
     assert ("cpu.pack" in kinds) == (lifts and report["verdict"]["bottleneck"] == "cpu")
+
+
+# What only the command line knows, on top of the document it shares with Python.
+CLI_ONLY = {"dataset", "classes", "ignored_files", "ignored_examples", "transform", "size",
+            "layout", "shuffle", "epochs"}
+
+
+def test_the_command_line_and_python_share_one_document(image_folder):
+    cli = os.environ.get("FEEDRATE_CLI")
+    if not cli:
+        pytest.skip("FEEDRATE_CLI is not set (run through ctest)")
+    run = subprocess.run([cli, "bench", str(image_folder), "--workers", "2", "--batch", "8",
+                          "--size", "32", "--epochs", "1", "--no-pack-probe", "--json"],
+                         capture_output=True, text=True, check=True)
+    bench = json.loads(run.stdout)
+    loader = feedrate.Loader(image_folder, **small())
+    epoch(loader)
+    report = loader.report()
+    assert CLI_ONLY <= set(bench)
+    assert set(bench) - CLI_ONLY == set(report)
+    assert set(bench["io"]) - {"cold"} == set(report["io"])
+    for key in ("verdict", "capacities", "stages", "costs", "cache"):
+        assert set(bench[key]) == set(report[key]), key
+    for advice in bench["verdict"]["advice"] + report["verdict"]["advice"]:
+        assert set(advice) == set(report["verdict"]["advice"][0])
+    # The same values under the same names: the run as both saw it.
+    for key in ("images", "batches", "num_workers", "batch_size", "dataset_samples", "format"):
+        assert bench[key] == report[key], key
+    # One summary sentence, built in one place: "<binding>: <what delivers> N images/s; ...".
+    for verdict in (bench["verdict"], report["verdict"]):
+        assert verdict["summary"].startswith(verdict["bottleneck"] + ": "), verdict["summary"]
+        assert " images/s" in verdict["summary"]
+
+
+def _blocks_advice(verdict):
+    found = [a for a in verdict["advice"] if a["kind"] == "io.blocks"]
+    assert found, [a["kind"] for a in verdict["advice"]]
+    return found[0]
+
+
+def test_advice_names_options_in_each_front_ends_words(image_folder):
+    """An IOPS-bound disk (30 reads/s) gets io.blocks: the command line says --shuffle blocks,
+    Python shuffle="blocks", and otherwise the same words."""
+    cli = os.environ.get("FEEDRATE_CLI")
+    if not cli:
+        pytest.skip("FEEDRATE_CLI is not set (run through ctest)")
+    run = subprocess.run([cli, "bench", str(image_folder), "--workers", "2", "--batch", "8",
+                          "--size", "32", "--batches", "3", "--throttle", "200,30",
+                          "--no-pack-probe", "--json"],
+                         capture_output=True, text=True, check=True)
+    bench = _blocks_advice(json.loads(run.stdout)["verdict"])
+    loader = feedrate.Loader(image_folder, **small(throttle="200,30"))
+    iterator = iter(loader)
+    for _ in range(3):
+        next(iterator)
+    report = loader.report()
+    for advice in report["verdict"]["advice"]:
+        assert "--" not in advice["text"] and "--" not in advice["remedy"], advice["text"]
+    python = _blocks_advice(report["verdict"])
+    assert python["settings"] == bench["settings"] == [
+        {"option": "shuffle", "value": "blocks"}, {"option": "shuffle", "value": "none"}]
+    assert 'shuffle="blocks"' in python["remedy"] and 'shuffle="none"' in python["remedy"]
+    assert "--shuffle blocks" in bench["remedy"] and "--shuffle none" in bench["remedy"]
+
+    def template(remedy, spellings):
+        for spelled in spellings:
+            remedy = remedy.replace(spelled, "{}")
+        return re.sub(r"[\d.,]+", "#", remedy)
+    assert template(python["remedy"], ['shuffle="blocks"', 'shuffle="none"']) == \
+        template(bench["remedy"], ["--shuffle blocks", "--shuffle none"])

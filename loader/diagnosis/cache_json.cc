@@ -1,4 +1,4 @@
-#include "loader/cache/json.h"
+#include "loader/diagnosis/cache_json.h"
 
 namespace feedrate {
 

@@ -1,0 +1,116 @@
+#include "loader/diagnosis/verdict_text.h"
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+#include "loader/diagnosis/text.h"
+
+namespace feedrate {
+namespace {
+
+using text::format;
+using text::thousands;
+
+// What delivers `resource`'s capacity, as the subject of a sentence.
+std::string subject(const std::string& resource, const RunSetting& run) {
+  if (resource == "io") return run.throttle.empty() ? "the disk" : "the emulated disk";
+  if (resource == "cpu") {
+    if (run.num_workers == 0) return "decoding on the consumer's thread";
+    return format("the %d decode thread%s", run.num_workers, run.num_workers == 1 ? "" : "s");
+  }
+  if (resource == "ram") {
+    return format("the %zu batch%s in flight", run.slots, run.slots == 1 ? "" : "es");
+  }
+  if (resource == "h2d") return "the copy to the GPU";
+  return "training";
+}
+
+// "deliver" after a plural subject, "delivers" after a singular one.
+std::string deliver(const std::string& resource, const RunSetting& run) {
+  const bool plural =
+      (resource == "cpu" && run.num_workers > 1) || (resource == "ram" && run.slots > 1);
+  if (resource == "consumer") return "takes";
+  if (resource == "ram") return plural ? "allow" : "allows";
+  return plural ? "deliver" : "delivers";
+}
+
+std::string times(double ratio) {
+  return ratio < 10 ? format("%.1fx", ratio) : thousands(ratio) + "x";
+}
+
+}  // namespace
+
+std::string verdict_summary(const Report& report) {
+  const Verdict& v = report.verdict;
+  if (v.bottleneck == "none") return "nothing measured yet";
+  const Capacities& c = report.capacities;
+  const Capacity& binding = c.of(v.bottleneck);
+  const double rate = binding.measured ? binding.images_per_s : c.delivered;
+  std::string sentence = v.bottleneck + ": " + subject(v.bottleneck, report.run) + " " +
+                         deliver(v.bottleneck, report.run) + " " + thousands(rate) + " images/s";
+  // The runner-up: the lowest other measured capacity.
+  const Capacity* next = nullptr;
+  for (const Capacity& capacity : c.resources) {
+    if (!capacity.measured || capacity.resource == v.bottleneck) continue;
+    if (!next || capacity.images_per_s < next->images_per_s) next = &capacity;
+  }
+  if (next == nullptr || rate <= 0) return sentence;
+  if (!std::isfinite(next->images_per_s)) {
+    return sentence + "; nothing else measured limits the run";
+  }
+  sentence += "; ";
+  sentence += subject(next->resource, report.run);
+  sentence += " could do ";
+  sentence += times(next->images_per_s / rate);
+  sentence += " more";
+  if (next->resource == v.runner_up) sentence += " (close behind)";
+  return sentence;
+}
+
+std::string remedy_text(const Advice& a, OptionSpelling spell) {
+  std::string text = a.remedy;
+  for (std::size_t i = 0; i < a.settings.size(); ++i) {
+    const std::string marker = format("{%zu}", i);
+    for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at)) {
+      const std::string spelled = spell(a.settings[i]);
+      text.replace(at, marker.size(), spelled);
+      at += spelled.size();
+    }
+  }
+  return text;
+}
+
+std::string advice_text(const Advice& a, double delivered, OptionSpelling spell) {
+  std::string line = a.cause;
+  if (a.remedy.empty()) return line;
+  if (!line.empty()) line += "; ";
+  line += remedy_text(a, spell);
+  if (a.projected_images_per_s > 0) {
+    line += format(": about %s images/s", thousands(a.projected_images_per_s).c_str());
+    if (delivered > 0 && std::isfinite(a.projected_images_per_s)) {
+      line += format(" (%.1fx now)", a.projected_images_per_s / delivered);
+    }
+  }
+  if (!a.cost.empty()) line += "; costs: " + a.cost;
+  return line;
+}
+
+std::string capacities_text(const Capacities& c, const Verdict& v) {
+  std::string line;
+  for (const Capacity& capacity : c.resources) {
+    if (!line.empty()) line += " · ";
+    line += capacity.resource + " ";
+    if (!capacity.measured) {
+      line += "not measured";
+    } else if (capacity.resource == v.bottleneck) {
+      line += thousands(capacity.images_per_s) + " images/s (binds)";
+    } else {
+      line += thousands(capacity.images_per_s) +
+              (std::isfinite(capacity.headroom) ? format(" (%.1fx)", capacity.headroom) : "");
+    }
+  }
+  return line;
+}
+
+}  // namespace feedrate

@@ -90,6 +90,22 @@ test-pip: deps
 	cd / && PYTHONPATH=$(abspath $(BUILD_DIR))/python $(abspath $(PIP_VENV))/bin/python -m pytest -q \
 	  -p no:cacheprovider $(NUMPY2_TESTS)
 
+# feedrate.ray's tests (tests/python/ray) on a local Ray cluster of three 1-CPU raylets on
+# 127.0.0.1, against the module `make build` made. Ray Data comes from PyPI into a virtual
+# environment over Debian's python3 (whose torch and torchvision it sees); `make test` stays
+# offline. numpy stays at 1.x because Debian's torch 1.13 is built against it
+# (torch.as_tensor, which iter_torch_batches uses, fails under numpy 2), and pyarrow below 21
+# because newer ones require numpy 2.
+RAY_VENV ?= $(BUILD_DIR)/ray-venv
+RAY_PIP_PACKAGES := 'ray[data]' 'numpy<2' 'pyarrow<21'
+
+.PHONY: test-ray
+test-ray: build
+	/usr/bin/python3 -m venv --system-site-packages $(RAY_VENV)
+	$(RAY_VENV)/bin/pip install -q $(RAY_PIP_PACKAGES)
+	PYTHONPATH=$(abspath $(BUILD_DIR))/python FEEDRATE_CLI=$(abspath $(BUILD_DIR))/bench/feedrate \
+	  $(RAY_VENV)/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/tests/python/ray
+
 # These judge runs by their timing (the verdict), which a sanitizer's slowdown changes (under TSan
 # decode takes ~40 ms an image): those assertions are about the verdict, not about memory or
 # threads, and run in `make test`.

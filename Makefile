@@ -90,14 +90,14 @@ test-pip: deps
 	cd / && PYTHONPATH=$(abspath $(BUILD_DIR))/python $(abspath $(PIP_VENV))/bin/python -m pytest -q \
 	  -p no:cacheprovider $(NUMPY2_TESTS)
 
-# feedrate.ray's tests (tests/python/ray) on a local Ray cluster of three 1-CPU raylets on
-# 127.0.0.1, against the module `make build` made. Ray Data comes from PyPI into a virtual
-# environment over Debian's python3 (whose torch and torchvision it sees); `make test` stays
-# offline. numpy stays at 1.x because Debian's torch 1.13 is built against it
-# (torch.as_tensor, which iter_torch_batches uses, fails under numpy 2), and pyarrow below 21
-# because newer ones require numpy 2.
+# feedrate.ray's tests (tests/python/ray) on a local Ray cluster of three 1-CPU raylets on this
+# machine, against the module `make build` made. Ray comes from PyPI into a virtual environment
+# over Debian's python3 (whose torch and torchvision it sees); `make test` stays offline.
+# ray[train] because iter_torch_batches imports ray.train.torch; numpy stays at 1.x because
+# Debian's torch 1.13 is built against it (torch.as_tensor, which iter_torch_batches uses, fails
+# under numpy 2), and pyarrow below 21 because newer ones require numpy 2.
 RAY_VENV ?= $(BUILD_DIR)/ray-venv
-RAY_PIP_PACKAGES := 'ray[data]' 'numpy<2' 'pyarrow<21'
+RAY_PIP_PACKAGES := 'ray[data,train]' 'numpy<2' 'pyarrow<21'
 
 .PHONY: test-ray
 test-ray: build

@@ -14,8 +14,8 @@ in a fresh process limited to --cpus CPUs (Ray started with num_cpus=--cpus):
   loader        feedrate.Loader(num_workers=--cpus) in one process
 
 The variants alternate round by round; it prints each run and the medians. images/s is the
-epoch's images over the time from building the dataset to its last batch (Ray's start-up
-excluded). Peak memory is the largest sum of PSS (/proc/PID/smaps_rollup) over the run's whole
+epoch's images over the time from building the dataset to its last batch; Ray's start-up
+and its workers' first imports come before (warm_up), as they do for every epoch but the first. Peak memory is the largest sum of PSS (/proc/PID/smaps_rollup) over the run's whole
 process tree (the driver, Ray's GCS, raylet, workers, the object store's shared memory), sampled
 every 0.2 s. feedrate.ray's report is printed after its runs (decode CPU and shipped bytes per
 image). Run nothing else heavy at the same time.
@@ -65,10 +65,11 @@ def run_one(variant, dataset, cpus, batch_size, size):
         ray_module = import_feedrate_ray() if variant == "ray-feedrate" else None
         import ray
 
-        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False,
-                 _node_ip_address="127.0.0.1")
+        # A Ray instance of its own (address="local"), never a cluster already running here.
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
         from ray.data import DataContext
         DataContext.get_current().enable_progress_bars = False
+        warm_up(cpus, variant)
         start = time.perf_counter()
         if variant == "ray-feedrate":
             ds = ray_module.read(dataset, transform="train", size=size, batch_size=batch_size,
@@ -85,6 +86,24 @@ def run_one(variant, dataset, cpus, batch_size, size):
     seconds = time.perf_counter() - start
     print(json.dumps(dict(variant=variant, images=images, seconds=seconds,
                           images_per_s=images / seconds, **extra)), flush=True)
+
+
+def warm_up(cpus, variant):
+    """Starts Ray's worker processes and imports the variant's modules in them, as every epoch
+    after the first finds them: the timed epoch is the steady state, not Ray's start-up."""
+    import ray
+
+    @ray.remote(num_cpus=1)
+    def load():
+        if variant == "ray-feedrate":
+            import_feedrate_ray()
+        else:
+            import torchvision  # noqa: F401
+            import PIL.Image  # noqa: F401
+        import pyarrow  # noqa: F401
+        return os.getpid()
+
+    ray.get([load.remote() for _ in range(cpus)])
 
 
 def ray_data_pipeline(dataset, size):

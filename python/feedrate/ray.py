@@ -34,6 +34,7 @@ import os
 import time
 import uuid
 import warnings
+import weakref
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 import feedrate
@@ -121,8 +122,10 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
     collector = _collector_class().options(
         name=name, namespace=_COLLECTOR_NAMESPACE, num_cpus=0).remote(num_tasks)
     ray.get(collector.ping.remote())
+    # The datasource (held by the dataset's plan) holds the actor's handle: the actor lives as
+    # long as the dataset does.
     datasource = _datasource_class()(source, options, epoch, num_tasks, samples, name,
-                                     _row_bytes(options))
+                                     _row_bytes(options), collector)
     with warnings.catch_warnings():
         # read_datasource() names no max_retries parameter yet; ray_remote_args carries it.
         warnings.filterwarnings("ignore", message=".*ray_remote_args.*deprecated")
@@ -137,7 +140,8 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
     row_bytes = _row_bytes(options)
     dataset.context.target_max_block_size = (
         max(int(0.75 * batch_size * row_bytes), 1) if row_bytes else 2**20)
-    _RUNS[id(dataset)] = (dataset, name, collector)
+    _RUNS[id(dataset)] = (weakref.ref(dataset), name)
+    weakref.finalize(dataset, _RUNS.pop, id(dataset), None)
     return dataset
 
 
@@ -147,7 +151,7 @@ def run_name(dataset) -> str:
     if isinstance(dataset, str):
         return dataset
     entry = _RUNS.get(id(dataset))
-    if entry is None or entry[0] is not dataset:
+    if entry is None or entry[0]() is not dataset:
         raise ValueError("feedrate.ray: this dataset did not come from feedrate.ray.read() in "
                          "this process; pass feedrate.ray.run_name(ds) of the one that did")
     return entry[1]
@@ -213,6 +217,7 @@ def report(dataset, node_cores: Optional[int] = None) -> Dict[str, Any]:
 
 # -- internals -------------------------------------------------------------------------------
 
+# id(dataset) -> (weak reference to it, its run's name), for report(dataset) in this process.
 _RUNS: Dict[int, tuple] = {}
 
 
@@ -274,7 +279,8 @@ def _datasource_class():
     from ray.data.block import BlockMetadata
 
     class FeedrateDatasource(Datasource):
-        def __init__(self, source, options, epoch, parts, samples, collector, row_bytes):
+        def __init__(self, source, options, epoch, parts, samples, collector, row_bytes,
+                     handle):
             super().__init__()
             self._source = source
             self._options = options
@@ -283,6 +289,7 @@ def _datasource_class():
             self._samples = samples
             self._collector = collector
             self._row_bytes = row_bytes
+            self._handle = handle  # keeps the collecting actor alive
 
         def get_name(self):
             return "Feedrate"

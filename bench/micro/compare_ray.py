@@ -14,10 +14,11 @@ in a fresh process limited to --cpus CPUs (Ray started with num_cpus=--cpus):
   loader        feedrate.Loader(num_workers=--cpus) in one process
 
 The variants alternate round by round; it prints each run and the medians. images/s is the
-epoch's images over the time from building the dataset to its last batch; Ray's start-up
-and its workers' first imports come before (warm_up), as they do for every epoch but the first. Peak memory is the largest sum of PSS (/proc/PID/smaps_rollup) over the run's whole
-process tree (the driver, Ray's GCS, raylet, workers, the object store's shared memory), sampled
-every 0.2 s. feedrate.ray's report is printed after its runs (decode CPU and shipped bytes per
+epoch's images over the time from building the dataset to its last batch; Ray's start-up and
+its workers' first imports come before (warm_up), as they do for every epoch but the first.
+Peak memory is the largest sum of PSS (/proc/PID/smaps_rollup) over the run's whole process
+tree (the driver, Ray's GCS, raylet, workers, the object store's shared memory), sampled every
+0.2 s. feedrate.ray's report is printed after its runs (decode CPU and shipped bytes per
 image). Run nothing else heavy at the same time.
 """
 

@@ -329,11 +329,13 @@ def _read_part(spec: _Part) -> Iterator:
     ray.get(collector.started.remote(attempt, {
         "part": spec.part, "pid": os.getpid(), "node": context.get_node_id(),
         "start": time.time()}))
-    clocks = {"setup_s": 0.0, "wait_s": 0.0, "emit_s": 0.0, "emit_cpu_s": 0.0, "shipped_bytes": 0, "rows": 0,
-              "batches": 0}
+    clocks = {"setup_s": 0.0, "wait_s": 0.0, "emit_s": 0.0, "emit_cpu_s": 0.0,
+              "shipped_bytes": 0, "rows": 0, "batches": 0}
     reports = []
 
-    def blocks(loader):
+    # Yields the loader's batches as blocks; returns its state after the last one when asked
+    # (the tail's Loader starts from it).
+    def blocks(loader, keep_state=False):
         iterator = iter(loader)
         state = None
         while True:
@@ -351,9 +353,11 @@ def _read_part(spec: _Part) -> Iterator:
                                                   "label": labels.astype("int64", copy=True),
                                                   "index": indices.astype("int64", copy=True)})
             del images, labels, indices
-            state = loader.state_dict()
-            clocks["shipped_bytes"] += BlockAccessor.for_block(block).size_bytes()
-            clocks["rows"] += block.num_rows
+            if keep_state:
+                state = loader.state_dict()
+            accessor = BlockAccessor.for_block(block)
+            clocks["shipped_bytes"] += accessor.size_bytes()
+            clocks["rows"] += accessor.num_rows()
             clocks["batches"] += 1
             yield block
             clocks["emit_s"] += time.perf_counter() - t1
@@ -366,7 +370,7 @@ def _read_part(spec: _Part) -> Iterator:
                                  **spec.options)
         loader.set_epoch(spec.epoch)
         clocks["setup_s"] += time.perf_counter() - t0
-        last_state = yield from blocks(loader)
+        last_state = yield from blocks(loader, keep_state=spec.tail)
         reports.append(loader.report())
         if spec.tail:
             batches = last_state["loader"]["batches_received"] if last_state else 0
@@ -473,11 +477,15 @@ def _diagnose(state: dict, node_cores: int) -> Dict[str, Any]:
                      f"{images / span * shipped / 1e6:.0f} MB/s) hold the epoch back")
     else:
         io = loaders["verdicts"].count("io") > len(loaders["verdicts"]) / 2
-        cause = ("decode", ("the tasks waited on their Loaders' disks" if io else
-                            "the tasks waited on their Loaders' decoding") +
-                 f" ({wait:.1f} s against {blocked:.1f} s blocked handing on): add CPU nodes; "
-                 f"each node of {node_cores} cores decodes about {per_node:.0f} images/s at "
-                 f"{task_cpu_ms:.2f} ms of CPU per image")
+        held = f"({wait:.1f} s against {blocked:.1f} s blocked handing on)"
+        if io:
+            cause = ("decode", f"the tasks waited on their Loaders' reads {held}: the CPU "
+                     "nodes' disks or the store they read from (their Loader reports in "
+                     "'parts' say which and what would lift it)")
+        else:
+            cause = ("decode", f"the tasks waited on their Loaders' decoding {held}: add CPU "
+                     f"nodes; each node of {node_cores} cores decodes about {per_node:.0f} "
+                     f"images/s at {task_cpu_ms:.2f} ms of CPU per image")
     result["bottleneck"], text = cause
     result["summary"] = (f"{images} images in {span:.1f} s ({images / span:.0f} images/s) from "
                          f"{len(done)} of {parts} parts; {text}" +

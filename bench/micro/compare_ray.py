@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""feedrate inside Ray Data against Ray Data's own image path and the plain Loader.
+
+    PYTHONPATH=build/python build/ray-venv/bin/python bench/micro/compare_ray.py DATASET \
+        [--rounds 3] [--cpus 2] [--batch-size 64] [--size 224]
+
+One epoch of DATASET (an ImageFolder, e.g. `feedrate make-dataset --count 5000`) with the
+train transform (RandomResizedCrop + RandomHorizontalFlip) to uint8 batches, three ways, each
+in a fresh process limited to --cpus CPUs (Ray started with num_cpus=--cpus):
+
+  ray-feedrate  feedrate.ray.read(...) -> iter_torch_batches
+  ray-data      ray.data.read_images (PIL) + map_batches(torchvision RandomResizedCrop and
+                RandomHorizontalFlip) -> iter_torch_batches
+  loader        feedrate.Loader(num_workers=--cpus) in one process
+
+The variants alternate round by round; it prints each run and the medians. images/s is the
+epoch's images over the time from building the dataset to its last batch; Ray's start-up and
+its workers' first imports come before (warm_up), as they do for every epoch but the first.
+Peak memory is the largest sum of PSS (/proc/PID/smaps_rollup) over the run's whole process
+tree (the driver, Ray's GCS, raylet, workers, the object store's shared memory), sampled every
+0.2 s. feedrate.ray's report is printed after its runs (decode CPU and shipped bytes per
+image). Run nothing else heavy at the same time.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VARIANTS = ("ray-feedrate", "ray-data", "loader")
+
+
+def import_feedrate_ray():
+    import importlib.util
+
+    spec = importlib.util.find_spec("feedrate")
+    if spec is not None and spec.submodule_search_locations is None:
+        # A build whose feedrate is still one extension module: tests/python/ray's shim.
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "python", "ray"))
+        import feedrate_shim
+        feedrate_shim.ensure()
+    import feedrate.ray
+    return feedrate.ray
+
+
+def run_one(variant, dataset, cpus, batch_size, size):
+    """One epoch in this process; prints one JSON line."""
+    start = None
+    images = 0
+    extra = {}
+    if variant == "loader":
+        import feedrate
+
+        start = time.perf_counter()
+        loader = feedrate.Loader(dataset, batch_size=batch_size, num_workers=cpus, size=size,
+                                 transform="train", seed=0)
+        for batch_images, labels in loader:
+            images += len(labels)
+        extra["verdict"] = loader.report()["verdict"]["bottleneck"]
+    else:
+        ray_module = import_feedrate_ray() if variant == "ray-feedrate" else None
+        import ray
+
+        # A Ray instance of its own (address="local"), never a cluster already running here.
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+        from ray.data import DataContext
+        DataContext.get_current().enable_progress_bars = False
+        warm_up(cpus, variant)
+        start = time.perf_counter()
+        if variant == "ray-feedrate":
+            ds = ray_module.read(dataset, transform="train", size=size, batch_size=batch_size,
+                                 seed=0, epoch=0, num_tasks=cpus, num_workers=1)
+        else:
+            ds = ray_data_pipeline(dataset, size)
+        for batch in ds.iter_torch_batches(batch_size=batch_size):
+            images += len(batch["label"])
+        if variant == "ray-feedrate":
+            r = ray_module.report(ds)
+            extra = {k: r[k] for k in ("decode_cpu_ms", "task_cpu_ms", "shipped_bytes",
+                                       "read_bytes", "bottleneck")}
+        ray.shutdown()
+    seconds = time.perf_counter() - start
+    print(json.dumps(dict(variant=variant, images=images, seconds=seconds,
+                          images_per_s=images / seconds, **extra)), flush=True)
+
+
+def warm_up(cpus, variant):
+    """Starts Ray's worker processes and imports the variant's modules in them, as every epoch
+    after the first finds them: the timed epoch is the steady state, not Ray's start-up."""
+    import ray
+
+    @ray.remote(num_cpus=1)
+    def load():
+        if variant == "ray-feedrate":
+            import_feedrate_ray()
+        else:
+            import torchvision  # noqa: F401
+            import PIL.Image  # noqa: F401
+        import pyarrow  # noqa: F401
+        return os.getpid()
+
+    ray.get([load.remote() for _ in range(cpus)])
+
+
+def ray_data_pipeline(dataset, size):
+    """Ray Data's own path: PIL decodes in read_images, torchvision augments in map_batches."""
+    import numpy as np
+    import ray
+    import torch
+    from torchvision import transforms
+
+    classes = sorted(e.name for e in os.scandir(dataset) if e.is_dir())
+    index = {name: i for i, name in enumerate(classes)}
+    augment = transforms.Compose([transforms.RandomResizedCrop(size),
+                                  transforms.RandomHorizontalFlip()])
+
+    def transform(batch):
+        out = np.empty((len(batch["image"]), size, size, 3), np.uint8)
+        for i, image in enumerate(batch["image"]):
+            chw = torch.from_numpy(np.ascontiguousarray(image)).permute(2, 0, 1)
+            out[i] = augment(chw).permute(1, 2, 0).numpy()
+        labels = np.array([index[os.path.basename(os.path.dirname(p))] for p in batch["path"]],
+                          np.int64)
+        return {"image": out, "label": labels}
+
+    return ray.data.read_images(dataset, mode="RGB", include_paths=True).map_batches(
+        transform, batch_format="numpy")
+
+
+def tree_pss_kb(root):
+    """PSS in kB summed over root and all its descendants."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        stack += children.get(pid, [])
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+        except OSError:
+            pass
+    return total
+
+
+def measure(variant, args):
+    command = [sys.executable, os.path.abspath(__file__), args.dataset, "--one", variant,
+               "--cpus", str(args.cpus), "--batch-size", str(args.batch_size),
+               "--size", str(args.size)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    peak = 0
+    while child.poll() is None:
+        peak = max(peak, tree_pss_kb(child.pid))
+        time.sleep(0.2)
+    out = child.stdout.read().strip().splitlines()
+    if child.returncode != 0 or not out:
+        raise SystemExit(f"{variant} failed (exit {child.returncode})")
+    result = json.loads(out[-1])
+    result["peak_pss_mb"] = peak / 1024
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cpus", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--size", type=int, default=224)
+    parser.add_argument("--one", choices=VARIANTS, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        run_one(args.one, args.dataset, args.cpus, args.batch_size, args.size)
+        return
+    import ray
+    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    print(f"# compare_ray: {platform.node()}, {os.cpu_count()} cores, load "
+          f"{os.getloadavg()[0]:.1f}, Python {platform.python_version()}, ray {ray.__version__},"
+          f" commit {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"# {args.dataset}, train transform, size {args.size}, batch {args.batch_size}, "
+          f"{args.cpus} CPUs, {args.rounds} rounds")
+    results = {v: [] for v in VARIANTS}
+    for round_ in range(args.rounds):
+        for variant in VARIANTS:
+            r = measure(variant, args)
+            results[variant].append(r)
+            print(f"round {round_ + 1} {variant:13s} {r['images']} images "
+                  f"{r['images_per_s']:7.1f} images/s  peak PSS {r['peak_pss_mb']:7.0f} MB  " +
+                  json.dumps({k: v for k, v in r.items() if k not in (
+                      "variant", "images", "seconds", "images_per_s", "peak_pss_mb")}),
+                  flush=True)
+    print("# medians")
+    rate = {v: statistics.median(r["images_per_s"] for r in results[v]) for v in VARIANTS}
+    for variant in VARIANTS:
+        pss = statistics.median(r["peak_pss_mb"] for r in results[variant])
+        print(f"{variant:13s} {rate[variant]:7.1f} images/s  peak PSS {pss:7.0f} MB")
+    print(f"ray-feedrate / ray-data: {rate['ray-feedrate'] / rate['ray-data']:.2f}x; "
+          f"ray-feedrate / loader: {rate['ray-feedrate'] / rate['loader']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

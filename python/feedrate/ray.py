@@ -1,0 +1,493 @@
+"""feedrate as a Ray Data source: decode on a cluster's CPU nodes, train on the GPU nodes.
+
+    import feedrate.ray
+    ds = feedrate.ray.read("/data/train", transform="train", size=224, batch_size=64,
+                           seed=0, epoch=0, num_tasks=16, num_workers=4)
+    for batch in ds.iter_torch_batches(batch_size=256):   # {"image", "label", "index"}
+        ...
+    print(feedrate.ray.report(ds)["summary"])             # what held the epoch back
+
+Each read task is one feedrate.Loader: task r of num_tasks is rank r of world_size num_tasks
+with pad_shards=False (DistributedSampler(drop_last=True): the first num_tasks *
+(N // num_tasks) positions of the epoch's shuffled sequence, disjoint), and the last task also
+delivers the N % num_tasks positions that deal drops, with a second Loader at world size 1
+restored from its own end-of-epoch state (the Loader deals "the samples no old rank consumed"
+to the new ranks). Every sample of the epoch is delivered once; order and pixels are the
+Loader's (seed, epoch, sample index), so a sample's pixels equal a plain Loader's.
+
+A task whose worker dies is retried by Ray (max_retries). Ray Data's read tasks are streaming
+generators whose outputs are numbered objects: a retry re-executes the generator from the
+start and Ray keeps only the outputs past the ones the failed attempt already delivered. That
+is exact because a task's blocks are a pure function of its options (same seed, epoch, rank:
+same batches); Ray raises StreamingGeneratorReplayInconsistentError if a replay differs.
+
+Reports travel through a small actor (no CPU) that every attempt reports to: its start, its
+progress, and at its end both Loaders' report() plus the task's own clocks. report(ds) reads
+them and says what held the epoch back. Ray is imported only inside the functions, so
+`import feedrate` never needs it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+import uuid
+import warnings
+import weakref
+from typing import Any, Dict, Iterable, Iterator, List, Optional
+
+import feedrate
+
+__all__ = ["read", "report", "run_name", "timed"]
+
+# Options read() decides for every task; a caller's value would break the exact partition or
+# the columns.
+_OWNED = {
+    "rank": "each read task is one rank of num_tasks",
+    "world_size": "it is num_tasks",
+    "pad_shards": "the tasks partition the epoch exactly, without padding",
+    "drop_last": "a task's last batch is no epoch's last batch; drop in iter_torch_batches",
+    "return_indices": "the 'index' column is always there",
+    "arrays": "blocks are numpy columns",
+    "progress": "tasks run without a terminal",
+}
+
+_COLLECTOR_NAMESPACE = "feedrate"
+_DEFAULT_NODE_CORES = 32
+
+
+class _Part:
+    """What one read task needs: picklable plain data (no Loader, no Ray objects)."""
+
+    def __init__(self, source, options, epoch, part, parts, tail, collector):
+        self.source = source
+        self.options = options
+        self.epoch = epoch
+        self.part = part
+        self.parts = parts
+        self.tail = tail  # also deal the samples the pad_shards=False deal drops
+        self.collector = collector  # the collecting actor's name
+
+
+def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
+         num_tasks: Optional[int] = None, num_workers: int = 1, on_bad="error",
+         max_retries: int = 3, **loader_options):
+    """A ray.data.Dataset of one epoch of decoded batches, read by num_tasks feedrate Loaders.
+
+    Columns: "image" (N, H, W, 3) uint8 (NCHW float with dtype="float32"), "label" int64,
+    "index" int64 (the sample's dataset index). source and every option are the Loader's
+    (docs/python.md); num_workers is each task's decode threads and its num_cpus. num_tasks
+    defaults to the cluster's CPUs // max(num_workers, 1), and is at most the dataset's size.
+    max_retries: how often Ray re-runs a task whose worker died. The options are checked here,
+    by a Loader on the driver that is never iterated, before anything is scheduled: a bad one
+    raises the Loader's own exception and message.
+    """
+    import ray
+    from ray.data import read_datasource
+
+    for name, why in _OWNED.items():
+        if name in loader_options:
+            raise TypeError(f"feedrate.ray.read: {name} is not an option here ({why})")
+    device = loader_options.get("device")
+    if device is not None and str(device) != "cpu":
+        raise ValueError(f"feedrate.ray.read: device={device!r}: blocks are host memory, "
+                         "device must be 'cpu' (iter_torch_batches(device=...) moves them)")
+    if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 0:
+        raise ValueError(f"feedrate.ray.read: epoch={epoch!r} must be an integer >= 0")
+    if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < -1:
+        raise ValueError(f"feedrate.ray.read: max_retries={max_retries!r} must be an integer "
+                         ">= -1 (-1: retry without limit)")
+    if num_tasks is not None and (not isinstance(num_tasks, int) or isinstance(num_tasks, bool)
+                                  or num_tasks < 1):
+        raise ValueError(f"feedrate.ray.read: num_tasks={num_tasks!r} must be an integer >= 1")
+
+    options = dict(loader_options, transform=transform, size=size, batch_size=batch_size,
+                   seed=seed, num_workers=num_workers, on_bad=on_bad, pad_shards=False,
+                   return_indices=True, arrays="numpy")
+    # The Loader's own checks, on the driver: type, range and vocabulary errors, a missing or
+    # empty source. It indexes the dataset (the tasks index it again) and is never iterated.
+    probe = feedrate.Loader(source, rank=0, world_size=1, **options)
+    samples = probe.num_samples
+    del probe
+
+    if not ray.is_initialized():
+        ray.init()
+    cpus_per_task = max(int(num_workers), 1)
+    if num_tasks is None:
+        num_tasks = max(1, int(ray.cluster_resources().get("CPU", 1)) // cpus_per_task)
+    num_tasks = max(1, min(num_tasks, samples))
+
+    name = f"feedrate.ray.{uuid.uuid4().hex[:12]}"
+    collector = _collector_class().options(
+        name=name, namespace=_COLLECTOR_NAMESPACE, num_cpus=0).remote(num_tasks)
+    ray.get(collector.ping.remote())
+    # The datasource (held by the dataset's plan) holds the actor's handle: the actor lives as
+    # long as the dataset does.
+    datasource = _datasource_class()(source, options, epoch, num_tasks, samples, name,
+                                     _row_bytes(options), collector)
+    with warnings.catch_warnings():
+        # read_datasource() names no max_retries parameter yet; ray_remote_args carries it.
+        warnings.filterwarnings("ignore", message=".*ray_remote_args.*deprecated")
+        dataset = read_datasource(datasource, num_cpus=cpus_per_task,
+                                  override_num_blocks=num_tasks,
+                                  ray_remote_args={"max_retries": max_retries})
+    # Ray Data coalesces a read task's blocks up to target_max_block_size (128 MiB) before it
+    # hands any on, which would hold a task's batches back until the end of its part. This
+    # dataset's own context asks for about one batch a block instead: 3/4 of a batch's bytes,
+    # so that a full batch passes the limit and is not sliced (Ray slices at 1.5 times it);
+    # 1 MiB blocks when the transform's output size is not known here.
+    row_bytes = _row_bytes(options)
+    dataset.context.target_max_block_size = (
+        max(int(0.75 * batch_size * row_bytes), 1) if row_bytes else 2**20)
+    _RUNS[id(dataset)] = (weakref.ref(dataset), name)
+    weakref.finalize(dataset, _RUNS.pop, id(dataset), None)
+    return dataset
+
+
+def run_name(dataset) -> str:
+    """The name of the run a dataset of read() reports to: pass it to timed() or report() in
+    processes that do not hold that dataset object (Ray Train workers)."""
+    if isinstance(dataset, str):
+        return dataset
+    entry = _RUNS.get(id(dataset))
+    if entry is None or entry[0]() is not dataset:
+        raise ValueError("feedrate.ray: this dataset did not come from feedrate.ray.read() in "
+                         "this process; pass feedrate.ray.run_name(ds) of the one that did")
+    return entry[1]
+
+
+def timed(batches: Iterable, run) -> Iterator:
+    """Yields the batches of `batches` (e.g. shard.iter_torch_batches(...)) and tells the run's
+    report how long this trainer waited for them and how long it worked between them, so that
+    report() can tell slow trainers from a slow transfer. run: a read() dataset or its
+    run_name()."""
+    import ray
+
+    collector = ray.get_actor(run_name(run), namespace=_COLLECTOR_NAMESPACE)
+    key = f"{ray.get_runtime_context().get_node_id()[:8]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    wait_s = step_s = 0.0
+    rows = count = 0
+    started = time.time()
+    iterator = iter(batches)
+    try:
+        while True:
+            t0 = time.perf_counter()
+            try:
+                batch = next(iterator)
+            except StopIteration:
+                wait_s += time.perf_counter() - t0
+                break
+            t1 = time.perf_counter()
+            wait_s += t1 - t0
+            count += 1
+            rows += _rows_of(batch)
+            yield batch
+            step_s += time.perf_counter() - t1
+    finally:
+        ray.get(collector.consumer.remote(key, {
+            "batches": count, "images": rows, "wait_s": wait_s, "step_s": step_s,
+            "start": started, "end": time.time()}))
+
+
+def report(dataset, node_cores: Optional[int] = None) -> Dict[str, Any]:
+    """What held the epoch of a read() dataset back, from its tasks' reports (after iterating).
+
+    Returns a dict: "bottleneck" ("decode", "transfer", "trainers", "downstream" or "none"),
+    "summary" (words), "images", "images_per_s" (the epoch's span), per image
+    "decode_cpu_ms" (the Loaders' decode CPU), "task_cpu_ms" (decode plus the task's block
+    making), "shipped_bytes" (the blocks put into the object store) and "read_bytes", the
+    tasks' time split "tasks" (waiting on their Loader, making blocks, blocked handing them on),
+    "consumers" (from timed()), "projection" (images/s one added CPU node of node_cores cores
+    would decode, and the MB/s each 1,000 images/s ship), "parts" (each task's attempts and
+    figures, its Loader report included) and "missing" (parts that never finished: an epoch
+    that failed names them here). node_cores: the cores of a CPU node to project for (default:
+    the cluster's largest node).
+    """
+    import ray
+
+    name = run_name(dataset)
+    collector = ray.get_actor(name, namespace=_COLLECTOR_NAMESPACE)
+    state = ray.get(collector.snapshot.remote())
+    if node_cores is None:
+        node_cores = max((int(n.get("Resources", {}).get("CPU", 0)) for n in ray.nodes()
+                          if n.get("Alive")), default=0) or _DEFAULT_NODE_CORES
+    return _diagnose(state, node_cores)
+
+
+# -- internals -------------------------------------------------------------------------------
+
+# id(dataset) -> (weak reference to it, its run's name), for report(dataset) in this process.
+_RUNS: Dict[int, tuple] = {}
+
+
+def _row_bytes(options) -> Optional[int]:
+    """Bytes of one row's image, when the transform's output side is known (train, eval)."""
+    if options.get("transform") not in ("train", "eval") or not isinstance(options.get("size"),
+                                                                           int):
+        return None
+    width = {"uint8": 1, "float32": 4, "float16": 2}.get(str(options.get("dtype", "uint8")), 1)
+    return options["size"] * options["size"] * 3 * width + 16
+
+
+def _rows_of(batch) -> int:
+    if isinstance(batch, dict):
+        for value in batch.values():
+            return len(value)
+    return len(batch[0]) if isinstance(batch, (tuple, list)) else len(batch)
+
+
+@functools.lru_cache(maxsize=None)
+def _collector_class():
+    import ray
+
+    @ray.remote(num_cpus=0, max_restarts=0)
+    class _Collector:
+        """Per run: every attempt of every part, and the trainers' clocks. No CPU reserved."""
+
+        def __init__(self, parts):
+            self.parts = parts
+            self.attempts: Dict[str, dict] = {}
+            self.consumers: Dict[str, dict] = {}
+
+        def ping(self):
+            return True
+
+        def started(self, attempt, info):
+            self.attempts[attempt] = dict(info, batches=0, finished=False)
+
+        def progress(self, attempt, batches):
+            if attempt in self.attempts:
+                self.attempts[attempt]["batches"] = batches
+
+        def finished(self, attempt, figures):
+            self.attempts[attempt].update(figures, finished=True)
+
+        def consumer(self, key, figures):
+            self.consumers[key] = figures
+
+        def snapshot(self):
+            return {"parts": self.parts, "attempts": dict(self.attempts),
+                    "consumers": dict(self.consumers)}
+
+    return _Collector
+
+
+@functools.lru_cache(maxsize=None)
+def _datasource_class():
+    from ray.data import Datasource, ReadTask
+    from ray.data.block import BlockMetadata
+
+    class FeedrateDatasource(Datasource):
+        def __init__(self, source, options, epoch, parts, samples, collector, row_bytes,
+                     handle):
+            super().__init__()
+            self._source = source
+            self._options = options
+            self._epoch = epoch
+            self._parts = parts
+            self._samples = samples
+            self._collector = collector
+            self._row_bytes = row_bytes
+            self._handle = handle  # keeps the collecting actor alive
+
+        def get_name(self):
+            return "Feedrate"
+
+        def _rows(self, part):
+            each = self._samples // self._parts
+            return each + (self._samples % self._parts if part == self._parts - 1 else 0)
+
+        def estimate_inmemory_data_size(self):
+            return None if self._row_bytes is None else self._row_bytes * self._samples
+
+        # One task per part, whatever parallelism Ray asks for: the parts are the partition.
+        def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
+            tasks = []
+            for part in range(self._parts):
+                rows = self._rows(part)
+                tail = part == self._parts - 1 and self._samples % self._parts != 0
+                spec = _Part(str(self._source), self._options, self._epoch, part, self._parts,
+                             tail, self._collector)
+                size = None if self._row_bytes is None else rows * self._row_bytes
+                tasks.append(ReadTask(functools.partial(_read_part, spec),
+                                      BlockMetadata(num_rows=rows, size_bytes=size,
+                                                    exec_stats=None, input_files=None)))
+            return tasks
+
+    return FeedrateDatasource
+
+
+def _read_part(spec: _Part) -> Iterator:
+    """One read task: this part's Loader (and, for the last part, the epoch's tail) as blocks."""
+    import ray
+    from ray.data.block import BlockAccessor
+
+    collector = ray.get_actor(spec.collector, namespace=_COLLECTOR_NAMESPACE)
+    attempt = f"{spec.part}:{uuid.uuid4().hex[:8]}"
+    context = ray.get_runtime_context()
+    ray.get(collector.started.remote(attempt, {
+        "part": spec.part, "pid": os.getpid(), "node": context.get_node_id(),
+        "start": time.time()}))
+    clocks = {"setup_s": 0.0, "wait_s": 0.0, "emit_s": 0.0, "emit_cpu_s": 0.0,
+              "shipped_bytes": 0, "rows": 0, "batches": 0}
+    reports = []
+
+    # Yields the loader's batches as blocks; returns its state after the last one when asked
+    # (the tail's Loader starts from it).
+    def blocks(loader, keep_state=False):
+        iterator = iter(loader)
+        state = None
+        while True:
+            t0 = time.perf_counter()
+            try:
+                images, labels, indices = next(iterator)
+            except StopIteration:
+                clocks["wait_s"] += time.perf_counter() - t0
+                return state
+            t1 = time.perf_counter()
+            clocks["wait_s"] += t1 - t0
+            c1 = time.thread_time()
+            # A copy: the batch's arrays view a slot the Loader refills once they are gone.
+            block = BlockAccessor.batch_to_block({"image": images.copy(),
+                                                  "label": labels.astype("int64", copy=True),
+                                                  "index": indices.astype("int64", copy=True)})
+            del images, labels, indices
+            if keep_state:
+                state = loader.state_dict()
+            accessor = BlockAccessor.for_block(block)
+            clocks["shipped_bytes"] += accessor.size_bytes()
+            clocks["rows"] += accessor.num_rows()
+            clocks["batches"] += 1
+            yield block
+            clocks["emit_s"] += time.perf_counter() - t1
+            clocks["emit_cpu_s"] += time.thread_time() - c1
+            collector.progress.remote(attempt, clocks["batches"])
+
+    try:
+        t0 = time.perf_counter()
+        loader = feedrate.Loader(spec.source, rank=spec.part, world_size=spec.parts,
+                                 **spec.options)
+        loader.set_epoch(spec.epoch)
+        clocks["setup_s"] += time.perf_counter() - t0
+        last_state = yield from blocks(loader, keep_state=spec.tail)
+        reports.append(loader.report())
+        if spec.tail:
+            batches = last_state["loader"]["batches_received"] if last_state else 0
+            if batches != len(loader):
+                raise RuntimeError(
+                    f"feedrate.ray: part {spec.part} of {spec.parts} (epoch {spec.epoch}) "
+                    f"received {batches} of its {len(loader)} batches, so the epoch's last "
+                    f"samples cannot be dealt after them")
+            t0 = time.perf_counter()
+            rest = feedrate.Loader(spec.source, rank=0, world_size=1, **spec.options)
+            rest.load_state_dict(last_state)  # deals the samples no rank of the deal got
+            clocks["setup_s"] += time.perf_counter() - t0
+            yield from blocks(rest)
+            if rest.report()["images"] or rest.report()["skipped"]:
+                reports.append(rest.report())
+    except Exception as error:
+        # Name the part: Ray's traceback names only the read operator. The Loader's errors
+        # (feedrate.Error, OSError, ValueError) take one message.
+        where = (f"feedrate.ray: part {spec.part} of {spec.parts} (rank {spec.part} of "
+                 f"world_size {spec.parts}, epoch {spec.epoch}): {error}")
+        try:
+            named = type(error)(where)
+        except Exception:
+            named = RuntimeError(where)
+        raise named from error
+    ray.get(collector.finished.remote(attempt, dict(clocks, end=time.time(), reports=reports)))
+
+
+def _merge_reports(reports: List[dict]) -> dict:
+    images = sum(r["images"] for r in reports)
+    weighted = lambda key: (sum(r[key] * r["images"] for r in reports) / images if images else 0.0)
+    return {"images": images, "skipped": sum(r["skipped"] for r in reports),
+            "skipped_samples": [s for r in reports for s in r["skipped_samples"]],
+            "decode_cpu_ms": weighted("decode_cpu_ms_per_image"),
+            "read_bytes": weighted("read_bytes_per_image"),
+            "verdicts": [r["verdict"]["bottleneck"] for r in reports]}
+
+
+def _diagnose(state: dict, node_cores: int) -> Dict[str, Any]:
+    parts = state["parts"]
+    attempts = sorted(state["attempts"].values(), key=lambda a: a["start"])
+    by_part: Dict[int, dict] = {}
+    tried: Dict[int, int] = {}
+    for a in attempts:
+        tried[a["part"]] = tried.get(a["part"], 0) + 1
+        if a["finished"]:
+            by_part[a["part"]] = a  # the latest finished attempt of each part
+    missing = [p for p in range(parts) if p not in by_part]
+    done = list(by_part.values())
+    log = lambda p: [{k: a[k] for k in ("pid", "node", "start", "batches", "finished")}
+                     for a in attempts if a["part"] == p]
+    result: Dict[str, Any] = {
+        "parts": [{"part": p, "attempts": tried.get(p, 0), "finished": p in by_part,
+                   "attempt_log": log(p),
+                   **({k: v for k, v in by_part[p].items() if k not in ("part", "finished")}
+                      if p in by_part else {})} for p in range(parts)],
+        "missing": missing, "node_cores": node_cores}
+    consumers = list(state["consumers"].values())
+    result["consumers"] = consumers
+    if not done:
+        result.update(bottleneck="none", images=0, images_per_s=0.0,
+                      summary=f"no part of {parts} finished yet" +
+                      (f"; parts {missing} are lost or unfinished" if attempts else ""))
+        return result
+    loaders = _merge_reports([r for a in done for r in a["reports"]])
+    images = sum(a["rows"] for a in done)
+    start = min(a["start"] for a in done)
+    end = max([a["end"] for a in done] + [c["end"] for c in consumers])
+    span = max(end - start, 1e-9)
+    wait = sum(a["wait_s"] for a in done)
+    emit_cpu = sum(a["emit_cpu_s"] for a in done)
+    blocked = sum(max(a["emit_s"] - a["emit_cpu_s"], 0.0) for a in done)
+    task_wall = sum(a["end"] - a["start"] for a in done)
+    shipped = sum(a["shipped_bytes"] for a in done) / images if images else 0.0
+    task_cpu_ms = loaders["decode_cpu_ms"] + (1000.0 * emit_cpu / images if images else 0.0)
+    per_node = node_cores * 1000.0 / task_cpu_ms if task_cpu_ms > 0 else 0.0
+    result.update(
+        images=images, images_per_s=images / span, epoch_s=span,
+        skipped=loaders["skipped"], skipped_samples=loaders["skipped_samples"],
+        decode_cpu_ms=loaders["decode_cpu_ms"], task_cpu_ms=task_cpu_ms,
+        shipped_bytes=shipped, read_bytes=loaders["read_bytes"],
+        tasks={"wall_s": task_wall, "setup_s": sum(a["setup_s"] for a in done),
+               "waiting_on_loader_s": wait, "making_blocks_s": emit_cpu,
+               "blocked_handing_on_s": blocked, "loader_verdicts": loaders["verdicts"]},
+        projection={"images_per_s_per_added_node": per_node,
+                    "mb_per_s_per_1000_images_per_s": shipped * 1000 / 1e6})
+    trainer_wait = sum(c["wait_s"] for c in consumers)
+    trainer_step = sum(c["step_s"] for c in consumers)
+    trainer_share = trainer_wait / (trainer_wait + trainer_step) if consumers else None
+    if blocked > wait:
+        if trainer_share is None:
+            cause = ("downstream", "the tasks spent more time blocked handing blocks on "
+                     f"({blocked:.1f} s) than waiting on their Loaders ({wait:.1f} s): the "
+                     "trainers or the object store and network; wrap the trainers' loop in "
+                     "feedrate.ray.timed() to tell which")
+        elif trainer_share < 0.5:
+            cause = ("trainers", f"the tasks waited on the trainers ({blocked:.1f} s blocked "
+                     f"handing blocks on) and the trainers waited only {trainer_share:.0%} of "
+                     "their time for data: the GPUs are the limit, as they should be")
+        else:
+            cause = ("transfer", f"the tasks were blocked handing blocks on ({blocked:.1f} s) "
+                     f"while the trainers waited {trainer_share:.0%} of their time: the object "
+                     f"store and network between them ({shipped / 1e3:.0f} kB per image, "
+                     f"{images / span * shipped / 1e6:.0f} MB/s) hold the epoch back")
+    else:
+        io = loaders["verdicts"].count("io") > len(loaders["verdicts"]) / 2
+        held = f"({wait:.1f} s against {blocked:.1f} s blocked handing on)"
+        if io:
+            cause = ("decode", f"the tasks waited on their Loaders' reads {held}: the CPU "
+                     "nodes' disks or the store they read from (their Loader reports in "
+                     "'parts' say which and what would lift it)")
+        else:
+            cause = ("decode", f"the tasks waited on their Loaders' decoding {held}: add CPU "
+                     f"nodes; each node of {node_cores} cores decodes about {per_node:.0f} "
+                     f"images/s at {task_cpu_ms:.2f} ms of CPU per image")
+    result["bottleneck"], text = cause
+    result["summary"] = (f"{images} images in {span:.1f} s ({images / span:.0f} images/s) from "
+                         f"{len(done)} of {parts} parts; {text}" +
+                         (f"; parts {missing} did not finish" if missing else ""))
+    return result

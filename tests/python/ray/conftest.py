@@ -1,0 +1,67 @@
+"""A local Ray cluster of three 1-CPU nodes on this machine (the head and two more raylets,
+150 MB of object store each), and generated datasets. Ray comes from PyPI (`make test-ray`)."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import feedrate  # noqa: E402
+import feedrate.ray  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3]
+OBJECT_STORE = 150 * 2**20
+
+
+def cli():
+    """The `feedrate` command: FEEDRATE_CLI, else build/bench/feedrate of this checkout."""
+    path = os.environ.get("FEEDRATE_CLI") or str(REPO / "build" / "bench" / "feedrate")
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"no feedrate command at {path}: set FEEDRATE_CLI or run make build")
+    return path
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    import ray
+    from ray.cluster_utils import Cluster
+
+    os.environ.setdefault("RAY_DATA_DISABLE_PROGRESS_BARS", "1")
+    # The nodes take this machine's address (Ray 2.60's Cluster builds the GCS address from the
+    # detected one, so a node_ip_address of 127.0.0.1 leaves ray.init() waiting on it): the
+    # traffic stays on this machine, and the dashboard is off.
+    nodes = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 1, "object_store_memory": OBJECT_STORE, "include_dashboard": False})
+    for _ in range(2):
+        nodes.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
+    ray.init(address=nodes.address)
+    nodes.wait_for_nodes()
+    yield nodes
+    ray.shutdown()
+    nodes.shutdown()
+
+
+def make_dataset(root, count, classes):
+    subprocess.run([cli(), "make-dataset", "--count", str(count), "--classes", str(classes),
+                    str(root)], check=True, stdout=subprocess.DEVNULL)
+    return root
+
+
+@pytest.fixture(scope="session")
+def photos(tmp_path_factory):
+    """203 ImageNet-sized JPEGs in 7 classes: 203 is divisible by neither 2, 3 nor 4 tasks."""
+    return make_dataset(tmp_path_factory.mktemp("ray") / "photos", 203, 7)
+
+
+@pytest.fixture(scope="session")
+def broken(tmp_path_factory, photos):
+    """photos with three JPEGs cut to their first 300 bytes; returns (root, bad paths)."""
+    root = tmp_path_factory.mktemp("ray") / "broken"
+    shutil.copytree(photos, root)
+    bad = sorted(root.rglob("*.jpg"))[5::70]
+    for path in bad:
+        path.write_bytes(path.read_bytes()[:300])
+    return root, bad

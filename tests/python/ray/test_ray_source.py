@@ -1,0 +1,217 @@
+"""feedrate.ray.read on a three-node local Ray cluster: the epoch a plain Loader delivers, each
+sample once, also split between two trainers and after a read task's worker is killed; bad
+options refused on the driver with the Loader's own errors; on_bad as in the Loader."""
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import feedrate
+import feedrate.ray
+
+SMALL = dict(size=32, batch_size=8, num_workers=1)
+
+
+def loader_epoch(source, epoch, **options):
+    """{dataset index: (label, sha1 of the image)} of a plain Loader's epoch."""
+    loader = feedrate.Loader(source, arrays="numpy", return_indices=True, **options)
+    loader.set_epoch(epoch)
+    out = {}
+    for images, labels, indices in loader:
+        for i, index in enumerate(indices):
+            assert int(index) not in out
+            out[int(index)] = (int(labels[i]), hashlib.sha1(images[i].tobytes()).hexdigest())
+    return out, loader.report()
+
+
+def rows_of(batch):
+    """[(index, label, sha1)] of a numpy or torch batch dict."""
+    images, labels, indices = (np.asarray(batch[k]) for k in ("image", "label", "index"))
+    return [(int(indices[i]), int(labels[i]), hashlib.sha1(images[i].tobytes()).hexdigest())
+            for i in range(len(indices))]
+
+
+def delivered(dataset):
+    """Every row of one pass over the dataset, in arrival order."""
+    rows = []
+    for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
+        rows += rows_of(batch)
+    return rows
+
+
+def assert_exact(rows, expected):
+    counts = Counter(index for index, _, _ in rows)
+    twice = sorted(i for i, n in counts.items() if n > 1)
+    assert not twice, f"samples delivered more than once: {twice[:10]}"
+    assert set(counts) == set(expected), (
+        f"missing {sorted(set(expected) - set(counts))[:10]}, "
+        f"extra {sorted(set(counts) - set(expected))[:10]}")
+    assert {index: (label, digest) for index, label, digest in rows} == expected
+
+
+@pytest.mark.parametrize("num_tasks,shuffle", [(3, True), (4, "blocks")])
+def test_epoch_is_the_loaders_each_sample_once(cluster, photos, num_tasks, shuffle):
+    expected, _ = loader_epoch(photos, 1, seed=5, shuffle=shuffle, **SMALL)
+    assert len(expected) == 203
+    dataset = feedrate.ray.read(photos, seed=5, epoch=1, shuffle=shuffle, num_tasks=num_tasks,
+                                **SMALL)
+    rows = delivered(dataset)
+    assert_exact(rows, expected)
+
+    report = feedrate.ray.report(dataset)
+    assert report["missing"] == []
+    assert report["images"] == 203
+    assert [p["attempts"] for p in report["parts"]] == [1] * num_tasks
+    # Parts of 203 // num_tasks samples, the last one with the rest of the deal too.
+    assert [p["rows"] for p in report["parts"]] == (
+        [203 // num_tasks] * (num_tasks - 1) + [203 // num_tasks + 203 % num_tasks])
+    assert len({p["node"] for p in report["parts"]}) >= 2, "the tasks ran in one raylet only"
+    assert report["shipped_bytes"] >= 32 * 32 * 3 + 16
+    assert report["decode_cpu_ms"] > 0 and report["read_bytes"] > 1000
+    assert report["bottleneck"] in ("decode", "downstream")
+    assert report["projection"]["images_per_s_per_added_node"] > 0
+
+
+def test_streaming_split_gives_two_trainers_the_epoch(cluster, photos):
+    import torch
+
+    expected, _ = loader_epoch(photos, 0, seed=9, **SMALL)
+    dataset = feedrate.ray.read(photos, seed=9, epoch=0, num_tasks=3, **SMALL)
+    shards = dataset.streaming_split(2, equal=False)
+    got = [[], []]
+    types = set()
+    errors = []
+
+    def train(rank):  # what each Ray Train worker does with get_dataset_shard()
+        try:
+            batches = shards[rank].iter_torch_batches(batch_size=16)
+            for batch in feedrate.ray.timed(batches, dataset):
+                types.add((type(batch["image"]), batch["image"].dtype, batch["label"].dtype))
+                got[rank] += rows_of({k: v.numpy() for k, v in batch.items()})
+        except Exception as error:  # surfaced below
+            errors.append(error)
+
+    threads = [threading.Thread(target=train, args=(rank,)) for rank in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=240)
+    assert not errors, errors
+    assert types == {(torch.Tensor, torch.uint8, torch.int64)}
+    first, second = ({i for i, _, _ in rows} for rows in got)
+    assert first and second and not first & second
+    assert_exact(got[0] + got[1], expected)
+    report = feedrate.ray.report(dataset)
+    assert len(report["consumers"]) == 2
+    assert sum(c["images"] for c in report["consumers"]) == 203
+    assert report["bottleneck"] in ("decode", "transfer", "trainers")
+
+
+def test_killed_task_worker_is_retried_and_the_epoch_stays_exact(cluster, photos):
+    # A throttled disk (1 MB/s, about 10 images/s) keeps each task running for seconds; it
+    # changes no pixel, so the expected epoch is read unthrottled.
+    options = dict(SMALL, batch_size=4)
+    expected, _ = loader_epoch(photos, 2, seed=1, **options)
+    dataset = feedrate.ray.read(photos, seed=1, epoch=2, num_tasks=3, throttle="1", **options)
+    rows, killed = [], None
+    for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
+        rows += rows_of(batch)
+        if killed is None:
+            # A part that has handed over a batch and is still running: kill its worker.
+            deadline = time.monotonic() + 60
+            while killed is None and time.monotonic() < deadline:
+                for part in feedrate.ray.report(dataset)["parts"]:
+                    running = [a for a in part["attempt_log"]
+                               if not a["finished"] and a["batches"] >= 1]
+                    if running:
+                        killed = (part["part"], running[0]["pid"])
+                        os.kill(running[0]["pid"], signal.SIGKILL)
+                        break
+                else:
+                    time.sleep(0.05)
+            assert killed is not None, "no part was running with a batch delivered"
+    assert_exact(rows, expected)
+    parts = feedrate.ray.report(dataset)["parts"]
+    assert parts[killed[0]]["attempts"] >= 2
+    assert parts[killed[0]]["finished"]
+    assert killed[1] not in [a["pid"] for a in parts[killed[0]]["attempt_log"][1:]]
+
+
+BAD_OPTIONS = [
+    dict(batch_size=0),
+    dict(num_workers="two"),
+    dict(transform="random"),
+    dict(batch_size=-1),
+    dict(on_bad="ignore"),
+    dict(no_such_option=1),
+    dict(size=32, max_pixels=0),
+]
+
+
+def test_bad_options_are_the_loaders_errors_raised_before_ray_starts(photos, tmp_path):
+    # In a fresh process without Ray: read() must refuse before it starts or schedules
+    # anything, with the exception type and message of the Loader.
+    script = f"""
+import json, sys
+import feedrate, feedrate.ray, ray
+out = []
+for options in {BAD_OPTIONS!r} + [dict(source={str(tmp_path / "missing")!r})]:
+    source = options.pop("source", {str(photos)!r})
+    try:
+        feedrate.Loader(source, **options)
+        expected = None
+    except Exception as error:
+        expected = [type(error).__name__, str(error)]
+    try:
+        feedrate.ray.read(source, **options)
+        got = None
+    except Exception as error:
+        got = [type(error).__name__, str(error)]
+    out.append([options, expected, got])
+for name in ("rank", "world_size", "drop_last", "pad_shards"):
+    try:
+        feedrate.ray.read({str(photos)!r}, **{{name: 1}})
+        out.append([name, None])
+    except TypeError as error:
+        out.append([name, str(error)])
+print(json.dumps({{"cases": out, "ray_started": ray.is_initialized()}}))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    import json
+
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["ray_started"] is False
+    cases = answer["cases"]
+    for options, expected, got in cases[:len(BAD_OPTIONS) + 1]:
+        assert expected is not None, f"the Loader accepts {options}"
+        assert got == expected, options
+    for name, message in cases[len(BAD_OPTIONS) + 1:]:
+        assert message is not None and name in message, name
+
+
+def test_on_bad_skip_and_error_follow_the_loader(cluster, broken):
+    root, bad = broken
+    expected, loader_report = loader_epoch(root, 0, seed=2, on_bad="skip", **SMALL)
+    assert loader_report["skipped"] == len(bad)
+    dataset = feedrate.ray.read(root, seed=2, epoch=0, num_tasks=3, on_bad="skip", **SMALL)
+    assert_exact(delivered(dataset), expected)
+    report = feedrate.ray.report(dataset)
+    assert report["skipped"] == len(bad)
+    assert sorted(s["where"] for s in report["skipped_samples"]) == sorted(map(str, bad))
+
+    failing = feedrate.ray.read(root, seed=2, epoch=0, num_tasks=3, on_bad="error", **SMALL)
+    with pytest.raises(Exception) as raised:
+        delivered(failing)
+    message = str(raised.value)
+    assert any(str(path) in message for path in bad), message
+    assert "feedrate.ray: part " in message and "epoch 0" in message, message

@@ -4,8 +4,7 @@
 //   io.store             the finding: how the store delivered
 //   io.store_in_flight   more requests in flight, when the read-ahead kept its limit busy
 //                        (Little's law: requests/s = requests in flight / time per request)
-//   io.store_requests    fewer, larger requests: tar shards instead of one object per image, or
-//                        shuffle=blocks on shards, when each request carries one sample
+//   io.store_requests    fewer, larger requests: tar shards instead of one object per image
 //   io.cache_dir         the samples cached on the local disk as they arrive, for later epochs
 // Thread-safety: a pure function.
 #pragma once

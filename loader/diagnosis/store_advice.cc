@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "loader/diagnosis/capacity.h"
+#include "loader/diagnosis/measured.h"
 #include "loader/diagnosis/text.h"
 
 namespace feedrate {
@@ -12,17 +13,6 @@ namespace {
 
 using text::format;
 using text::thousands;
-
-Advice advice_of(const char* kind, std::string cause, std::string remedy = {}, double projected = 0,
-                 std::string cost = {}) {
-  Advice a;
-  a.kind = kind;
-  a.cause = std::move(cause);
-  a.remedy = std::move(remedy);
-  a.projected_images_per_s = projected;
-  a.cost = std::move(cost);
-  return a;
-}
 
 }  // namespace
 
@@ -33,7 +23,7 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
   const double per_image = report.images > 0 ? static_cast<double>(s.bytes) / report.images : 0;
   const double images_per_request =
       s.requests > 0 ? static_cast<double>(report.images) / static_cast<double>(s.requests) : 1;
-  advice.push_back(advice_of(
+  advice.push_back(make_finding(
       "io.store",
       format("the store (%s) delivered %.1f MB/s in %s requests (%.1f images each): time to "
              "first byte %.0f ms (p99 %.0f ms), %.1f requests in flight on average of %u allowed, "
@@ -46,13 +36,15 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
   if (s.max_in_flight > 0 && s.average_in_flight >= 0.75 * s.max_in_flight) {
     const unsigned more = std::min(1024u, s.max_in_flight * 2);
     const double rate = io * static_cast<double>(more) / std::max(1.0, s.average_in_flight);
-    advice.push_back(advice_of(
-        "io.store_in_flight",
-        format("the read-ahead kept %.1f of its %u requests in flight: the time to first byte, "
-               "not the link, sets the rate",
-               s.average_in_flight, s.max_in_flight),
-        format("keep %u requests in flight (io_queue_depth %u)", more, more),
-        lifted(capacities, "io", rate), "no hardware; the store's request rate limits apply"));
+    Advice more_in_flight =
+        make_remedy("io.store_in_flight", format("keep %u requests in flight ({0})", more),
+                    {{"io_queue_depth", std::to_string(more)}}, lifted(capacities, "io", rate),
+                    "no hardware; the store's request rate limits apply");
+    more_in_flight.cause = format(
+        "the read-ahead kept %.1f of its %u requests in flight: the time to first byte, "
+        "not the link, sets the rate",
+        s.average_in_flight, s.max_in_flight);
+    advice.push_back(std::move(more_in_flight));
   }
   // One object per image: tar shards put neighbours in one request. (For shards read in a
   // shuffled order no remedy is given: the read-ahead groups only samples that are neighbours
@@ -61,19 +53,21 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
       report.run.format != "tar-shards") {
     // With many samples a request, a request costs its bytes, not a round trip each.
     const double rate = s.average_in_flight * s.bytes_per_s_per_connection / per_image;
-    advice.push_back(advice_of(
-        "io.store_requests", "each request carries one sample: a round trip per image",
+    advice.push_back(make_remedy(
+        "io.store_requests",
         "pack the dataset into tar shards (feedrate pack), write their index (feedrate index) "
         "and read those: neighbouring samples then arrive in one request",
-        lifted(capacities, "io", std::max(rate, io)), "a packed copy of the dataset in the store"));
+        lifted(capacities, "io", std::max(rate, io)), "a packed copy of the dataset in the store",
+        "each request carries one sample: a round trip per image"));
   }
   if (!report.cache.enabled) {
-    advice.push_back(advice_of(
-        "io.cache_dir", "every epoch reads the whole dataset from the store",
-        "cache_dir on a local NVMe disk: each sample is stored as it arrives, and later epochs "
-        "read the local disk",
-        lifted(capacities, "io", std::numeric_limits<double>::infinity()),
-        format("%.1f GB of local disk", static_cast<double>(report.run.dataset_bytes) / 1e9)));
+    advice.push_back(make_remedy(
+        "io.cache_dir",
+        "a cache on a local NVMe disk ({0}): each sample is stored as it arrives, and later "
+        "epochs read the local disk",
+        {{"cache_dir", "PATH"}}, lifted(capacities, "io", std::numeric_limits<double>::infinity()),
+        format("%.1f GB of local disk", gb(report.run.dataset_bytes))));
+    advice.back().cause = "every epoch reads the whole dataset from the store";
   }
 }
 

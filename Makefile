@@ -123,7 +123,7 @@ test-remote-deps:
 	  $(REMOTE_VENV)/bin/pip install -q 'moto[server]' boto3 pytest; \
 	fi
 
-# feedrate.ray's tests (tests/python/ray) on a local Ray cluster of three 1-CPU raylets on this
+# feedrate.ray's tests (tests/ray) on a local Ray cluster of three 1-CPU raylets on this
 # machine, against the module `make build` made. Ray comes from PyPI into a virtual environment
 # over Debian's python3 (whose torch and torchvision it sees); `make test` stays offline.
 # ray[train] because iter_torch_batches imports ray.train.torch; numpy stays at 1.x because
@@ -137,7 +137,7 @@ test-ray: build
 	/usr/bin/python3 -m venv --system-site-packages $(RAY_VENV)
 	$(RAY_VENV)/bin/pip install -q $(RAY_PIP_PACKAGES)
 	PYTHONPATH=$(abspath $(BUILD_DIR))/python FEEDRATE_CLI=$(abspath $(BUILD_DIR))/bench/feedrate \
-	  $(RAY_VENV)/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/tests/python/ray
+	  $(RAY_VENV)/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/tests/ray
 
 # These judge runs by their real timing (the verdict), which a sanitizer's slowdown changes (under
 # TSan decode takes ~40 ms an image): those assertions are about the verdict, not about memory or

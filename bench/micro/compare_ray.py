@@ -36,14 +36,6 @@ VARIANTS = ("ray-feedrate", "ray-data", "loader")
 
 
 def import_feedrate_ray():
-    import importlib.util
-
-    spec = importlib.util.find_spec("feedrate")
-    if spec is not None and spec.submodule_search_locations is None:
-        # A build whose feedrate is still one extension module: tests/python/ray's shim.
-        sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "python", "ray"))
-        import feedrate_shim
-        feedrate_shim.ensure()
     import feedrate.ray
     return feedrate.ray
 

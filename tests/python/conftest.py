@@ -9,13 +9,6 @@ import pytest
 
 import feedrate
 
-# feedrate.ray's suite (tests/python/ray) needs Ray from PyPI: `make test-ray` installs it; a
-# run without it (make test-pip) leaves that folder out.
-try:
-    import ray  # noqa: F401
-except ImportError:
-    collect_ignore = ["ray"]
-
 # Class names chosen so that byte order, not natural or case-folded order, decides the labels,
 # as torchvision's ImageFolder sorts them.
 CLASSES = ["Zebra", "apple", "class_10", "class_2"]

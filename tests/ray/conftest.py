@@ -12,7 +12,7 @@ import pytest
 import feedrate  # noqa: E402
 import feedrate.ray  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 OBJECT_STORE = 150 * 2**20
 
 

@@ -144,7 +144,10 @@ TEST_F(PlanCli, BenchMeasuresWhatPackingSavesAndPlanProjectsIt) {
       << bench_text.output;
   const CliResult text = run_cli("plan " + run + " --rate 100000");
   EXPECT_NE(text.output.find("packed [projected]"), std::string::npos) << text.output;
-  EXPECT_NE(text.output.find("`feedrate pack DATASET OUT` lifts this CPU-bound machine"),
+  // Whether packing lifts the run is measured (under a sanitizer its packed JPEGs may decode no
+  // faster): the text follows the ratio of the same run.
+  EXPECT_NE(text.output.find(ratio < 1 ? "`feedrate pack DATASET OUT` lifts this CPU-bound machine"
+                                       : "packing does not lift this CPU-bound machine"),
             std::string::npos)
       << text.output;
 }

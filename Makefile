@@ -7,18 +7,23 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 BENCH_ARGS ?=
-DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
-                libjpeg62-turbo-dev libtbb-dev libgtest-dev libcli11-dev nlohmann-json3-dev \
-                libfmt-dev libdlpack-dev python3-dev python3-pybind11 python3-numpy \
-                python3-pytest python3-mypy python3-torch python3-torchvision python3-pil \
-                libjpeg-turbo-progs libspng-dev libwebp-dev libtiff-dev libtiff-tools \
-                libxxhash-dev libcurl4-openssl-dev libpugixml-dev
+# What the `feedrate` command builds against (configure finds all of these, GoogleTest included):
+# `make bench` installs only these. The Python module, the suites and the tools the tests run
+# (torch alone is over a gigabyte) come with TEST_DEB_PACKAGES, which `make test` adds.
+BENCH_DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
+                      libjpeg62-turbo-dev libtbb-dev libgtest-dev libcli11-dev \
+                      nlohmann-json3-dev libfmt-dev libdlpack-dev libspng-dev libwebp-dev \
+                      libtiff-dev libxxhash-dev libcurl4-openssl-dev libpugixml-dev
+TEST_DEB_PACKAGES := python3-dev python3-pybind11 python3-numpy python3-pytest python3-mypy \
+                     python3-torch python3-torchvision python3-pil libjpeg-turbo-progs \
+                     libtiff-tools
+DEB_PACKAGES := $(BENCH_DEB_PACKAGES) $(TEST_DEB_PACKAGES)
 # cmake/pip.cmake checks the build-time ones of these for `pip install .` (ctest: package.pip_*).
 
 # Only `make fuzz` needs these: clang brings libFuzzer.
 FUZZ_DEB_PACKAGES := clang
 
-.PHONY: all deps configure build build-bench bench test test-pip test-asan test-tsan fuzz soak \
+.PHONY: all deps deps-bench configure build build-bench bench test test-pip test-asan test-tsan fuzz soak \
         install clean test-remote test-remote-deps
 
 all: build
@@ -44,16 +49,22 @@ endef
 deps:
 	$(call install_missing,$(DEB_PACKAGES))
 
-$(BUILD_DIR)/CMakeCache.txt: | deps
+deps-bench:
+	$(call install_missing,$(BENCH_DEB_PACKAGES))
+
+$(BUILD_DIR)/CMakeCache.txt: | deps-bench
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
 
+# After `make bench` the cache predates the test packages: configuring again finds the Python
+# module's interpreter headers and pybind11 (a few seconds when nothing changed).
 configure: deps $(BUILD_DIR)/CMakeCache.txt
+	cmake -S . -B $(BUILD_DIR)
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The command line alone (bench/cli: feedrate_cli), for `make bench`.
-build-bench: configure
+build-bench: deps-bench $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target feedrate_cli
 
 bench: build-bench

@@ -24,7 +24,7 @@ DEB_PACKAGES := $(BENCH_DEB_PACKAGES) $(TEST_DEB_PACKAGES)
 FUZZ_DEB_PACKAGES := clang
 
 .PHONY: all deps deps-bench configure build build-bench bench test test-pip test-asan test-tsan fuzz soak \
-        install clean test-remote test-remote-deps
+        install clean test-remote test-remote-deps fuzz-build
 
 all: build
 
@@ -192,12 +192,16 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := tar_index file_list jpeg_decode image_decode bench_args loader_state png_decode \
                 webp_decode tiff_decode bmp_pnm_decode pack_index
 
-fuzz: deps
+# fuzz-build builds them without running them (CI does, with FEEDRATE_WERROR=ON, so that
+# clang's warnings fail it as GCC's do).
+fuzz-build: deps
 	$(call install_missing,$(FUZZ_DEB_PACKAGES))
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DFEEDRATE_FUZZ=ON -DFEEDRATE_BUILD_TESTS=OFF -DFEEDRATE_WITH_CUDA=OFF \
 	  -DFEEDRATE_BUILD_PYTHON=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target feedrate_fuzz_seeds $(addprefix fuzz_,$(FUZZ_TARGETS))
+
+fuzz: fuzz-build
 	$(FUZZ_DIR)/tests/fuzz/feedrate-fuzz-seeds $(FUZZ_DIR)/seeds
 	@mkdir -p $(FUZZ_DIR)/crashes
 	@for t in $(FUZZ_TARGETS); do \

@@ -55,8 +55,9 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
     const double rate = s.average_in_flight * s.bytes_per_s_per_connection / per_image;
     advice.push_back(make_remedy(
         "io.store_requests",
-        "pack the dataset into tar shards (feedrate pack), write their index (feedrate index) "
-        "and read those: neighbouring samples then arrive in one request",
+        "pack the dataset into tar shards (feedrate pack; its index.json lists every member, so "
+        "no shard is streamed to index it) and read those: neighbouring samples then arrive in "
+        "one request",
         lifted(capacities, "io", std::max(rate, io)), "a packed copy of the dataset in the store",
         "each request carries one sample: a round trip per image"));
   }

@@ -459,5 +459,42 @@ TEST_F(RemoteSource, AnIndexBesideTheShardsSparesReadingThemWhole) {
   EXPECT_EQ(whole_shard_reads("indexed"), 0);
 }
 
+TEST_F(RemoteSource, APacksIndexJsonAsTheSourceIsReadByRangedGetsPerSample) {
+  use_proxy();
+  const Epochs local = run(options_for(e().local("packed")));
+  ASSERT_EQ(local.images.size(), 12u);  // 48 images, 6 batches an epoch
+  expect_same(run(options_for(e().bucket_url() + "packed/index.json")), local);
+  const std::vector<std::string> ranges = ranges_seen(control(), "/packed/shard-");
+  ASSERT_FALSE(ranges.empty());
+  for (const std::string& range : ranges) {
+    // No streaming pass (it reads from byte 0): a shard's first sample starts after its header.
+    EXPECT_FALSE(range.empty() || range.starts_with("bytes=0-")) << range;
+  }
+  const std::string https = e().json.at("https");
+  expect_same(run(options_for(https + "/packed/index.json")), local);
+}
+
+TEST_F(RemoteSource, APackIndexNamingAMissingShardIsAnErrorNamingIt) {
+  std::ifstream in(e().local("packed/index.json"));
+  nlohmann::json index = nlohmann::json::parse(in);
+  index["shards"][0]["name"] = "shard-999999.tar";
+  const std::string key = e().json.at("prefix").get<std::string>() + "packed/broken.json";
+  put_object(e(), key, index.dump());
+  try {
+    Loader loader(options_for(e().bucket_url() + "packed/broken.json"));
+    FAIL() << "a pack index naming a missing shard was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::strstr(error.what(), "packed/shard-999999.tar"), nullptr) << error.what();
+    EXPECT_NE(std::strstr(error.what(), "broken.json"), nullptr) << error.what();
+  }
+  put_object(e(), key, "shard-000000.tar 1\n");  // a file list's text in a .json
+  try {
+    Loader loader(options_for(e().bucket_url() + "packed/broken.json"));
+    FAIL() << "a .json that is no pack index was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::strstr(error.what(), "broken.json"), nullptr) << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace feedrate

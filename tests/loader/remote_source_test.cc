@@ -459,7 +459,19 @@ TEST_F(RemoteSource, AnIndexBesideTheShardsSparesReadingThemWhole) {
   EXPECT_EQ(whole_shard_reads("indexed"), 0);
 }
 
-TEST_F(RemoteSource, APacksIndexJsonAsTheSourceIsReadByRangedGetsPerSample) {
+TEST_F(RemoteSource, BlockShuffleFetchesRunsOfNeighboursWholeInFewRequests) {
+  use_proxy();
+  // Shards with their index (no streaming pass to count), read in blocks of a 1 MB window.
+  const Epochs local = run(options_for(e().local("indexed"), ShuffleMode::kBlocks));
+  ASSERT_EQ(local.images.size(), 12u);  // 48 samples an epoch, two epochs
+  expect_same(run(options_for(e().bucket_url() + "indexed/", ShuffleMode::kBlocks)), local);
+  const std::vector<std::string> ranges = ranges_seen(control(), "/indexed/shard_");
+  ASSERT_FALSE(ranges.empty());
+  // 96 samples delivered; one GET a sample would be 96 requests.
+  EXPECT_LT(ranges.size() * 8, 96u) << ranges.size() << " requests";
+}
+
+TEST_F(RemoteSource, APacksIndexJsonAsTheSourceIsReadWithoutAStreamingPass) {
   use_proxy();
   const Epochs local = run(options_for(e().local("packed")));
   ASSERT_EQ(local.images.size(), 12u);  // 48 images, 6 batches an epoch

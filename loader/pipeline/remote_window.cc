@@ -58,7 +58,7 @@ void RemoteWindow::extend_horizon() {
   }
 }
 
-RemoteWindow::Group RemoteWindow::next_group() {
+RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
   extend_horizon();
   const std::size_t position = next_submit_;
   const SampleRef& first = dataset_.sample(order_[position]);
@@ -70,6 +70,8 @@ RemoteWindow::Group RemoteWindow::next_group() {
     return mirror_ != nullptr && mirror_->contains(order_[it->second]);
   };
   std::vector<Ahead::iterator> members{at};
+  // No larger than the window's room (one sample at least), so that held bytes stay within it.
+  const std::uint64_t most = std::min(kMaxGroup, std::max<std::uint64_t>(room, first.size));
   if (cached(at)) {
     group.local = true;
     group.arrived = true;
@@ -81,7 +83,7 @@ RemoteWindow::Group RemoteWindow::next_group() {
       --it;
       const SampleRef& ref = dataset_.sample(order_[it->second]);
       if (ref.file != first.file || ref.offset + ref.size > begin ||
-          begin - (ref.offset + ref.size) > kMaxGap || end - ref.offset > kMaxGroup || cached(it)) {
+          begin - (ref.offset + ref.size) > kMaxGap || end - ref.offset > most || cached(it)) {
         break;
       }
       begin = ref.offset;
@@ -90,7 +92,7 @@ RemoteWindow::Group RemoteWindow::next_group() {
     for (auto it = std::next(at); it != ahead_.end(); ++it) {
       const SampleRef& ref = dataset_.sample(order_[it->second]);
       if (ref.file != first.file || ref.offset < end || ref.offset - end > kMaxGap ||
-          ref.offset + ref.size - begin > kMaxGroup || cached(it)) {
+          ref.offset + ref.size - begin > most || cached(it)) {
         break;
       }
       end = ref.offset + ref.size;
@@ -126,7 +128,7 @@ void RemoteWindow::run() {
       // Submit while the window has room; a group larger than the window goes alone, and the
       // group take() waits for goes whatever the window holds.
       while (next_submit_ < order_.size() && fetcher.pending() < settings_.fetch.max_in_flight) {
-        if (!staged_) staged_ = next_group();
+        if (!staged_) staged_ = next_group(window_bytes_ - std::min(held_bytes_, window_bytes_));
         if (staged_->local) {
           add_group(std::move(*staged_));
           staged_.reset();

@@ -9,7 +9,8 @@
 // go as one ranged GET of up to kMaxGroup bytes, whatever their places in the order, so that
 // shuffle=blocks (whose window permutes whole runs of neighbours) and shuffle=none cost a GET per
 // run, not per sample; a sample with no neighbour in the horizon (a full shuffle of a dataset
-// far larger than it) is one GET. A group is held until its last sample is taken. Every GET
+// far larger than it) is one GET. A group is held until its last sample is taken, and is no
+// larger than the room left in the window when it is formed. Every GET
 // asks for the object's version the index was built from (If-Match: its ETag). At most
 // `max_in_flight` GETs run at once, and the bytes held (arrived and not yet taken, or in
 // flight) stay under `window_bytes`, which the memory budget counts; the group holding the
@@ -102,8 +103,8 @@ class RemoteWindow {
   // Adds the order's samples to the horizon up to window_bytes_ ungrouped (under mutex_).
   void extend_horizon();
   // The group of the sample at next_submit_ and its storage neighbours in the horizon, taken
-  // out of it (under mutex_).
-  Group next_group();
+  // out of it, of at most `room` bytes (or the one sample) (under mutex_).
+  Group next_group(std::uint64_t room);
   // Records `group` under a new id for its positions and moves next_submit_ past the grouped
   // ones; returns the id (under mutex_).
   std::uint64_t add_group(Group group);

@@ -50,13 +50,7 @@ int run_index(const IndexArgs& args) {
     }
     if (!ours) throw Error(out.string() + ": exists and is not a feedrate index: not overwritten");
   }
-  const fs::path tmp = out.string() + ".tmp";
-  {
-    std::ofstream file(tmp);
-    file << pack_index_text(index);
-    if (!file) throw Error(tmp.string() + ": cannot write");
-  }
-  fs::rename(tmp, out);
+  write_pack_index_file(out, index);
   fmt::print("index     {}: {} shards, {} samples, {:.1f} MB\n", out.string(), index.shards.size(),
              index.samples, static_cast<double>(index.shard_bytes) / 1e6);
   return 0;

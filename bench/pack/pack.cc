@@ -161,8 +161,13 @@ class ShardWriter {
       tar_.emplace(tmp_);
       first_ = sample;
       samples_ = 0;
+      members_.clear();
     }
-    tar_->add(key + "." + packed.extension, packed.bytes);
+    // A member is one header block, then its data: names here are far below ustar's 100 bytes.
+    const std::string name = key + "." + packed.extension;
+    members_.push_back(
+        {name, tar_->bytes_written() + io::kTarBlockSize, packed.bytes.size(), label});
+    tar_->add(name, packed.bytes);
     const std::string text = std::to_string(label) + "\n";
     tar_->add(key + ".cls",
               std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size()));
@@ -179,7 +184,9 @@ class ShardWriter {
     std::error_code error;
     fs::rename(tmp_, final_path, error);
     if (error) throw Error(tmp_.string() + ": cannot rename: " + error.message());
-    shards_.push_back({final_path.filename().string(), first_, samples_, bytes, {}});
+    shards_.push_back(
+        {final_path.filename().string(), first_, samples_, bytes, std::move(members_)});
+    members_.clear();
     total_bytes_ += bytes;
   }
 
@@ -191,6 +198,7 @@ class ShardWriter {
   std::uint64_t limit_;
   std::optional<io::TarWriter> tar_;
   std::uint64_t first_ = 0, samples_ = 0, total_bytes_ = 0;
+  std::vector<PackIndex::Member> members_;  // of the shard being written
   std::vector<PackIndex::Shard> shards_;
 };
 

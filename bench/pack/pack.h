@@ -6,8 +6,11 @@
 //   shard-000000.tar, ...  members <key>.<ext> then <key>.cls (label in decimal and "\n"), key =
 //                          the source index in 8 digits; ext = jpg for JPEGs, else the format's
 //                          own (png, webp, tif, bmp, ppm, pgm): other formats are stored unchanged
-//   index.json             what was packed: options, shards (name, first sample, samples, bytes),
-//                          skipped samples, per-sample original sizes with --max-side, totals
+//   index.json             what was packed (docs/pack-index.md, version 2): options, shards
+//                          (name, first sample, samples, bytes, and each member's name, data
+//                          offset, size and label, so that a loader indexes the shards without
+//                          reading them, above all from a store), skipped samples, per-sample
+//                          original sizes with --max-side, totals
 // A shard is written as name.tar.tmp and renamed when complete, and index.json last, so an
 // interrupted pack leaves no shard that a reader takes for complete (readers take *.tar only).
 // Running again restarts: it removes the shards, *.tar.tmp and index.json of an earlier pack.

@@ -14,13 +14,14 @@
 namespace feedrate::io {
 
 struct FetchStats {
-  std::uint64_t requests = 0;     // submitted
-  std::uint64_t completed = 0;    // returned filled
-  std::uint64_t failed = 0;       // returned with an error
-  std::uint64_t bytes = 0;        // delivered into destinations (each byte once)
-  std::uint64_t attempts = 0;     // HTTP requests made, retries included
-  RetryCounts retries{};          // by RetryCause
-  std::uint64_t connections = 0;  // connections opened; attempts - connections reused one
+  std::uint64_t requests = 0;       // submitted
+  std::uint64_t completed = 0;      // returned filled
+  std::uint64_t failed = 0;         // returned with an error
+  std::uint64_t bytes = 0;          // delivered into destinations (each byte once)
+  std::uint64_t attempts = 0;       // HTTP requests made, retries included
+  RetryCounts retries{};            // by RetryCause
+  std::uint64_t server_delays = 0;  // retries that waited for the answer's Retry-After
+  std::uint64_t connections = 0;    // connections opened; attempts - connections reused one
   unsigned peak_in_flight = 0;
   double average_in_flight = 0;  // over busy time
   double busy_seconds = 0;
@@ -40,7 +41,11 @@ class FetchMeter {
   // The number of transfers in flight changes to `in_flight` at `now`.
   void set_in_flight(unsigned in_flight, FetchClock::time_point now);
   void attempt_ended(const AttemptMetrics& metrics);
-  void retried(RetryCause cause) { ++stats_.retries[static_cast<std::size_t>(cause)]; }
+  // A retry of `cause`; `server_delayed` when it waits for a Retry-After.
+  void retried(RetryCause cause, bool server_delayed) {
+    ++stats_.retries[static_cast<std::size_t>(cause)];
+    if (server_delayed) ++stats_.server_delays;
+  }
   void returned(bool ok) { ++(ok ? stats_.completed : stats_.failed); }
   FetchStats stats(FetchClock::time_point now) const;
 

@@ -1,5 +1,6 @@
 #include "io/remote/http_response.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -78,7 +79,31 @@ void ResponseHead::parse_line(std::string_view line) {
     parse_content_range(value, *this);
   } else if (iequals(name, "ETag") && !value.empty() && value.front() == '"') {
     etag = std::string(value);
+  } else if (iequals(name, "Retry-After")) {
+    retry_after = parse_retry_after(value, std::time(nullptr));
   }
+}
+
+std::optional<std::chrono::seconds> parse_retry_after(std::string_view value, std::time_t now) {
+  value = trim(value);
+  std::uint64_t seconds = 0;
+  if (parse_number(value, seconds)) {
+    // Far beyond any cap a caller applies, and no overflow of the duration.
+    constexpr std::uint64_t kLongest = std::uint64_t{1} << 32;
+    return std::chrono::seconds(static_cast<std::int64_t>(std::min(seconds, kLongest)));
+  }
+  if (value.empty() || !std::isalpha(static_cast<unsigned char>(value.front())))
+    return std::nullopt;
+  const std::time_t when = curl_getdate(std::string(value).c_str(), nullptr);
+  if (when == -1) return std::nullopt;
+  return std::chrono::seconds(when > now ? when - now : 0);
+}
+
+std::chrono::seconds server_retry_delay(const ResponseHead& head) {
+  if ((head.status != 429 && head.status != 503) || !head.retry_after) {
+    return std::chrono::seconds(0);
+  }
+  return *head.retry_after;
 }
 
 std::size_t read_header_line(char* data, std::size_t size, std::size_t count, void* head) {

@@ -1,13 +1,16 @@
 // What one HTTP answer said, as libcurl hands it over, and how a failed answer becomes an error:
 // the response head seen by CURLOPT_HEADERFUNCTION (status, Content-Length, Content-Range, ETag),
-// the error code and message for a final status, and the retry cause of a libcurl error.
+// the error code and message for a final status, the wait a throttled answer asks for
+// (Retry-After), and the retry cause of a libcurl error.
 // Thread-safety: values and pure functions; a ResponseHead belongs to its transfer.
 #pragma once
 
 #include <curl/curl.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,10 +30,20 @@ struct ResponseHead {
   std::uint64_t range_last = 0;
   std::optional<std::uint64_t> range_total;
   std::string etag;  // strong ETags only, with their quotes; weak ones cannot serve If-Match
+  std::optional<std::chrono::seconds> retry_after;  // Retry-After, as a wait from its arrival
 
   // Reads one header line; a status line starts a new head (after a 100 Continue, a redirect).
   void parse_line(std::string_view line);
 };
+
+// A Retry-After value as the wait it asks for at `now`: delay-seconds ("120") or an HTTP-date
+// ("Wed, 21 Oct 2026 07:28:00 GMT", read by libcurl's curl_getdate; a date already past is no
+// wait). nullopt when the value is neither.
+std::optional<std::chrono::seconds> parse_retry_after(std::string_view value, std::time_t now);
+
+// The wait a 429 or 503 answer asks for with Retry-After before the request is tried again; zero
+// for another status or without the header.
+std::chrono::seconds server_retry_delay(const ResponseHead& head);
 
 // A CURLOPT_HEADERFUNCTION whose CURLOPT_HEADERDATA is a ResponseHead.
 std::size_t read_header_line(char* data, std::size_t size, std::size_t count, void* head);

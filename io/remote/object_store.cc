@@ -103,7 +103,7 @@ ObjectStore::Response ObjectStore::perform(const std::string& what, const std::s
     std::optional<RetryCause> retry;
     auto response = attempt(what, http_url, sign, nobody, retry);
     if (!retry) return response;
-    const auto delay = backoff_.delay(attempts);
+    const auto delay = backoff_.delay(attempts, server_retry_delay(response.head));
     if (!backoff_.allows(attempts, std::chrono::steady_clock::now() + delay - first)) {
       response.failure.message += " (after " + std::to_string(attempts) + " attempts, the last " +
                                   retry_cause_name(*retry) + ")";

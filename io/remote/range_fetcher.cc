@@ -124,9 +124,9 @@ void RangeFetcher::reap(std::vector<FetchResult>& completed) {
     idle_.push_back(transfer);
     if (outcome.kind == AttemptOutcome::Kind::kRetry) {
       const auto now = FetchClock::now();
-      const auto delay = backoff_.delay(job->attempts);
+      const auto delay = backoff_.delay(job->attempts, outcome.server_delay);
       if (backoff_.allows(job->attempts, now + delay - job->first_attempt)) {
-        meter_.retried(outcome.cause);
+        meter_.retried(outcome.cause, outcome.server_delay.count() > 0);
         job->retry_at = now + delay;
         job->last_failure = outcome.failure.message;
         waiting_.push_back(std::move(job));

@@ -19,7 +19,8 @@
 //     the range and cut off after it;
 //   * transient failures are retried with full-jitter exponential backoff (io/remote/
 //     retry_policy.h): HTTP 5xx, 503 SlowDown and 429, refused or reset connections, connect
-//     and low-speed timeouts, and a body shorter than its Content-Length or than the range; a
+//     and low-speed timeouts, and a body shorter than its Content-Length or than the range (a
+//     429 or 503 with Retry-After waits at least that long, at most retry.max_server_delay); a
 //     retry asks only for the bytes still missing, with If-Match on the ETag the bytes so far
 //     came with, so no byte is duplicated or dropped;
 //   * 403 and 404 (and 401, 412, 416, any other 4xx) fail at once; 412 is RemoteErrc::

@@ -133,6 +133,7 @@ AttemptOutcome RangeTransfer::finish(CURLcode result, const RemoteEndpoint& endp
   if (const auto cause = retry_cause_of_status(head_.status, body.code)) {
     outcome.kind = AttemptOutcome::Kind::kRetry;
     outcome.cause = *cause;
+    outcome.server_delay = server_retry_delay(head_);
     outcome.failure = {RemoteErrc::kHttpStatus,
                        describe() + ": " + describe_status(head_.status, body)};
     return outcome;

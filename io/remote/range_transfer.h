@@ -39,6 +39,7 @@ struct FetchJob {
 struct AttemptOutcome {
   enum class Kind { kDone, kRetry, kFail } kind = Kind::kDone;
   RetryCause cause = RetryCause::kServerError;  // kRetry
+  std::chrono::seconds server_delay{0};         // kRetry: the answer's Retry-After (429, 503)
   RemoteFailure failure;  // kFail: the error; kRetry: the code and message if retries run out
 };
 

@@ -1,5 +1,6 @@
 #include "io/remote/retry_policy.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace feedrate::io {
@@ -23,7 +24,7 @@ const char* retry_cause_name(RetryCause cause) {
 void validate(const RetryOptions& options) {
   if (options.max_attempts == 0) throw std::invalid_argument("retry: max_attempts must be >= 1");
   if (options.base_delay.count() < 0 || options.max_delay.count() < 0 ||
-      options.max_total.count() < 0) {
+      options.max_total.count() < 0 || options.max_server_delay.count() < 0) {
     throw std::invalid_argument("retry: delays must not be negative");
   }
   if (options.base_delay > options.max_delay) {
@@ -50,9 +51,12 @@ std::chrono::nanoseconds Backoff::ceiling(unsigned retry) const {
   return bound < cap ? bound : cap;
 }
 
-std::chrono::nanoseconds Backoff::delay(unsigned retry) {
+std::chrono::nanoseconds Backoff::delay(unsigned retry, std::chrono::nanoseconds server_floor) {
   std::uniform_int_distribution<std::int64_t> uniform(0, ceiling(retry).count());
-  return std::chrono::nanoseconds(uniform(random_));
+  const std::chrono::nanoseconds drawn(uniform(random_));
+  const std::chrono::nanoseconds floor =
+      std::min<std::chrono::nanoseconds>(server_floor, options_.max_server_delay);
+  return std::max(drawn, floor);
 }
 
 bool Backoff::allows(unsigned attempts, std::chrono::nanoseconds since_first) const {

@@ -50,16 +50,18 @@ struct Dataset::Builder {
   // classes() as the labels' text, "0" to the largest label.
   static void label_classes(Dataset& dataset, const std::set<std::int32_t>& labels);
   // s3:// and http(s):// sources (loader/dataset/remote_dataset.cc): tar shards named by a URL,
-  // a brace pattern or an s3:// prefix holding .tar objects, else an ImageFolder tree of one
-  // object per image under the prefix.
+  // a brace pattern, a pack's index.json (loader/dataset/remote_pack.h) or an s3:// prefix
+  // holding .tar objects, else an ImageFolder tree of one object per image under the prefix.
   static void remote(Dataset& dataset, const std::string& source, bool allow_empty_classes);
   // A file list at a URL: `text` holds its lines, each path relative to the list's folder (no
   // absolute or "../" paths); the objects' sizes and ETags come from `store`.
   static void remote_file_list(Dataset& dataset, const std::string& list, const std::string& text,
                                io::ObjectStore& store);
-  // Remote shards whose index.json beside them lists their members: no shard is read.
+  // Remote shards whose pack index (`index_url`: beside them, or the source itself) lists their
+  // members: no shard is read.
   static void indexed_shards(Dataset& dataset, const std::vector<io::ObjectInfo>& shards,
-                             const PackIndex& index, std::set<std::int32_t>& labels);
+                             const PackIndex& index, const std::string& index_url,
+                             std::set<std::int32_t>& labels);
   static void remote_image_folder(Dataset& dataset, const std::string& root,
                                   const std::vector<io::ObjectInfo>& objects,
                                   bool allow_empty_classes);

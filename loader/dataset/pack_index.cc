@@ -186,7 +186,10 @@ std::string pack_index_text(const PackIndex& index) {
 }
 
 void write_pack_index(const fs::path& folder, const PackIndex& index) {
-  const fs::path file = folder / kPackIndexFile;
+  write_pack_index_file(folder / kPackIndexFile, index);
+}
+
+void write_pack_index_file(const fs::path& file, const PackIndex& index) {
   fs::path tmp = file;
   tmp += ".tmp";
   {

@@ -77,6 +77,8 @@ struct PackIndex {
 // Writes folder/index.json through index.json.tmp and a rename, so that a reader never sees a
 // partial index.
 void write_pack_index(const std::filesystem::path& folder, const PackIndex& index);
+// The same to any file (`feedrate index --out FILE`), through FILE.tmp and a rename.
+void write_pack_index_file(const std::filesystem::path& file, const PackIndex& index);
 
 // Reads folder/index.json; nullopt when the folder has none or it is another tool's file.
 std::optional<PackIndex> read_pack_index(const std::filesystem::path& folder);

@@ -17,6 +17,7 @@
 #include "io/remote/url.h"
 #include "loader/dataset/dataset_builders.h"
 #include "loader/dataset/pack_index.h"
+#include "loader/dataset/remote_pack.h"
 #include "loader/dataset/remote_settings.h"
 #include "loader/dataset/remote_shards.h"
 
@@ -35,27 +36,24 @@ T value_or_throw(io::RemoteResult<T> result) {
   return std::move(result.value);
 }
 
-// The shards a brace pattern names. On S3 one listing of the pattern's fixed prefix finds them
-// all (a HEAD per shard would cost a round trip each); an https:// server is asked per shard.
-std::vector<io::ObjectInfo> pattern_objects(io::ObjectStore& store, const std::string& pattern) {
-  std::vector<std::string> urls;
-  try {
-    urls = io::expand_braces(pattern);
-  } catch (const std::invalid_argument& e) {
-    throw Error(e.what());
-  }
+std::string folder_of(const std::string& url) {
+  return url.substr(0, url.rfind('/') + 1);
+}
+
+// The objects at `urls`. On S3 one listing of `prefix` (a folder or key prefix above them all)
+// finds them all (a HEAD per object would cost a round trip each); an https:// server is asked
+// per object. A missing one is an error naming it and what named it.
+std::vector<io::ObjectInfo> objects_at(io::ObjectStore& store, const std::vector<std::string>& urls,
+                                       const std::string& prefix, const std::string& named_by) {
   std::vector<io::ObjectInfo> objects;
-  if (io::parse_url(pattern).scheme == io::UrlScheme::kS3) {
-    const std::string prefix = pattern.substr(0, pattern.find('{'));
+  if (io::parse_url(prefix).scheme == io::UrlScheme::kS3) {
     std::map<std::string, io::ObjectInfo> listed;
     for (io::ObjectInfo& object : value_or_throw(store.list(prefix))) {
       listed.emplace(object.url, std::move(object));
     }
     for (const std::string& url : urls) {
       const auto it = listed.find(url);
-      if (it == listed.end()) {
-        throw Error(url + ": no such object (named by the pattern " + pattern + ")");
-      }
+      if (it == listed.end()) throw Error(url + ": no such object (named by " + named_by + ")");
       objects.push_back(it->second);
     }
     return objects;
@@ -64,15 +62,46 @@ std::vector<io::ObjectInfo> pattern_objects(io::ObjectStore& store, const std::s
   return objects;
 }
 
+// The shards a brace pattern names.
+std::vector<io::ObjectInfo> pattern_objects(io::ObjectStore& store, const std::string& pattern) {
+  std::vector<std::string> urls;
+  try {
+    urls = io::expand_braces(pattern);
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+  return objects_at(store, urls, pattern.substr(0, pattern.find('{')), "the pattern " + pattern);
+}
+
+// The shards of a pack index given as the source, checked against it: a shard whose size
+// differs from its entry was altered after the pack.
+std::vector<io::ObjectInfo> pack_shards(io::ObjectStore& store, const RemotePack& pack) {
+  std::vector<io::ObjectInfo> shards =
+      objects_at(store, pack.shard_urls, folder_of(pack.url), pack.url);
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const PackIndex::Shard& entry = pack.index.shards[i];
+    if (shards[i].size != entry.bytes) {
+      throw Error(shards[i].url + ": " + std::to_string(shards[i].size) + " bytes where " +
+                  pack.url + " records " + std::to_string(entry.bytes) +
+                  " (the shard was altered after feedrate pack)");
+    }
+  }
+  return shards;
+}
+
+// Whether the index lists every member of every shard (version 2, as feedrate pack and feedrate
+// index write it).
+bool lists_members(const PackIndex& index) {
+  return std::all_of(index.shards.begin(), index.shards.end(), [](const PackIndex::Shard& shard) {
+    return shard.members.size() == shard.samples;
+  });
+}
+
 struct FolderEntry {
   std::string directory;  // the key's folder under the root, "class/sub"
   std::string name;       // the file name
   const io::ObjectInfo* object = nullptr;
 };
-
-std::string folder_of(const std::string& url) {
-  return url.substr(0, url.rfind('/') + 1);
-}
 
 // The index.json beside the shards (one folder), when it lists every shard with its members and
 // the size the store has now; nullopt otherwise (the shards are then streamed once).
@@ -88,11 +117,10 @@ std::optional<PackIndex> index_beside(io::ObjectStore& store,
   if (!text.ok()) throw Error(text.message);
   std::optional<PackIndex> index = parse_pack_index(text.value, url);
   if (!index) return std::nullopt;
+  if (!lists_members(*index)) return std::nullopt;
   for (const io::ObjectInfo& shard : shards) {
     const PackIndex::Shard* entry = index->shard(shard.url.substr(folder.size()));
-    if (entry == nullptr || entry->members.size() != entry->samples || entry->bytes != shard.size) {
-      return std::nullopt;
-    }
+    if (entry == nullptr || entry->bytes != shard.size) return std::nullopt;
   }
   return index;
 }
@@ -100,7 +128,8 @@ std::optional<PackIndex> index_beside(io::ObjectStore& store,
 }  // namespace
 
 void Dataset::Builder::indexed_shards(Dataset& dataset, const std::vector<io::ObjectInfo>& shards,
-                                      const PackIndex& index, std::set<std::int32_t>& labels) {
+                                      const PackIndex& index, const std::string& index_url,
+                                      std::set<std::int32_t>& labels) {
   const std::string folder = folder_of(shards.front().url);
   for (const io::ObjectInfo& shard : shards) {
     const auto file = static_cast<std::uint32_t>(dataset.files_.size());
@@ -109,8 +138,8 @@ void Dataset::Builder::indexed_shards(Dataset& dataset, const std::vector<io::Ob
     dataset.file_bytes_.push_back(shard.size);
     for (const PackIndex::Member& m : index.shard(shard.url.substr(folder.size()))->members) {
       if (m.label < 0 || m.label > kMaxLabel || m.offset + m.size > shard.size) {
-        throw Error(folder + std::string(kPackIndexFile) + ": member " + m.name + " of " +
-                    shard.url + " lies outside the shard or has a bad label");
+        throw Error(index_url + ": member " + m.name + " of " + shard.url +
+                    " lies outside the shard or has a bad label");
       }
       dataset.samples_.push_back({file, m.offset, m.size, m.label});
       dataset.members_.push_back(m.name);
@@ -227,10 +256,14 @@ void Dataset::Builder::remote(Dataset& dataset, const std::string& source,
   const RemoteSettings settings = remote_settings(source);
   io::ObjectStore store(settings.s3, settings.store);
   std::vector<io::ObjectInfo> shards;
+  std::optional<RemotePack> pack;
   try {
     const io::RemoteUrl url = io::parse_url(source);
     if (io::has_brace_pattern(source)) {
       shards = pattern_objects(store, source);
+    } else if (names_pack_index(source)) {
+      pack = read_remote_pack(store, source);
+      shards = pack_shards(store, *pack);
     } else if (ends_with(source, ".tar")) {
       shards.push_back(value_or_throw(store.stat(source)));
     } else if (!ends_with(source, "/") &&
@@ -262,13 +295,30 @@ void Dataset::Builder::remote(Dataset& dataset, const std::string& source,
   }
   dataset.format_ = DatasetFormat::kTarShards;
   std::set<std::int32_t> labels;
-  if (const std::optional<PackIndex> index = index_beside(store, shards)) {
-    indexed_shards(dataset, shards, *index, labels);
+  if (!pack) {
+    if (std::optional<PackIndex> beside = index_beside(store, shards)) {
+      pack = RemotePack{
+          folder_of(shards.front().url) + std::string(kPackIndexFile), std::move(*beside), {}};
+    }
+  }
+  if (pack && lists_members(pack->index)) {
+    indexed_shards(dataset, shards, pack->index, pack->url, labels);
   } else {
+    // Streamed once; a shard of a pack index (one without members) must hold what it records.
+    std::size_t shard_number = 0;
     index_remote_shards(settings, shards, [&](const io::ObjectInfo& shard, int fd) {
+      const std::size_t before = dataset.samples_.size();
       tar_shard(dataset, shard.url, fd, labels);
       dataset.etags_.push_back(shard.etag);
       dataset.file_bytes_.push_back(shard.size);
+      const std::size_t samples = dataset.samples_.size() - before;
+      if (pack && samples != pack->index.shards[shard_number].samples) {
+        throw Error(shard.url + ": holds " + std::to_string(samples) + " samples where " +
+                    pack->url + " records " +
+                    std::to_string(pack->index.shards[shard_number].samples) +
+                    " (the shard was altered after feedrate pack)");
+      }
+      ++shard_number;
     });
   }
   label_classes(dataset, labels);

@@ -9,6 +9,7 @@
 #include "io/remote/brace_pattern.h"
 #include "io/remote/object_store.h"
 #include "io/remote/range_fetcher.h"
+#include "loader/dataset/remote_pack.h"
 #include "loader/dataset/remote_settings.h"
 
 namespace feedrate {
@@ -16,7 +17,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The source's objects, the largest first (a prefix is listed; a pattern or a URL is stat'ed).
+// The source's objects, the largest first (a prefix is listed; a pattern, the shards of a pack
+// index or a URL is stat'ed).
 std::vector<io::ObjectInfo> objects_of(io::ObjectStore& store, const std::string& source,
                                        std::size_t most) {
   std::vector<io::ObjectInfo> objects;
@@ -24,10 +26,11 @@ std::vector<io::ObjectInfo> objects_of(io::ObjectStore& store, const std::string
     if (!result.ok()) throw Error(result.message);
     return std::move(result.value);
   };
-  if (io::has_brace_pattern(source)) {
+  if (io::has_brace_pattern(source) || names_pack_index(source)) {
     std::vector<std::string> urls;
     try {
-      urls = io::expand_braces(source);
+      urls = names_pack_index(source) ? read_remote_pack(store, source).shard_urls
+                                      : io::expand_braces(source);
     } catch (const std::invalid_argument& e) {
       throw Error(e.what());
     }

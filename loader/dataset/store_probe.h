@@ -1,7 +1,8 @@
 // `feedrate doctor --dataset URL`: what the store behind a remote source gives this machine, by
 // measurement: the time to first byte of small ranged GETs one after another, one connection's
 // bandwidth (one large ranged GET), and the bandwidth of `connections` GETs in flight at once,
-// on the source's own objects (the largest few). Bounded by `bytes` read in all.
+// on the source's own objects (the largest few; for a pack's index.json, the shards it lists).
+// Bounded by `bytes` read in all.
 //
 // Errors: throws feedrate::Error naming the URL (and, for denied access, where the credentials
 // came from; never the secret) when the source cannot be listed or read. Thread-safety: runs on

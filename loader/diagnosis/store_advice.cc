@@ -46,17 +46,18 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
         s.average_in_flight, s.max_in_flight);
     advice.push_back(std::move(more_in_flight));
   }
-  // One object per image: tar shards put neighbours in one request. (For shards read in a
-  // shuffled order no remedy is given: the read-ahead groups only samples that are neighbours
-  // in the delivery order too, which shuffle="blocks" does not yet make them.)
+  // One object per image: tar shards put neighbours in one request (the read-ahead groups the
+  // storage neighbours of its next 64 MB: shuffle none and blocks, not a full shuffle of a large
+  // set, for which no remedy is given here).
   if (images_per_request < 2 && per_image > 0 && s.bytes_per_s_per_connection > 0 &&
       report.run.format != "tar-shards") {
     // With many samples a request, a request costs its bytes, not a round trip each.
     const double rate = s.average_in_flight * s.bytes_per_s_per_connection / per_image;
     advice.push_back(make_remedy(
         "io.store_requests",
-        "pack the dataset into tar shards (feedrate pack), write their index (feedrate index) "
-        "and read those: neighbouring samples then arrive in one request",
+        "pack the dataset into tar shards (feedrate pack; its index.json lists every member, so "
+        "no shard is streamed to index it) and read those: neighbouring samples then arrive in "
+        "one request",
         lifted(capacities, "io", std::max(rate, io)), "a packed copy of the dataset in the store",
         "each request carries one sample: a round trip per image"));
   }

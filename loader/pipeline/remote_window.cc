@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <utility>
 
 #include "feedrate/error.h"
@@ -28,46 +29,93 @@ void RemoteWindow::stop() {
   changed_.notify_all();
   if (thread_.joinable()) thread_.join();
   groups_.clear();
+  ahead_.clear();
+  staged_.reset();
   held_bytes_ = 0;
 }
 
 void RemoteWindow::start_epoch(const std::vector<std::uint32_t>& order) {
   stop();
   order_ = order;
+  group_of_.assign(order_.size(), 0);
   next_submit_ = 0;
   next_take_ = 0;
+  wanted_ = 0;
+  horizon_end_ = 0;
+  ahead_bytes_ = 0;
   stopping_ = false;
   failure_ = nullptr;
   thread_ = std::thread([this] { run(); });
 }
 
-RemoteWindow::Group RemoteWindow::next_group() const {
+void RemoteWindow::extend_horizon() {
+  while (horizon_end_ < order_.size()) {
+    const SampleRef& ref = dataset_.sample(order_[horizon_end_]);
+    if (!ahead_.empty() && ahead_bytes_ + ref.size > window_bytes_) break;
+    ahead_.emplace(std::make_pair(ref.file, ref.offset), horizon_end_);
+    ahead_bytes_ += ref.size;
+    ++horizon_end_;
+  }
+}
+
+RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
+  extend_horizon();
+  const std::size_t position = next_submit_;
+  const SampleRef& first = dataset_.sample(order_[position]);
+  auto found = ahead_.equal_range({first.file, first.offset});
+  auto at = std::find_if(found.first, found.second,
+                         [&](const auto& entry) { return entry.second == position; });
   Group group;
-  group.first = next_submit_;
-  const auto cached = [&](std::size_t position) {
-    return mirror_ != nullptr && mirror_->contains(order_[position]);
+  const auto cached = [&](Ahead::const_iterator it) {
+    return mirror_ != nullptr && mirror_->contains(order_[it->second]);
   };
-  if (cached(next_submit_)) {
-    group.count = 1;
+  std::vector<Ahead::iterator> members{at};
+  // No larger than the window's room (one sample at least), so that held bytes stay within it.
+  const std::uint64_t most = std::min(kMaxGroup, std::max<std::uint64_t>(room, first.size));
+  if (cached(at)) {
     group.local = true;
     group.arrived = true;
-    return group;
-  }
-  const SampleRef& first = dataset_.sample(order_[next_submit_]);
-  group.offset = first.offset;
-  std::uint64_t end = first.offset + first.size;
-  group.count = 1;
-  while (group.first + group.count < order_.size()) {
-    const SampleRef& next = dataset_.sample(order_[group.first + group.count]);
-    if (next.file != first.file || next.offset < end || next.offset - end > kMaxGap ||
-        next.offset + next.size - group.offset > kMaxGroup || cached(group.first + group.count)) {
-      break;
+  } else {
+    // Storage neighbours of the same file before the sample, then after it.
+    std::uint64_t begin = first.offset;
+    std::uint64_t end = first.offset + first.size;
+    for (auto it = at; it != ahead_.begin();) {
+      --it;
+      const SampleRef& ref = dataset_.sample(order_[it->second]);
+      if (ref.file != first.file || ref.offset + ref.size > begin ||
+          begin - (ref.offset + ref.size) > kMaxGap || end - ref.offset > most || cached(it)) {
+        break;
+      }
+      begin = ref.offset;
+      members.push_back(it);
     }
-    end = next.offset + next.size;
-    ++group.count;
+    for (auto it = std::next(at); it != ahead_.end(); ++it) {
+      const SampleRef& ref = dataset_.sample(order_[it->second]);
+      if (ref.file != first.file || ref.offset < end || ref.offset - end > kMaxGap ||
+          ref.offset + ref.size - begin > most || cached(it)) {
+        break;
+      }
+      end = ref.offset + ref.size;
+      members.push_back(it);
+    }
+    group.offset = begin;
+    group.bytes.resize(static_cast<std::size_t>(end - begin));
   }
-  group.bytes.resize(static_cast<std::size_t>(end - group.offset));
+  for (const Ahead::iterator& it : members) {
+    group.positions.push_back(it->second);
+    ahead_bytes_ -= dataset_.sample(order_[it->second]).size;
+    ahead_.erase(it);
+  }
+  std::sort(group.positions.begin(), group.positions.end());
   return group;
+}
+
+std::uint64_t RemoteWindow::add_group(Group group) {
+  const std::uint64_t id = next_id_++;
+  for (const std::size_t position : group.positions) group_of_[position] = id + 1;
+  groups_.emplace(id, std::move(group));
+  while (next_submit_ < order_.size() && group_of_[next_submit_] != 0) ++next_submit_;
+  return id;
 }
 
 void RemoteWindow::run() {
@@ -77,30 +125,32 @@ void RemoteWindow::run() {
     std::unique_lock lock(mutex_);
     fetcher_ = &fetcher;
     while (!stopping_) {
-      // Submit while the window has room; a group larger than the window goes alone.
+      // Submit while the window has room; a group larger than the window goes alone, and the
+      // group take() waits for goes whatever the window holds.
       while (next_submit_ < order_.size() && fetcher.pending() < settings_.fetch.max_in_flight) {
-        Group group = next_group();
-        if (group.local) {
-          ++next_submit_;
-          groups_.push_back(std::move(group));
+        if (!staged_) staged_ = next_group(window_bytes_ - std::min(held_bytes_, window_bytes_));
+        if (staged_->local) {
+          add_group(std::move(*staged_));
+          staged_.reset();
           changed_.notify_all();
           continue;
         }
-        if (held_bytes_ > 0 && held_bytes_ + group.bytes.size() > window_bytes_) break;
-        held_bytes_ += group.bytes.size();
-        const SampleRef& first = dataset_.sample(order_[group.first]);
+        const std::size_t size = staged_->bytes.size();
+        const bool waited_for = wanted_ >= staged_->positions.front();
+        if (held_bytes_ > 0 && held_bytes_ + size > window_bytes_ && !waited_for) break;
+        held_bytes_ += size;
+        const SampleRef& first = dataset_.sample(order_[staged_->positions.front()]);
         io::FetchRequest request;
         request.url = dataset_.files()[first.file].string();
-        request.offset = group.offset;
-        request.dest = group.bytes;
-        request.tag = group.first;
+        request.offset = staged_->offset;
+        request.dest = staged_->bytes;  // the vector's buffer stays where it is in groups_
         request.if_match = dataset_.etag(first.file);
-        next_submit_ += group.count;
-        groups_.push_back(std::move(group));
+        request.tag = add_group(std::move(*staged_));
+        staged_.reset();
         fetcher.submit(std::move(request));
       }
       if (fetcher.pending() == 0) {
-        changed_.wait(lock);  // take() made room, or stop()
+        changed_.wait(lock);  // take() made room or waits, or stop()
         continue;
       }
       lock.unlock();
@@ -110,10 +160,9 @@ void RemoteWindow::run() {
       lock.lock();
       stats_ = stats;
       for (io::FetchResult& result : completed) {
-        const auto it = std::find_if(groups_.begin(), groups_.end(),
-                                     [&](const Group& g) { return g.first == result.tag; });
+        const auto it = groups_.find(result.tag);
         if (it == groups_.end()) continue;
-        Group& group = *it;  // stays in place: take() lets go only of arrived groups
+        Group& group = it->second;  // stays in place: take() lets go only of arrived groups
         if (result.error) {
           group.error = result.message.empty() ? result.error.message() : result.message;
         } else if (mirror_ != nullptr) {
@@ -138,16 +187,17 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
   std::unique_lock lock(mutex_);
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t position = next_take_ + i;
-    const auto holding = [&] {
-      return std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) {
-        return g.first <= position && position < g.first + g.count;
-      });
-    };
-    changed_.wait(lock, [&] {
+    const auto ready = [&] {
       if (failure_ != nullptr) return true;
-      const auto it = holding();
-      return it != groups_.end() && it->arrived;
-    });
+      const std::uint64_t id = group_of_[position];
+      return id != 0 && groups_.at(id - 1).arrived;
+    };
+    if (!ready()) {
+      wanted_ = position;
+      if (fetcher_ != nullptr) fetcher_->wake();
+      changed_.notify_all();
+      changed_.wait(lock, ready);
+    }
     if (failure_ != nullptr) {
       try {
         std::rethrow_exception(failure_);
@@ -155,7 +205,8 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
         throw Error(std::string("remote read-ahead: ") + e.what());
       }
     }
-    const Group& group = *holding();
+    const auto it = groups_.find(group_of_[position] - 1);
+    Group& group = it->second;
     Sample sample;
     sample.position = i;
     sample.index = order_[position];
@@ -170,19 +221,19 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
                                   static_cast<std::size_t>(ref.size));
     }
     use(sample);
+    if (++group.taken == group.positions.size()) {
+      held_bytes_ -= group.bytes.size();
+      groups_.erase(it);
+    }
   }
   next_take_ += count;
-  while (!groups_.empty() && groups_.front().first + groups_.front().count <= next_take_) {
-    held_bytes_ -= groups_.front().bytes.size();
-    groups_.pop_front();
-  }
   if (fetcher_ != nullptr) fetcher_->wake();
   changed_.notify_all();
 }
 
 void RemoteWindow::store(const Group& group) const {
-  for (std::size_t k = 0; k < group.count; ++k) {
-    const std::uint32_t index = order_[group.first + k];
+  for (const std::size_t position : group.positions) {
+    const std::uint32_t index = order_[position];
     const SampleRef& ref = dataset_.sample(index);
     mirror_->store(index, std::span<const std::byte>(group.bytes)
                               .subspan(static_cast<std::size_t>(ref.offset - group.offset),

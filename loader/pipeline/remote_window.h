@@ -4,11 +4,17 @@
 // flight, not once per batch. The I/O thread then takes the samples in order, as it reads the
 // batches.
 //
-// Requests: samples that lie one after the other in a shard (within kMaxGap bytes, as
-// shuffle=none and shuffle=blocks orders have them) go as one ranged GET of up to kMaxGroup
-// bytes, others one GET each; every GET asks for the object's version the index was built from
-// (If-Match: its ETag). At most `max_in_flight` GETs run at once, and the bytes held (arrived
-// and not yet taken, or in flight) stay under `window_bytes`, which the memory budget counts.
+// Requests are grouped in storage order, not delivery order: the samples of the order's next
+// `window_bytes` (the horizon) that lie one after the other in a shard (within kMaxGap bytes)
+// go as one ranged GET of up to kMaxGroup bytes, whatever their places in the order, so that
+// shuffle=blocks (whose window permutes whole runs of neighbours) and shuffle=none cost a GET per
+// run, not per sample; a sample with no neighbour in the horizon (a full shuffle of a dataset
+// far larger than it) is one GET. A group is held until its last sample is taken, and is no
+// larger than the room left in the window when it is formed. Every GET
+// asks for the object's version the index was built from (If-Match: its ETag). At most
+// `max_in_flight` GETs run at once, and the bytes held (arrived and not yet taken, or in
+// flight) stay under `window_bytes`, which the memory budget counts; the group holding the
+// sample take() waits for is fetched even past it, so the window never stalls the epoch.
 // Retries are the fetcher's (io/remote/range_fetcher.h); a sample whose GET fails for good is
 // delivered as its error ("WHERE: MESSAGE", naming the object), for the bad-input policy.
 //
@@ -23,13 +29,15 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "feedrate/dataset.h"
@@ -80,18 +88,26 @@ class RemoteWindow {
 
  private:
   struct Group {
-    std::size_t first = 0;  // position in the order of its first sample
-    std::size_t count = 0;
-    std::uint64_t offset = 0;      // of its first byte in the object
-    std::vector<std::byte> bytes;  // the range's bytes
+    std::vector<std::size_t> positions;  // in the order of its samples, ascending
+    std::size_t taken = 0;               // of those, by take()
+    std::uint64_t offset = 0;            // of its first byte in the object
+    std::vector<std::byte> bytes;        // the range's bytes
     bool arrived = false;
     bool local = false;  // the cache holds it: not fetched
     std::string error;   // the fetcher's message when it failed
   };
+  // An ungrouped sample of the horizon, by where it lies: (file, offset) -> position.
+  using Ahead = std::multimap<std::pair<std::uint32_t, std::uint64_t>, std::size_t>;
 
   void run();
-  // The group that starts at next_submit_ (under mutex_).
-  Group next_group() const;
+  // Adds the order's samples to the horizon up to window_bytes_ ungrouped (under mutex_).
+  void extend_horizon();
+  // The group of the sample at next_submit_ and its storage neighbours in the horizon, taken
+  // out of it, of at most `room` bytes (or the one sample) (under mutex_).
+  Group next_group(std::uint64_t room);
+  // Records `group` under a new id for its positions and moves next_submit_ past the grouped
+  // ones; returns the id (under mutex_).
+  std::uint64_t add_group(Group group);
   void stop();
   // Stores an arrived group's samples in the mirror (the window's thread, unlocked).
   void store(const Group& group) const;
@@ -104,9 +120,16 @@ class RemoteWindow {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::uint32_t> order_;
-  std::deque<Group> groups_;  // in order, from the one holding next_take_
-  std::size_t next_submit_ = 0;
+  std::map<std::uint64_t, Group> groups_;  // by id, until their last sample is taken
+  std::vector<std::uint64_t> group_of_;    // per position: its group's id + 1; 0: none yet
+  std::uint64_t next_id_ = 0;
+  Ahead ahead_;
+  std::size_t horizon_end_ = 0;
+  std::uint64_t ahead_bytes_ = 0;
+  std::optional<Group> staged_;  // formed, waiting for room in the window
+  std::size_t next_submit_ = 0;  // the first position not grouped
   std::size_t next_take_ = 0;
+  std::size_t wanted_ = 0;  // the position take() waits for
   std::uint64_t held_bytes_ = 0;
   bool stopping_ = false;
   std::exception_ptr failure_;

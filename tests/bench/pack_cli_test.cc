@@ -1,6 +1,7 @@
 // `feedrate pack`, run as a user runs it: a mixed-format ImageFolder packed into several shards
 // keeps every sample's index, label and pixels (JPEGs packed with a restart index, the other
-// formats unchanged); a second run restarts; a folder with other files is refused; a bad source
+// formats unchanged); index.json lists every member at its offset in its shard; a second run
+// restarts; a folder with other files is refused; a bad source
 // file stops the pack naming it, or is left out and listed under --on-bad skip; --max-side caps
 // the longer side; a shard that no longer matches index.json is refused when it is read.
 #include <gtest/gtest.h>
@@ -81,6 +82,46 @@ TEST(PackCli, KeepsOrderLabelsAndPixelsAcrossShards) {
   for (const fs::directory_entry& entry : fs::directory_iterator(out)) {
     EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
   }
+}
+
+TEST(PackCli, TheIndexListsEveryMemberAtItsOffsetInTheShard) {
+  testing::TempDir dir;
+  const std::string source = (dir / "src").string(), out = (dir / "packed").string();
+  ASSERT_EQ(run_cli("make-dataset " + source + " --count 24 --classes 3 --mixed-formats").status,
+            0);
+  const testing::CliResult packed_run =
+      run_cli("pack " + source + " " + out + " --shard-mb 1 --workers 2");
+  ASSERT_EQ(packed_run.status, 0) << packed_run.output;
+  const nlohmann::json index = read_index(out);
+  EXPECT_EQ(index["version"], 2);
+  // The tar indexer's reading of the shards (it does not read the members of index.json).
+  const Dataset packed = Dataset::open(out);
+  ASSERT_EQ(index["shards"].size(), packed.files().size());
+  std::size_t sample = 0;
+  for (const nlohmann::json& shard : index["shards"]) {
+    const fs::path file = fs::path(out) / shard["name"].get<std::string>();
+    ASSERT_EQ(shard["members"].size(), shard["samples"].get<std::size_t>()) << file;
+    std::error_code error;
+    const io::File tar = io::File::open(file, error);
+    ASSERT_FALSE(error) << file;
+    for (const nlohmann::json& member : shard["members"]) {
+      SCOPED_TRACE(file.string() + ":" + member.dump());
+      const SampleRef& ref = packed.sample(sample);
+      EXPECT_EQ(packed.files()[ref.file], file);
+      EXPECT_EQ(member["offset"].get<std::uint64_t>(), ref.offset);
+      EXPECT_EQ(member["size"].get<std::uint64_t>(), ref.size);
+      EXPECT_EQ(member["label"].get<std::int32_t>(), ref.label);
+      EXPECT_EQ(member["name"], packed.member(sample));
+      // The member's ustar header is the block before its data: its name field names it.
+      std::vector<char> header(io::kTarBlockSize);
+      io::pread_exact(tar.fd(), member["offset"].get<std::uint64_t>() - io::kTarBlockSize,
+                      header.data(), header.size(), error);
+      ASSERT_FALSE(error);
+      EXPECT_EQ(std::string(header.data()), member["name"].get<std::string>());
+      ++sample;
+    }
+  }
+  EXPECT_EQ(sample, packed.size());
 }
 
 TEST(PackCli, ShardAlteredAfterThePackIsRefused) {

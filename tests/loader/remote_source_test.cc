@@ -88,69 +88,54 @@ Epochs run(LoaderOptions options, Report* report = nullptr, std::uint64_t epochs
   return out;
 }
 
-// The fault proxy's rules with how often each fired (GET /__faults).
-nlohmann::json faults_fired(const std::string& control) {
+// One call to the fault proxy's control endpoint (tests/remote/fault_proxy.py): `method` GET,
+// POST (`body` as JSON) or DELETE on `url` (its /__faults or /__log). Returns the answer's JSON;
+// a failed call is a test failure (and null).
+nlohmann::json proxy_call(const std::string& method, const std::string& url,
+                          const std::string& body = "") {
   CURL* curl = curl_easy_init();
-  const std::string url = control + "/__faults";
-  std::string body;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(
-      curl, CURLOPT_WRITEFUNCTION, +[](char* data, size_t size, size_t n, void* out) {
-        static_cast<std::string*>(out)->append(data, size * n);
-        return size * n;
-      });
-  const CURLcode rc = curl_easy_perform(curl);
-  curl_easy_cleanup(curl);
-  return rc == CURLE_OK ? nlohmann::json::parse(body) : nlohmann::json();
-}
-
-// The Range headers of the requests the fault proxy saw for paths holding `match`.
-std::vector<std::string> ranges_seen(const std::string& control, const std::string& match) {
-  CURL* curl = curl_easy_init();
-  const std::string url = control + "/__log";
-  std::string body;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(
-      curl, CURLOPT_WRITEFUNCTION, +[](char* data, size_t size, size_t n, void* out) {
-        static_cast<std::string*>(out)->append(data, size * n);
-        return size * n;
-      });
-  curl_easy_perform(curl);
-  curl_easy_cleanup(curl);
-  std::vector<std::string> ranges;
-  const nlohmann::json log = nlohmann::json::parse(body);
-  for (const nlohmann::json& entry : log.at("log")) {
-    if (entry.at("path").get<std::string>().find(match) == std::string::npos) continue;
-    ranges.push_back(entry.at("range").is_string() ? entry.at("range").get<std::string>() : "");
+  if (curl == nullptr) {
+    ADD_FAILURE() << "curl_easy_init failed";
+    return nullptr;
   }
-  return ranges;
-}
-
-// The fault proxy's control endpoint: POST (rules as JSON) or DELETE `what` (/__faults, /__log).
-void set_faults(const std::string& control, const std::string& rules,
-                const std::string& what = "/__faults") {
-  CURL* curl = curl_easy_init();
-  ASSERT_NE(curl, nullptr);
-  const std::string url = control + what;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  std::string answer;
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  if (rules.empty()) {
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
-  } else {
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, rules.c_str());
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
+  if (!body.empty()) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   }
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
   curl_easy_setopt(
-      curl, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t n, void*) { return size * n; });
+      curl, CURLOPT_WRITEFUNCTION, +[](char* data, size_t size, size_t n, void* out) {
+        static_cast<std::string*>(out)->append(data, size * n);
+        return size * n;
+      });
   const CURLcode rc = curl_easy_perform(curl);
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
-  ASSERT_EQ(rc, CURLE_OK) << curl_easy_strerror(rc);
-  ASSERT_EQ(status / 100, 2) << "fault proxy answered " << status;
+  if (rc != CURLE_OK || status / 100 != 2) {
+    ADD_FAILURE() << method << " " << url << ": " << curl_easy_strerror(rc) << ", HTTP " << status
+                  << ": " << answer;
+    return nullptr;
+  }
+  return answer.empty() ? nlohmann::json() : nlohmann::json::parse(answer);
+}
+
+// The Range headers of the requests the fault proxy saw for paths holding `match` ("" for a
+// request without one).
+std::vector<std::string> ranges_seen(const std::string& control, const std::string& match) {
+  std::vector<std::string> ranges;
+  const nlohmann::json log = proxy_call("GET", control + "/__log");
+  if (log.is_null()) return ranges;
+  for (const nlohmann::json& entry : log.at("log")) {
+    if (entry.at("path").get<std::string>().find(match) == std::string::npos) continue;
+    ranges.push_back(entry.at("range").is_string() ? entry.at("range").get<std::string>() : "");
+  }
+  return ranges;
 }
 
 LoaderOptions options_for(std::string source, ShuffleMode shuffle = ShuffleMode::kFull) {
@@ -175,12 +160,17 @@ class RemoteSource : public ::testing::Test {
     if (!found_)
       GTEST_SKIP() << "FEEDRATE_REMOTE_ENDPOINTS not set: the remote fixture did not run";
     use_store(*found_, found_->s3(), found_->json.at("secret_key"));
-    set_faults(found_->json.at("proxy_control"), "");
-    set_faults(found_->json.at("proxy_control"), "", "/__log");
+    proxy_call("DELETE", control() + "/__faults");
+    proxy_call("DELETE", control() + "/__log");
   }
   void TearDown() override {
-    if (found_) set_faults(found_->json.at("proxy_control"), "");
+    if (found_) proxy_call("DELETE", control() + "/__faults");
   }
+  // Arms the fault proxy with `rules` (JSON, one rule or a list).
+  void add_faults(const std::string& rules) const {
+    proxy_call("POST", control() + "/__faults", rules);
+  }
+  std::string control() const { return found_->json.at("proxy_control"); }
   // Requests through the fault proxy in front of moto.
   void use_proxy() const { use_store(e(), e().json.at("proxy"), e().json.at("secret_key")); }
   const Endpoints& e() const { return *found_; }
@@ -311,8 +301,7 @@ TEST_F(RemoteSource, ABadCacheEntryIsFetchedAgainAlone) {
 
 TEST_F(RemoteSource, RetriesOfEveryTransientFaultStillDeliverTheLocalCopysBatches) {
   use_proxy();
-  set_faults(
-      e().json.at("proxy_control"),
+  add_faults(
       R"([{"match": "shard_000000", "fault": "status", "status": 503, "code": "SlowDown", "times": 2},
                  {"match": "shard_000001", "fault": "status", "status": 500, "times": 1},
                  {"match": "shard_000001", "fault": "status", "status": 429, "times": 1},
@@ -322,18 +311,16 @@ TEST_F(RemoteSource, RetriesOfEveryTransientFaultStillDeliverTheLocalCopysBatche
   Report report;
   expect_same(run(options_for(e().bucket_url() + "tar/"), &report),
               run(options_for(e().local("tar"))));
-  const nlohmann::json rules = faults_fired(e().json.at("proxy_control"));
-  const nlohmann::json& list = rules.is_array() ? rules : rules.at("rules");
-  ASSERT_EQ(list.size(), 6u) << rules.dump();
-  for (const nlohmann::json& rule : list) {
+  const nlohmann::json rules = proxy_call("GET", control() + "/__faults");
+  ASSERT_EQ(rules.at("rules").size(), 6u) << rules.dump();
+  for (const nlohmann::json& rule : rules.at("rules")) {
     EXPECT_EQ(rule.at("remaining"), 0) << "a fault did not happen: " << rule.dump();
   }
 }
 
 TEST_F(RemoteSource, AnObjectThatKeepsFailingIsSkippedNamingItNothingElseIsLost) {
   use_proxy();
-  set_faults(e().json.at("proxy_control"),
-             R"({"match": "img_000004.jpg", "fault": "status", "status": 500, "always": true})");
+  add_faults(R"({"match": "img_000004.jpg", "fault": "status", "status": 500, "always": true})");
   LoaderOptions options = options_for(e().bucket_url() + "folder/");
   options.on_bad = BadInputPolicy::kSkip;
   const Epochs remote = run(options);
@@ -393,8 +380,7 @@ TEST_F(RemoteSource, UnsignedRequestsReadAPublicServerAndADenialNamesThem) {
   // moto in its signature-checking mode answers an unsigned request with a 500, not S3's 403:
   // the proxy gives the 403 a private bucket gives.
   ::setenv("AWS_ENDPOINT_URL", e().json.at("proxy").get<std::string>().c_str(), 1);
-  set_faults(e().json.at("proxy_control"),
-             R"({"match": "list-type=2", "fault": "status", "status": 403, "always": true})");
+  add_faults(R"({"match": "list-type=2", "fault": "status", "status": 403, "always": true})");
   try {
     Loader loader(options_for(e().bucket_url() + "tar/"));
     FAIL() << "a denied listing was accepted";
@@ -459,8 +445,7 @@ TEST_F(RemoteSource, AnObjectChangedAfterIndexingIsAnErrorNamingIt) {
 TEST_F(RemoteSource, AnIndexBesideTheShardsSparesReadingThemWhole) {
   use_proxy();
   const auto whole_shard_reads = [&](const std::string& folder) {
-    const std::vector<std::string> ranges =
-        ranges_seen(e().json.at("proxy_control"), "/" + folder + "/shard_");
+    const std::vector<std::string> ranges = ranges_seen(control(), "/" + folder + "/shard_");
     return std::count_if(ranges.begin(), ranges.end(),
                          [](const std::string& r) { return r.starts_with("bytes=0-"); });
   };
@@ -472,6 +457,55 @@ TEST_F(RemoteSource, AnIndexBesideTheShardsSparesReadingThemWhole) {
   expect_same(run(options_for(e().bucket_url() + "indexed/", ShuffleMode::kNone)),
               run(options_for(e().local("indexed"), ShuffleMode::kNone)));
   EXPECT_EQ(whole_shard_reads("indexed"), 0);
+}
+
+TEST_F(RemoteSource, BlockShuffleFetchesRunsOfNeighboursWholeInFewRequests) {
+  use_proxy();
+  // Shards with their index (no streaming pass to count), read in blocks of a 1 MB window.
+  const Epochs local = run(options_for(e().local("indexed"), ShuffleMode::kBlocks));
+  ASSERT_EQ(local.images.size(), 12u);  // 48 samples an epoch, two epochs
+  expect_same(run(options_for(e().bucket_url() + "indexed/", ShuffleMode::kBlocks)), local);
+  const std::vector<std::string> ranges = ranges_seen(control(), "/indexed/shard_");
+  ASSERT_FALSE(ranges.empty());
+  // 96 samples delivered; one GET a sample would be 96 requests.
+  EXPECT_LT(ranges.size() * 8, 96u) << ranges.size() << " requests";
+}
+
+TEST_F(RemoteSource, APacksIndexJsonAsTheSourceIsReadWithoutAStreamingPass) {
+  use_proxy();
+  const Epochs local = run(options_for(e().local("packed")));
+  ASSERT_EQ(local.images.size(), 12u);  // 48 images, 6 batches an epoch
+  expect_same(run(options_for(e().bucket_url() + "packed/index.json")), local);
+  const std::vector<std::string> ranges = ranges_seen(control(), "/packed/shard-");
+  ASSERT_FALSE(ranges.empty());
+  for (const std::string& range : ranges) {
+    // No streaming pass (it reads from byte 0): a shard's first sample starts after its header.
+    EXPECT_FALSE(range.empty() || range.starts_with("bytes=0-")) << range;
+  }
+  const std::string https = e().json.at("https");
+  expect_same(run(options_for(https + "/packed/index.json")), local);
+}
+
+TEST_F(RemoteSource, APackIndexNamingAMissingShardIsAnErrorNamingIt) {
+  std::ifstream in(e().local("packed/index.json"));
+  nlohmann::json index = nlohmann::json::parse(in);
+  index["shards"][0]["name"] = "shard-999999.tar";
+  const std::string key = e().json.at("prefix").get<std::string>() + "packed/broken.json";
+  put_object(e(), key, index.dump());
+  try {
+    Loader loader(options_for(e().bucket_url() + "packed/broken.json"));
+    FAIL() << "a pack index naming a missing shard was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::strstr(error.what(), "packed/shard-999999.tar"), nullptr) << error.what();
+    EXPECT_NE(std::strstr(error.what(), "broken.json"), nullptr) << error.what();
+  }
+  put_object(e(), key, "shard-000000.tar 1\n");  // a file list's text in a .json
+  try {
+    Loader loader(options_for(e().bucket_url() + "packed/broken.json"));
+    FAIL() << "a .json that is no pack index was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::strstr(error.what(), "broken.json"), nullptr) << error.what();
+  }
 }
 
 }  // namespace

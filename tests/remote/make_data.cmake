@@ -1,5 +1,6 @@
 # The data the remote fixture serves: an ImageFolder tree and three tar shards of the same kind of
-# images, made afresh by `feedrate make-dataset` (FEEDRATE, DATA given by ctest).
+# images, made afresh by `feedrate make-dataset` (FEEDRATE, DATA given by ctest), the shards with
+# `feedrate index`'s index.json beside them, and a `feedrate pack` of the folder.
 file(REMOVE_RECURSE ${DATA})
 file(MAKE_DIRECTORY ${DATA})
 foreach(layout folder tar)
@@ -34,4 +35,10 @@ execute_process(COMMAND ${FEEDRATE} index ${DATA}/indexed RESULT_VARIABLE rc OUT
                 ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "feedrate index failed (${rc}): ${err}")
+endif()
+# A pack of the folder (several shards, index.json with every member), read through its index.json.
+execute_process(COMMAND ${FEEDRATE} pack ${DATA}/folder ${DATA}/packed --shard-mb 1 --workers 2
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "feedrate pack failed (${rc}): ${err}")
 endif()

@@ -1,4 +1,5 @@
-// Response heads as libcurl hands their lines over, and the errors final statuses become.
+// Response heads as libcurl hands their lines over (Retry-After among them), and the errors
+// final statuses become.
 #include "io/remote/http_response.h"
 
 #include <gtest/gtest.h>
@@ -33,6 +34,31 @@ TEST(HttpResponse, ANewStatusLineStartsAFreshHead) {
   EXPECT_EQ(head.status, 200);
   EXPECT_EQ(head.etag, "");
   EXPECT_FALSE(head.has_range);
+}
+
+TEST(HttpResponse, ReadsRetryAfterAsSecondsOrAnHttpDate) {
+  const std::time_t date = 1'792'567'680;  // Wed, 21 Oct 2026 07:28:00 GMT
+  EXPECT_EQ(parse_retry_after("120", date), std::chrono::seconds(120));
+  EXPECT_EQ(parse_retry_after(" 0 ", date), std::chrono::seconds(0));
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT", date - 30),
+            std::chrono::seconds(30));
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2026 07:28:00 GMT", date + 5),
+            std::chrono::seconds(0));  // already past
+  EXPECT_FALSE(parse_retry_after("", date));
+  EXPECT_FALSE(parse_retry_after("-5", date));
+  EXPECT_FALSE(parse_retry_after("soon, please", date));
+}
+
+TEST(HttpResponse, OnlyThrottledAnswersSetTheServersRetryDelay) {
+  EXPECT_EQ(server_retry_delay(head_of({"HTTP/1.1 503 Slow Down", "Retry-After: 3"})),
+            std::chrono::seconds(3));
+  EXPECT_EQ(server_retry_delay(head_of({"HTTP/1.1 429 Too Many", "retry-after: 7"})),
+            std::chrono::seconds(7));
+  EXPECT_EQ(server_retry_delay(head_of({"HTTP/1.1 500 Error", "Retry-After: 3"})),
+            std::chrono::seconds(0));
+  EXPECT_EQ(server_retry_delay(head_of({"HTTP/1.1 503 Slow Down"})), std::chrono::seconds(0));
+  // A new status line forgets the last head's Retry-After.
+  EXPECT_FALSE(head_of({"HTTP/1.1 503 x", "Retry-After: 3", "HTTP/1.1 503 y"}).retry_after);
 }
 
 TEST(HttpResponse, IgnoresWeakETagsAndMalformedRanges) {

@@ -1,9 +1,9 @@
 // Every retry cause of the range fetcher, made real by the fault proxy in front of moto or nginx
 // (tests/remote/servers.py --proxy; skipped without $FEEDRATE_REMOTE_ENDPOINTS): 503 SlowDown,
-// 500, 429, a reset before any byte, a reset and a clean close in the middle of the body, and a
-// stalled answer caught by the low-speed timeout. Each ends with the right bytes, each byte
-// delivered once; a retry after a partial body asks only for the rest (the proxy's log shows the
-// Range of every request).
+// 500, 429, a 503 with Retry-After (waited for), a reset before any byte, a reset and a clean
+// close in the middle of the body, and a stalled answer caught by the low-speed timeout. Each ends
+// with the right bytes, each byte delivered once; a retry after a partial body asks only for the
+// rest (the proxy's log shows the Range of every request).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -72,20 +72,27 @@ class RemoteFaults : public ::testing::Test {
     return results[0];
   }
 
-  // The Range headers the proxy saw for the object, in order, once it has logged `count` of
-  // them: it logs a request after answering it, so its log may lag behind what the client saw.
-  std::vector<std::string> ranges_seen(std::size_t count) const {
-    std::vector<std::string> ranges;
-    for (int tries = 0; tries < 100 && ranges.size() < count; ++tries) {
+  // The proxy's log entries for the object's ranged GETs, in order, once it has logged `count`
+  // of them: it logs a request after answering it, so its log may lag behind what the client saw.
+  std::vector<nlohmann::json> requests_seen(std::size_t count) const {
+    std::vector<nlohmann::json> requests;
+    for (int tries = 0; tries < 100 && requests.size() < count; ++tries) {
       if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      ranges.clear();
+      requests.clear();
       for (const auto& entry : servers_->proxy_log()) {
         if (entry["path"].get<std::string>().find(object_) != std::string::npos &&
             entry["range"].is_string()) {
-          ranges.push_back(entry["range"].get<std::string>());
+          requests.push_back(entry);
         }
       }
     }
+    return requests;
+  }
+
+  // The Range headers of those requests.
+  std::vector<std::string> ranges_seen(std::size_t count) const {
+    std::vector<std::string> ranges;
+    for (const auto& entry : requests_seen(count)) ranges.push_back(entry["range"]);
     return ranges;
   }
 
@@ -111,6 +118,23 @@ TEST_F(RemoteFaults, TooManyRequestsIsThrottling) {
   const auto result = fetch_through({{"fault", "status"}, {"status", 429}}, options());
   EXPECT_EQ(result.attempts, 2u);
   EXPECT_EQ(retries(RetryCause::kThrottled), 1u);
+}
+
+TEST_F(RemoteFaults, ARetryAfterIsWaitedForThoughTheBackoffIsShorter) {
+  // The backoff of options() is at most 20 ms; the server asks for a second.
+  const auto result = fetch_through(
+      {{"fault", "status"}, {"status", 503}, {"code", "SlowDown"}, {"retry_after", 1}}, options());
+  EXPECT_EQ(result.attempts, 2u);
+  EXPECT_EQ(retries(RetryCause::kThrottled), 1u);
+  EXPECT_EQ(stats_.server_delays, 1u);
+  const auto requests = requests_seen(2);
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0]["status"], 503);
+  // The proxy stamps a request when it arrives (its wall clock, as a float): the retry came at
+  // least the second the answer asked for after the throttled request (a lower bound only; the
+  // margin is for the float and the wall clock's slewing).
+  const double waited = requests[1]["t"].get<double>() - requests[0]["t"].get<double>();
+  EXPECT_GE(waited, 0.99) << "the retry came " << waited << " s after the 503";
 }
 
 TEST_F(RemoteFaults, InternalErrorIsAServerError) {

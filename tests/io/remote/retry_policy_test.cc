@@ -1,5 +1,6 @@
-// The retry schedule: full-jitter delays within their exponential ceiling, the bounds on
-// attempts and total time, the causes that are retried, and validation of the options.
+// The retry schedule: full-jitter delays within their exponential ceiling, a server's
+// Retry-After as their floor up to its cap, the bounds on attempts and total time, the causes that
+// are retried, and validation of the options.
 #include "io/remote/retry_policy.h"
 
 #include <gtest/gtest.h>
@@ -73,6 +74,20 @@ TEST(RetryPolicy, BoundsAttemptsAndTotalTime) {
   EXPECT_FALSE(once.allows(1, milliseconds(0)));
 }
 
+TEST(RetryPolicy, AServersWaitIsTheFloorUpToItsCap) {
+  auto retry = options();
+  retry.max_server_delay = milliseconds(1500);
+  Backoff backoff(retry, 3);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(backoff.delay(1, milliseconds(1000)), milliseconds(1000));
+  EXPECT_EQ(backoff.delay(1, std::chrono::hours(1)), milliseconds(1500));  // capped
+  // A floor below the draw changes nothing: the draws stay within their ceiling.
+  for (int i = 0; i < 50; ++i) {
+    const auto delay = backoff.delay(5, nanoseconds(1));
+    EXPECT_GE(delay, nanoseconds(1));
+    EXPECT_LE(delay, backoff.ceiling(5));
+  }
+}
+
 TEST(RetryPolicy, RetriesTransientStatusesOnly) {
   EXPECT_EQ(retry_cause_of_status(503, "SlowDown"), RetryCause::kThrottled);
   EXPECT_EQ(retry_cause_of_status(429, ""), RetryCause::kThrottled);
@@ -94,6 +109,9 @@ TEST(RetryPolicy, ValidatesOptions) {
   EXPECT_THROW(validate(bad), std::invalid_argument);
   bad = options();
   bad.max_total = milliseconds(-1);
+  EXPECT_THROW(validate(bad), std::invalid_argument);
+  bad = options();
+  bad.max_server_delay = milliseconds(-1);
   EXPECT_THROW(validate(bad), std::invalid_argument);
   EXPECT_NO_THROW(validate(options()));
 }

@@ -1,7 +1,8 @@
 // The fetcher against a scripted server (127.0.0.1) that misbehaves on purpose: a 200 to a
 // ranged request, a 206 for other bytes, a 206 shorter than asked, a body cut short and then
 // answered whole, an object shorter than the range, and If-Match on the first answer's ETag
-// when a partial body is resumed. Every byte must land once, in its place.
+// when a partial body is resumed, and a 503's Retry-After (capped). Every byte must land once, in
+// its place.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -158,6 +159,42 @@ TEST(ScriptedFetch, TheCallersETagGoesOutAsIfMatch) {
   const auto changed = fetch(server, 0, buffer, "\"v1\"");
   EXPECT_EQ(changed.error, make_error_code(RemoteErrc::kObjectChanged));
   EXPECT_EQ(changed.attempts, 1u);
+}
+
+// A 503 asking for `seconds` with Retry-After, as S3 throttles.
+std::string throttled(const std::string& seconds) {
+  return "HTTP/1.1 503 Slow Down\r\nRetry-After: " + seconds +
+         "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+}
+
+TEST(ScriptedFetch, ARetryAfterSetsTheRetrysWait) {
+  ScriptedServer server([](const std::string& request, std::size_t index) {
+    return index == 0 ? throttled("1") : honest(request);
+  });
+  RangeFetcher fetcher(S3Settings(), quick());
+  std::vector<std::byte> buffer(100);
+  fetcher.submit({server.url("/object.bin"), 0, buffer, 1, ""});
+  const auto results = drain(fetcher);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_FALSE(results[0].error) << results[0].message;
+  EXPECT_EQ(results[0].attempts, 2u);
+  EXPECT_EQ(fetcher.stats().server_delays, 1u);
+  EXPECT_TRUE(same_bytes(buffer, object(), 0));
+}
+
+TEST(ScriptedFetch, AnHourLongRetryAfterIsCappedSoNothingHangs) {
+  ScriptedServer server([](const std::string& request, std::size_t index) {
+    return index == 0 ? throttled("3600") : honest(request);
+  });
+  auto options = quick();
+  options.retry.max_server_delay = std::chrono::milliseconds(10);
+  RangeFetcher fetcher(S3Settings(), options);
+  std::vector<std::byte> buffer(100);
+  fetcher.submit({server.url("/object.bin"), 0, buffer, 1, ""});
+  const auto results = drain(fetcher);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_FALSE(results[0].error) << results[0].message;
+  EXPECT_EQ(fetcher.stats().server_delays, 1u);
 }
 
 }  // namespace

@@ -1,0 +1,150 @@
+// The remote read-ahead (loader/pipeline/remote_window.h) against a scripted HTTP server on
+// 127.0.0.1 serving one tar shard: whatever the order and the window, every sample is handed
+// over in the order's sequence with its own bytes; storage neighbours among the window's
+// samples go as one GET even when the order visits them backwards or interleaved (as
+// shuffle=blocks does), and a window smaller than one sample still delivers, one GET a sample.
+#include "loader/pipeline/remote_window.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "feedrate/dataset.h"
+#include "io/tar_writer.h"
+#include "loader/dataset/remote_settings.h"
+#include "tests/io/remote/scripted_server.h"
+#include "tests/support/test_data.h"
+
+namespace feedrate {
+namespace {
+
+using io::test_support::requested_range;
+using io::test_support::ScriptedServer;
+
+constexpr std::size_t kSamples = 24;
+
+// Sample i's bytes: 3,000 + 97 i of them, distinct from every other sample's.
+std::vector<unsigned char> sample_bytes(std::size_t i) {
+  std::vector<unsigned char> bytes(3'000 + 97 * i);
+  for (std::size_t k = 0; k < bytes.size(); ++k) {
+    bytes[k] = static_cast<unsigned char>(k * 31 + i * 7 + 1);
+  }
+  return bytes;
+}
+
+// One WebDataset shard of kSamples samples (key.jpg, key.cls), as the server's bytes.
+std::string shard_bytes() {
+  testing::TempDir dir;
+  const auto path = dir.path() / "shard.tar";
+  {
+    io::TarWriter tar(path);
+    for (std::size_t i = 0; i < kSamples; ++i) {
+      const std::string key = std::to_string(100 + i);
+      tar.add(key + ".jpg", sample_bytes(i));
+      const std::string label = std::to_string(i % 3) + "\n";
+      tar.add(key + ".cls", std::vector<unsigned char>(label.begin(), label.end()));
+    }
+    tar.finish();
+  }
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// HEAD and ranged GETs of /set/shard.tar; no index.json beside it.
+std::string answer(const std::string& shard, const std::string& request) {
+  const bool head = request.starts_with("HEAD ");
+  if (request.find(" /set/shard.tar ") == std::string::npos) {
+    return "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+  }
+  const std::string etag = "ETag: \"v1\"\r\nConnection: close\r\n";
+  if (head) {
+    return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(shard.size()) + "\r\n" + etag +
+           "\r\n";
+  }
+  const auto [first, last] = requested_range(request);
+  return "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes " + std::to_string(first) + "-" +
+         std::to_string(last) + "/" + std::to_string(shard.size()) +
+         "\r\nContent-Length: " + std::to_string(last - first + 1) + "\r\n" + etag + "\r\n" +
+         shard.substr(first, last - first + 1);
+}
+
+class RemoteWindowTest : public ::testing::Test {
+ protected:
+  RemoteWindowTest()
+      : shard_(shard_bytes()),
+        server_(
+            [this](const std::string& request, std::size_t) { return answer(shard_, request); }),
+        dataset_(Dataset::open(server_.url("/set/shard.tar"))) {}
+
+  // Reads the epoch `order` through a window of `window_bytes`, `batch` samples a take(), checks
+  // each sample's bytes; returns the GETs the window made.
+  std::uint64_t read(const std::vector<std::uint32_t>& order, std::uint64_t window_bytes,
+                     std::size_t batch) {
+    RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()), window_bytes,
+                        nullptr);
+    window.start_epoch(order);
+    std::size_t position = 0;
+    while (position < order.size()) {
+      const std::size_t count = std::min(batch, order.size() - position);
+      window.take(count, [&](const RemoteWindow::Sample& sample) {
+        EXPECT_EQ(sample.index, order[position + sample.position]);
+        EXPECT_TRUE(sample.error.empty()) << sample.error;
+        const std::vector<unsigned char> want = sample_bytes(sample.index);
+        EXPECT_TRUE(sample.bytes.size() == want.size() &&
+                    std::equal(want.begin(), want.end(),
+                               reinterpret_cast<const unsigned char*>(sample.bytes.data())))
+            << "sample " << sample.index;
+      });
+      position += count;
+    }
+    return window.stats().requests;
+  }
+
+  std::string shard_;
+  ScriptedServer server_;
+  Dataset dataset_;
+};
+
+std::vector<std::uint32_t> backwards() {
+  std::vector<std::uint32_t> order(kSamples);
+  for (std::uint32_t i = 0; i < kSamples; ++i) order[i] = kSamples - 1 - i;
+  return order;
+}
+
+// Blocks of 4 neighbours, their samples interleaved across 6 blocks (a block shuffle's window).
+std::vector<std::uint32_t> interleaved_blocks() {
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    for (std::uint32_t block = 0; block < kSamples / 4; ++block) order.push_back(4 * block + 3 - k);
+  }
+  return order;
+}
+
+TEST_F(RemoteWindowTest, TheIndexIsTheShards) {
+  ASSERT_EQ(dataset_.size(), kSamples);
+  EXPECT_EQ(dataset_.sample(5).size, sample_bytes(5).size());
+}
+
+TEST_F(RemoteWindowTest, StorageNeighboursGoAsOneGetWhateverTheirPlacesInTheOrder) {
+  EXPECT_EQ(read(backwards(), std::uint64_t{1} << 30, 5), 1u);
+  EXPECT_EQ(read(interleaved_blocks(), std::uint64_t{1} << 30, 7), 1u);
+}
+
+TEST_F(RemoteWindowTest, AWindowSmallerThanASampleStillDeliversOneGetASample) {
+  EXPECT_EQ(read(backwards(), 1, 5), kSamples);
+  EXPECT_EQ(read(interleaved_blocks(), 1, 3), kSamples);
+}
+
+TEST_F(RemoteWindowTest, AWindowOfAFewSamplesGroupsThoseItHolds) {
+  // About three samples' bytes: the horizon holds three of the backwards order at a time.
+  const std::uint64_t requests = read(backwards(), 3 * 3'000 + 3 * 97 * kSamples, 4);
+  EXPECT_GT(requests, 1u);
+  EXPECT_LT(requests, kSamples);
+}
+
+}  // namespace
+}  // namespace feedrate

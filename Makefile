@@ -135,7 +135,7 @@ test-remote-deps:
 	fi
 
 # feedrate.ray's tests (tests/ray) on a local Ray cluster of three 1-CPU raylets, against the
-# module `make build` made. Ray comes from PyPI into a virtual environment over Debian's python3
+# Python module and the `feedrate` command (which makes their datasets), built here. Ray comes from PyPI into a virtual environment over Debian's python3
 # (whose torch and torchvision it sees), made only when missing (or when it cannot import
 # ray.data); `make test` stays offline. ray[train] because iter_torch_batches imports
 # ray.train.torch; numpy stays at 1.x because Debian's torch 1.13 is built against it
@@ -151,7 +151,8 @@ RAY_DEB_PACKAGES := iproute2 util-linux python3-venv
 RAY_TIMEOUT ?= 1200
 
 .PHONY: test-ray test-ray-deps
-test-ray: build test-ray-deps
+test-ray: configure test-ray-deps
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target feedrate_cli feedrate_python
 	PYTHONPATH=$(abspath $(BUILD_DIR))/python FEEDRATE_CLI=$(abspath $(BUILD_DIR))/bench/feedrate \
 	  FEEDRATE_RAY_TIMEOUT=$(RAY_TIMEOUT) $(CURDIR)/tests/ray/in_namespace.sh \
 	  $(abspath $(RAY_VENV))/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/tests/ray

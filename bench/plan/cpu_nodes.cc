@@ -11,7 +11,8 @@ namespace {
 
 // A whole number >= 1, all of `part`; -1 otherwise.
 int count(const std::string& part) {
-  if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) {
+  if (part.empty() || part.size() > 9 ||
+      part.find_first_not_of("0123456789") != std::string::npos) {
     return -1;
   }
   const int value = std::stoi(part);

@@ -179,12 +179,10 @@ void cpu_nodes_text(const Plan& plan, std::string& text) {
   if (!plan.cpu_nodes) return;
   const CpuNodesProjection& p = plan.cpu_nodes_beside.front();
   text += fmt::format(
-      "
-cpu nodes [projected]: {} x {} cores beside the GPU node, decoding through "
+      "\ncpu nodes [projected]: {} x {} cores beside the GPU node, decoding through "
       "feedrate.ray (docs/ray.md): {:.2f} ms CPU per image [measured], so {:.0f} images/s a "
       "node, {:.0f} added; the training node takes {:.0f} images/s x {} = {:.0f} MB/s "
-      "({:.1f} Gbit/s) over the network
-",
+      "({:.1f} Gbit/s) over the network\n",
       p.nodes.nodes, p.nodes.cores, p.cpu_ms_per_image, p.images_per_s_per_node,
       p.added_images_per_s, p.target_images_per_s, bytes_text(p.shipped_bytes_per_image),
       p.network_mb_per_s, p.network_mb_per_s * 8 / 1e3);
@@ -192,12 +190,10 @@ cpu nodes [projected]: {} x {} cores beside the GPU node, decoding through "
     const CpuNodesProjection& b = plan.cpu_nodes_beside[i];
     text += fmt::format(
         "  beside {:<14} {:.0f} of its own + {:.0f} = {:.0f} images/s for {:.0f}: {} ({} CPU "
-        "node{} of {} cores needed)
-",
-        gpu_node_label(plan, i), b.own_images_per_s, b.added_images_per_s,
-        b.total_images_per_s, b.target_images_per_s,
-        b.meets_target ? "meets the target" : "short of the target", b.nodes_needed,
-        b.nodes_needed == 1 ? "" : "s", b.nodes.cores);
+        "node{} of {} cores needed)\n",
+        gpu_node_label(plan, i), b.own_images_per_s, b.added_images_per_s, b.total_images_per_s,
+        b.target_images_per_s, b.meets_target ? "meets the target" : "short of the target",
+        b.nodes_needed, b.nodes_needed == 1 ? "" : "s", b.nodes.cores);
   }
 }
 

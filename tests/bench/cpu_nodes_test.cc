@@ -47,7 +47,7 @@ TEST(CpuNodes, AddsNodesOfTheMeasuredCpuPerImage) {
   EXPECT_FALSE(p.meets_target);
   EXPECT_EQ(p.nodes_needed, 3);  // 26,000 short: 2.03 nodes
   EXPECT_DOUBLE_EQ(p.shipped_bytes_per_image, 150'544);
-  EXPECT_DOUBLE_EQ(p.network_mb_per_s, 30'000 * 150'544 / 1e6);
+  EXPECT_DOUBLE_EQ(p.network_mb_per_s, 30'000.0 * 150'544 / 1e6);
 
   const CpuNodesProjection three = project_cpu_nodes(costs(), needs, gpu_node, {3, 32});
   EXPECT_TRUE(three.meets_target);

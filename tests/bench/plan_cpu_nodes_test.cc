@@ -24,9 +24,9 @@ class PlanCpuNodes : public ::testing::Test {
   void SetUp() override {
     testing::make_image_folder(dir_ / "data", 48, 3);
     run_ = (dir_ / "run.json").string();
-    const CliResult bench = run_cli("bench " + (dir_ / "data").string() +
-                                    " --batch 8 --size 48 --workers 1 --no-pack-probe --json > " +
-                                    run_);
+    const CliResult bench =
+        run_cli("bench " + (dir_ / "data").string() +
+                " --batch 8 --size 48 --workers 1 --no-pack-probe --json > " + run_);
     ASSERT_EQ(bench.status, 0) << bench.output;
     std::ifstream in(run_);
     costs_ = nlohmann::json::parse(in)["costs"];
@@ -76,7 +76,7 @@ TEST_F(PlanCpuNodes, ProjectsFromTheMeasuredCpuPerImage) {
 
   const CliResult two = run_cli(common + " --cpu-nodes 2,16 --json");
   ASSERT_EQ(two.status, 0) << two.output;
-  const nlohmann::json& short_of = json_of(two)["cpu_nodes"]["gpu_nodes"][0];
+  const nlohmann::json short_of = json_of(two)["cpu_nodes"]["gpu_nodes"][0];
   EXPECT_FALSE(short_of["meets_target"].get<bool>());
   EXPECT_EQ(short_of["cpu_nodes_needed"], 3);
 

@@ -7,7 +7,7 @@
 # FEEDRATE_RAY_NODE_IP (10.213.0.1/24) on one end and the default route through it: Ray detects
 # its node address by the route to a public address (a UDP connect, which sends nothing) and binds
 # that address; the namespace has no way out, so any packet it sends ends at the pair's other end.
-# (Ray 2.50's Cluster with node_ip_address=127.0.0.1 waits forever on its GCS address, which it
+# (Ray 2.60's Cluster with node_ip_address=127.0.0.1 waits forever on its GCS address, which it
 # builds from the detected address.) The PID namespace's first process is this script: when it
 # ends, however it ends, the kernel kills every process left in it (raylets, the GCS, workers),
 # and the network namespace goes with its last process. Ray's session files go into a temporary

@@ -48,11 +48,14 @@ timeout_s="${FEEDRATE_RAY_TIMEOUT:-1200}"
 ray_tmp="$(mktemp -d /tmp/feedrate-ray.XXXXXX)"
 trap 'rm -rf "$ray_tmp"' EXIT
 status=0
-timeout --kill-after=30 "$timeout_s" \
+# SIGKILL: unshare --fork does not end on SIGTERM while its child runs; killed, it takes the
+# namespace's first process with it (--kill-child), and the kernel the rest.
+timeout --signal=KILL "$timeout_s" \
   unshare "${user_namespace[@]}" --net --pid --mount --mount-proc --fork --kill-child \
   env RAY_TMPDIR="$ray_tmp" RAY_USAGE_STATS_ENABLED=0 FEEDRATE_RAY_NODE_IP="$NODE_IP" \
   bash "$0" --inside "$@" || status=$?
-if ((status == 124 || status == 137)); then
+if ((status == 137 && SECONDS >= timeout_s)); then
   echo "$0: timed out after ${timeout_s} s (FEEDRATE_RAY_TIMEOUT): killed: $*" >&2
+  status=124
 fi
 exit "$status"

@@ -1,7 +1,8 @@
 // `feedrate plan RUN.json`: from the per-image costs a bench or tune run measured, and the
 // GPUs to feed, what an instance needs (cores, RAM, disk class) to keep them >= 90% busy, which
 // resource binds first, how candidate instance shapes would do (bench/plan/instance_model.h), what
-// each shuffle mode reads and needs, and what packing the dataset would lift. Rendered by
+// each shuffle mode reads and needs, what packing the dataset would lift, and what CPU nodes beside
+// the GPU node would add through feedrate.ray (bench/plan/cpu_nodes.h). Rendered by
 // bench/plan/plan_report.h.
 #include <fmt/core.h>
 
@@ -10,10 +11,12 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/cli/commands.h"
+#include "bench/plan/cpu_nodes.h"
 #include "bench/plan/gpu_catalogue.h"
 #include "bench/plan/instance_model.h"
 #include "bench/plan/plan_report.h"
@@ -30,6 +33,7 @@ struct PlanArgs {
   double rate = 0;  // per GPU, measured by the user
   std::vector<std::string> instances;
   std::string disk;  // this machine's disk, for "binds first"; default: the run's throttle
+  std::optional<std::string> cpu_nodes;  // N,CORES
   bool json = false;
 };
 nlohmann::json read_input(const std::string& path) {
@@ -49,6 +53,7 @@ nlohmann::json read_input(const std::string& path) {
 
 Plan make_plan(const PlanArgs& args) {
   Plan plan;
+  if (args.cpu_nodes) plan.cpu_nodes = parse_cpu_nodes(*args.cpu_nodes);
   const nlohmann::json input = read_input(args.input);
   if (!input.is_object() || !input.contains("costs")) {
     throw std::runtime_error(args.input +
@@ -108,6 +113,14 @@ Plan make_plan(const PlanArgs& args) {
     plan.candidates.emplace_back(instance, project(plan.costs, plan.demand, instance));
     plan.packed_candidates.push_back(project(plan.packed, plan.demand, instance));
   }
+  if (plan.cpu_nodes) {
+    plan.cpu_nodes_beside.push_back(
+        project_cpu_nodes(plan.costs, plan.needs, plan.here_projection, *plan.cpu_nodes));
+    for (const auto& [instance, projection] : plan.candidates) {
+      plan.cpu_nodes_beside.push_back(
+          project_cpu_nodes(plan.costs, plan.needs, projection, *plan.cpu_nodes));
+    }
+  }
   return plan;
 }
 }  // namespace
@@ -136,6 +149,10 @@ Command add_plan_command(CLI::App& app) {
   sub->add_option("--disk", args->disk,
                   "This machine's disk for the projection (default: the run's --throttle, else "
                   "not limited)");
+  sub->add_option("--cpu-nodes", args->cpu_nodes,
+                  "N,CORES: N CPU nodes of CORES cores beside the GPU node, decoding for it "
+                  "through feedrate.ray (docs/ray.md): their added images/s, the network into "
+                  "the training node, and whether the target is met");
   sub->add_flag("--json", args->json, "Print one JSON object instead of text");
   return [args] {
     const Plan plan = make_plan(*args);

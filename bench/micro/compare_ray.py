@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """feedrate inside Ray Data against Ray Data's own image path and the plain Loader.
 
-    PYTHONPATH=build/python build/ray-venv/bin/python bench/micro/compare_ray.py DATASET \
+    PYTHONPATH=build/python FEEDRATE_RAY_TIMEOUT=3600 tests/ray/in_namespace.sh \
+        build/ray-venv/bin/python bench/micro/compare_ray.py DATASET \
         [--rounds 3] [--cpus 2] [--batch-size 64] [--size 224]
+
+(tests/ray/in_namespace.sh runs it in a network namespace of its own, as `make test-ray` runs
+its tests: Ray binds the address it detects, which outside would be the machine's own.)
 
 One epoch of DATASET (an ImageFolder, e.g. `feedrate make-dataset --count 5000`) with the
 train transform (RandomResizedCrop + RandomHorizontalFlip) to uint8 batches, three ways, each

@@ -146,6 +146,57 @@ void packing_text(const Plan& plan, std::string& text) {
                       verdict, plan.packed.dataset_bytes / 1e9, p.bytes_ratio());
 }
 
+// The GPU nodes --cpu-nodes is projected beside: this machine, then each candidate.
+std::string gpu_node_label(const Plan& plan, std::size_t i) {
+  return i == 0 ? plan.here.label : plan.candidates[i - 1].first.label;
+}
+
+nlohmann::json cpu_nodes_json(const Plan& plan) {
+  if (!plan.cpu_nodes) return nullptr;
+  const CpuNodesProjection& p = plan.cpu_nodes_beside.front();
+  nlohmann::json beside = nlohmann::json::array();
+  for (std::size_t i = 0; i < plan.cpu_nodes_beside.size(); ++i) {
+    const CpuNodesProjection& b = plan.cpu_nodes_beside[i];
+    beside.push_back({{"instance", gpu_node_label(plan, i)},
+                      {"own_images_per_s", b.own_images_per_s},
+                      {"total_images_per_s", b.total_images_per_s},
+                      {"cpu_nodes_needed", b.nodes_needed},
+                      {"meets_target", b.meets_target}});
+  }
+  return {{"nodes", p.nodes.nodes},
+          {"cores_per_node", p.nodes.cores},
+          {"cpu_ms_per_image", p.cpu_ms_per_image},
+          {"images_per_s_per_node", p.images_per_s_per_node},
+          {"added_images_per_s", p.added_images_per_s},
+          {"target_images_per_s", p.target_images_per_s},
+          {"shipped_bytes_per_image", p.shipped_bytes_per_image},
+          {"network_mb_per_s", p.network_mb_per_s},
+          {"network_gbit_per_s", p.network_mb_per_s * 8 / 1e3},
+          {"gpu_nodes", beside}};
+}
+
+void cpu_nodes_text(const Plan& plan, std::string& text) {
+  if (!plan.cpu_nodes) return;
+  const CpuNodesProjection& p = plan.cpu_nodes_beside.front();
+  text += fmt::format(
+      "\ncpu nodes [projected]: {} x {} cores beside the GPU node, decoding through "
+      "feedrate.ray (docs/ray.md): {:.2f} ms CPU per image [measured], so {:.0f} images/s a "
+      "node, {:.0f} added; the training node takes {:.0f} images/s x {} = {:.0f} MB/s "
+      "({:.1f} Gbit/s) over the network\n",
+      p.nodes.nodes, p.nodes.cores, p.cpu_ms_per_image, p.images_per_s_per_node,
+      p.added_images_per_s, p.target_images_per_s, bytes_text(p.shipped_bytes_per_image),
+      p.network_mb_per_s, p.network_mb_per_s * 8 / 1e3);
+  for (std::size_t i = 0; i < plan.cpu_nodes_beside.size(); ++i) {
+    const CpuNodesProjection& b = plan.cpu_nodes_beside[i];
+    text += fmt::format(
+        "  beside {:<14} {:.0f} of its own + {:.0f} = {:.0f} images/s for {:.0f}: {} ({} CPU "
+        "node{} of {} cores needed)\n",
+        gpu_node_label(plan, i), b.own_images_per_s, b.added_images_per_s, b.total_images_per_s,
+        b.target_images_per_s, b.meets_target ? "meets the target" : "short of the target",
+        b.nodes_needed, b.nodes_needed == 1 ? "" : "s", b.nodes.cores);
+  }
+}
+
 }  // namespace
 
 nlohmann::json plan_json(const Plan& plan) {
@@ -198,13 +249,14 @@ nlohmann::json plan_json(const Plan& plan) {
   }
   out["shuffle_modes"] = modes;
   out["packing"] = packing_json(plan);
+  out["cpu_nodes"] = cpu_nodes_json(plan);
   out["figures"] = {
       {"measured", "measured: every field of \"measured\" (the input run)"},
       {"estimated",
        std::string(plan.rate_measured ? "" : "estimated: demand (catalogue); ") +
            "projected: requirements, this_machine, instances, shuffle_modes (but the reads of "
            "the run's own mode), packing (but its ms and ratios, measured on the dataset's "
-           "images)"}};
+           "images), cpu_nodes (but its cpu_ms_per_image)"}};
   return out;
 }
 
@@ -258,6 +310,7 @@ std::string plan_text(const Plan& plan) {
       100 * h.gpu_busy);
   shuffle_modes_text(plan, text);
   packing_text(plan, text);
+  cpu_nodes_text(plan, text);
   if (plan.candidates.empty()) return text;
   text += fmt::format("\n{:<22} {:>5} {:>7} {:<14} {:>9} {:>9} {:>9} {:>9} {:>6} {:<5} {}\n",
                       "instance", "cores", "RAM GB", "disk", "cpu", "disk", "1st ep.", "later",

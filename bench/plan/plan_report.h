@@ -5,10 +5,12 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "bench/plan/cpu_nodes.h"
 #include "bench/plan/instance_model.h"
 
 namespace feedrate::bench {
@@ -31,6 +33,9 @@ struct Plan {
   Requirements packed_needs;
   Projection packed_here;
   std::vector<Projection> packed_candidates;  // one per candidate
+  // --cpu-nodes: those CPU nodes beside this machine, then beside each candidate as the GPU node.
+  std::optional<CpuNodes> cpu_nodes;
+  std::vector<CpuNodesProjection> cpu_nodes_beside;
 };
 
 std::string plan_text(const Plan& plan);

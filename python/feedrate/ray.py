@@ -21,8 +21,9 @@ start and Ray keeps only the outputs past the ones the failed attempt already de
 is exact because a task's blocks are a pure function of its options (same seed, epoch, rank:
 same batches); Ray raises StreamingGeneratorReplayInconsistentError if a replay differs.
 
-Reports travel through a small actor (no CPU) that every attempt reports to: its start, its
-progress, and at its end both Loaders' report() plus the task's own clocks. report(ds) reads
+Reports travel through a small actor (no CPU; one per driver, shared by its runs:
+feedrate/_ray_collector.py) that every attempt reports to: its start, its progress, and at its
+end both Loaders' report() plus the task's own clocks. report(ds) reads
 them and says what held the epoch back. Ray is imported only inside the functions, so
 `import feedrate` never needs it.
 """
@@ -38,6 +39,7 @@ import weakref
 from typing import Any, Dict, Iterable, Iterator, Optional
 
 import feedrate
+from feedrate import _ray_collector
 from feedrate._ray_diagnosis import diagnose
 
 __all__ = ["read", "report", "run_name", "timed"]
@@ -54,7 +56,6 @@ _OWNED = {
     "progress": "tasks run without a terminal",
 }
 
-_COLLECTOR_NAMESPACE = "feedrate"
 _DEFAULT_NODE_CORES = 32
 
 
@@ -68,7 +69,7 @@ class _Part:
         self.part = part
         self.parts = parts
         self.tail = tail  # also deal the samples the pad_shards=False deal drops
-        self.collector = collector  # the collecting actor's name
+        self.collector = collector  # the run's name (_ray_collector: it names the actor too)
 
 
 def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
@@ -119,12 +120,9 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
         num_tasks = max(1, int(ray.cluster_resources().get("CPU", 1)) // cpus_per_task)
     num_tasks = max(1, min(num_tasks, samples))
 
-    name = f"feedrate.ray.{uuid.uuid4().hex[:12]}"
-    collector = _collector_class().options(
-        name=name, namespace=_COLLECTOR_NAMESPACE, num_cpus=0).remote(num_tasks)
-    ray.get(collector.ping.remote())
-    # The datasource (held by the dataset's plan) holds the actor's handle: the actor lives as
-    # long as the dataset does.
+    name, collector = _ray_collector.open_run(num_tasks)
+    # The datasource (held by the dataset's plan) holds the actor's handle too; the run's state
+    # there goes when the dataset does.
     datasource = _datasource_class()(source, options, epoch, num_tasks, samples, name,
                                      _row_bytes(options), collector)
     with warnings.catch_warnings():
@@ -142,7 +140,7 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
     dataset.context.target_max_block_size = (
         max(int(0.75 * batch_size * row_bytes), 1) if row_bytes else 2**20)
     _RUNS[id(dataset)] = (weakref.ref(dataset), name)
-    weakref.finalize(dataset, _RUNS.pop, id(dataset), None)
+    weakref.finalize(dataset, _release, id(dataset), name)
     return dataset
 
 
@@ -165,7 +163,8 @@ def timed(batches: Iterable, run) -> Iterator:
     run_name()."""
     import ray
 
-    collector = ray.get_actor(run_name(run), namespace=_COLLECTOR_NAMESPACE)
+    name = run_name(run)
+    collector = _ray_collector.of_run(name)
     key = f"{ray.get_runtime_context().get_node_id()[:8]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     wait_s = step_s = 0.0
     rows = count = 0
@@ -186,7 +185,7 @@ def timed(batches: Iterable, run) -> Iterator:
             yield batch
             step_s += time.perf_counter() - t1
     finally:
-        ray.get(collector.consumer.remote(key, {
+        ray.get(collector.consumer.remote(name, key, {
             "batches": count, "images": rows, "wait_s": wait_s, "step_s": step_s,
             "start": started, "end": time.time()}))
 
@@ -208,8 +207,9 @@ def report(dataset, node_cores: Optional[int] = None) -> Dict[str, Any]:
     import ray
 
     name = run_name(dataset)
-    collector = ray.get_actor(name, namespace=_COLLECTOR_NAMESPACE)
-    state = ray.get(collector.snapshot.remote())
+    state = ray.get(_ray_collector.of_run(name).snapshot.remote(name))
+    if state is None:
+        raise ValueError(f"feedrate.ray: run {name} holds no figures: its dataset was released")
     if node_cores is None:
         node_cores = max((int(n.get("Resources", {}).get("CPU", 0)) for n in ray.nodes()
                           if n.get("Alive")), default=0) or _DEFAULT_NODE_CORES
@@ -238,40 +238,10 @@ def _rows_of(batch) -> int:
     return len(batch[0]) if isinstance(batch, (tuple, list)) else len(batch)
 
 
-@functools.lru_cache(maxsize=None)
-def _collector_class():
-    import ray
-
-    @ray.remote(num_cpus=0, max_restarts=0)
-    class _Collector:
-        """Per run: every attempt of every part, and the trainers' clocks. No CPU reserved."""
-
-        def __init__(self, parts):
-            self.parts = parts
-            self.attempts: Dict[str, dict] = {}
-            self.consumers: Dict[str, dict] = {}
-
-        def ping(self):
-            return True
-
-        def started(self, attempt, info):
-            self.attempts[attempt] = dict(info, batches=0, finished=False)
-
-        def progress(self, attempt, batches):
-            if attempt in self.attempts:
-                self.attempts[attempt]["batches"] = batches
-
-        def finished(self, attempt, figures):
-            self.attempts[attempt].update(figures, finished=True)
-
-        def consumer(self, key, figures):
-            self.consumers[key] = figures
-
-        def snapshot(self):
-            return {"parts": self.parts, "attempts": dict(self.attempts),
-                    "consumers": dict(self.consumers)}
-
-    return _Collector
+def _release(key: int, name: str) -> None:
+    """A read() dataset is gone: forget it here and drop its run's state in the collector."""
+    _RUNS.pop(key, None)
+    _ray_collector.close_run(name)
 
 
 @functools.lru_cache(maxsize=None)
@@ -324,10 +294,10 @@ def _read_part(spec: _Part) -> Iterator:
     import ray
     from ray.data.block import BlockAccessor
 
-    collector = ray.get_actor(spec.collector, namespace=_COLLECTOR_NAMESPACE)
+    collector = _ray_collector.of_run(spec.collector)
     attempt = f"{spec.part}:{uuid.uuid4().hex[:8]}"
     context = ray.get_runtime_context()
-    ray.get(collector.started.remote(attempt, {
+    ray.get(collector.started.remote(spec.collector, attempt, {
         "part": spec.part, "pid": os.getpid(), "node": context.get_node_id(),
         "start": time.time()}))
     clocks = {"setup_s": 0.0, "wait_s": 0.0, "emit_s": 0.0, "emit_cpu_s": 0.0,
@@ -363,7 +333,7 @@ def _read_part(spec: _Part) -> Iterator:
             yield block
             clocks["emit_s"] += time.perf_counter() - t1
             clocks["emit_cpu_s"] += time.thread_time() - c1
-            collector.progress.remote(attempt, clocks["batches"])
+            collector.progress.remote(spec.collector, attempt, clocks["batches"])
 
     try:
         t0 = time.perf_counter()
@@ -397,4 +367,5 @@ def _read_part(spec: _Part) -> Iterator:
         except Exception:
             named = RuntimeError(where)
         raise named from error
-    ray.get(collector.finished.remote(attempt, dict(clocks, end=time.time(), reports=reports)))
+    ray.get(collector.finished.remote(spec.collector, attempt,
+                                      dict(clocks, end=time.time(), reports=reports)))

@@ -1,5 +1,7 @@
 """A local Ray cluster of three 1-CPU nodes on this machine (the head and two more raylets,
-150 MB of object store each), and generated datasets. Ray comes from PyPI (`make test-ray`)."""
+150 MB of object store each), and generated datasets. Ray comes from PyPI, and the tests run in
+a network namespace of their own (`make test-ray`, tests/ray/in_namespace.sh): the cluster binds
+the namespace's address, never this machine's interfaces."""
 
 import os
 import shutil
@@ -24,24 +26,45 @@ def cli():
     return path
 
 
+def namespace_address():
+    """The address Ray will bind: FEEDRATE_RAY_NODE_IP, the one of the network namespace that
+    tests/ray/in_namespace.sh (`make test-ray`) runs the tests in. Outside it the cluster would
+    bind this machine's own interface address, so the tests refuse to start."""
+    from ray.util import get_node_ip_address
+
+    expected = os.environ.get("FEEDRATE_RAY_NODE_IP")
+    if not expected:
+        pytest.fail("tests/ray start a Ray cluster: run them with `make test-ray`, which runs "
+                    "them in a network namespace of their own (tests/ray/in_namespace.sh)")
+    detected = get_node_ip_address()
+    if detected != expected:
+        pytest.fail(f"Ray would bind {detected}, not the namespace's {expected}: run the tests "
+                    "through tests/ray/in_namespace.sh")
+    return expected
+
+
 @pytest.fixture(scope="session")
 def cluster():
     import ray
     from ray.cluster_utils import Cluster
 
     os.environ.setdefault("RAY_DATA_DISABLE_PROGRESS_BARS", "1")
-    # The nodes take this machine's address (Ray 2.60's Cluster builds the GCS address from the
-    # detected one, so a node_ip_address of 127.0.0.1 leaves ray.init() waiting on it): the
-    # traffic stays on this machine, and the dashboard is off.
+    # The nodes bind the namespace's address, which Ray detects itself (its Cluster builds the
+    # GCS address from the detected one, so a node_ip_address of 127.0.0.1 leaves ray.init()
+    # waiting on it). The dashboard is off.
+    address = namespace_address()
     nodes = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "object_store_memory": OBJECT_STORE, "include_dashboard": False})
-    for _ in range(2):
-        nodes.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
-    ray.init(address=nodes.address)
-    nodes.wait_for_nodes()
-    yield nodes
-    ray.shutdown()
-    nodes.shutdown()
+        "num_cpus": 1, "object_store_memory": OBJECT_STORE, "include_dashboard": False,
+        "node_ip_address": address})
+    try:
+        for _ in range(2):
+            nodes.add_node(num_cpus=1, object_store_memory=OBJECT_STORE, node_ip_address=address)
+        ray.init(address=nodes.address)
+        nodes.wait_for_nodes()
+        yield nodes
+    finally:
+        ray.shutdown()
+        nodes.shutdown()
 
 
 def make_dataset(root, count, classes):

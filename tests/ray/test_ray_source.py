@@ -2,6 +2,7 @@
 sample once, also split between two trainers and after a read task's worker is killed; bad
 options refused on the driver with the Loader's own errors; on_bad as in the Loader."""
 
+import gc
 import hashlib
 import os
 import signal
@@ -215,3 +216,24 @@ def test_on_bad_skip_and_error_follow_the_loader(cluster, broken):
     message = str(raised.value)
     assert any(str(path) in message for path in bad), message
     assert "feedrate.ray: part " in message and "epoch 0" in message, message
+
+
+def test_runs_share_the_drivers_collector_and_release_their_state(cluster, photos):
+    first = feedrate.ray.read(photos, seed=1, epoch=0, num_tasks=2, **SMALL)
+    second = feedrate.ray.read(photos, seed=1, epoch=1, num_tasks=3, **SMALL)
+    names = feedrate.ray.run_name(first), feedrate.ray.run_name(second)
+    # One collecting actor for both runs (a run's name is the actor's, then the run's own).
+    assert names[0] != names[1]
+    assert names[0].split("/")[0] == names[1].split("/")[0]
+    expected = {e: loader_epoch(photos, e, seed=1, **SMALL)[0] for e in (0, 1)}
+    assert_exact(delivered(second), expected[1])
+    assert_exact(delivered(first), expected[0])
+    # Each run reports its own parts only.
+    assert [p["rows"] for p in feedrate.ray.report(first)["parts"]] == [101, 102]
+    assert [p["rows"] for p in feedrate.ray.report(second)["parts"]] == [67, 67, 69]
+
+    del first
+    gc.collect()
+    with pytest.raises(ValueError, match="its dataset was released"):
+        feedrate.ray.report(names[0])
+    assert feedrate.ray.report(names[1])["images"] == 203

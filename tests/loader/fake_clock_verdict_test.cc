@@ -59,7 +59,7 @@ TEST_F(FakeClockVerdict, AThrottledDiskBindsTheLoader) {
   LoaderOptions o = options(0);
   o.throttle = throttle_for(0.01);  // 100 s an image: 1,600 s a batch
   const Report r = run(o, seconds(0), 3);
-  EXPECT_EQ(r.verdict.bottleneck, "io") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kIo) << explain(r);
   EXPECT_EQ(r.images, 3 * kBatch);
   // The reads took their fake time (about 4,800 s), not the milliseconds this test runs for.
   EXPECT_GT(r.wall_s, 1000) << explain(r);
@@ -70,27 +70,27 @@ TEST_F(FakeClockVerdict, AThrottledDiskBindsAFastTrainingStep) {
   o.throttle = throttle_for(0.01);  // 1,600 s a batch
   o.training_images_per_s = 800;
   const Report r = run(o, seconds(1), 3);  // 16 images/s of training
-  EXPECT_EQ(r.verdict.bottleneck, "io") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kIo) << explain(r);
 }
 
 TEST_F(FakeClockVerdict, ReadLatencyBindsWhenEveryBatchWaitsForItsReads) {
   LoaderOptions o = options(0);
   o.throttle = "0,0,1000000000";  // every read takes 1,000 s: 0.016 images/s or less
   const Report r = run(o, seconds(0), 3);
-  EXPECT_EQ(r.verdict.bottleneck, "io") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kIo) << explain(r);
 }
 
 // consumer: a training step far slower than the loader.
 
 TEST_F(FakeClockVerdict, ASlowStepIsTheLimitForTwoWorkers) {
   const Report r = run(options(2), seconds(400), 4);  // 16 images per 400 s
-  EXPECT_EQ(r.verdict.bottleneck, "consumer") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kConsumer) << explain(r);
   EXPECT_EQ(r.verdict.stall_fraction, 0) << explain(r);
 }
 
 TEST_F(FakeClockVerdict, ASlowStepIsTheLimitForOneWorker) {
   const Report r = run(options(1), seconds(500), 3);  // 16 images per 500 s
-  EXPECT_EQ(r.verdict.bottleneck, "consumer") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kConsumer) << explain(r);
 }
 
 TEST_F(FakeClockVerdict, ASlowStepIsTheLimitOverAThrottledDisk) {
@@ -100,7 +100,7 @@ TEST_F(FakeClockVerdict, ASlowStepIsTheLimitOverAThrottledDisk) {
   o.throttle = throttle_for(400);
   o.training_images_per_s = 0.04;
   const Report r = run(o, seconds(400), 4);  // 0.04 images/s
-  EXPECT_EQ(r.verdict.bottleneck, "consumer") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kConsumer) << explain(r);
 }
 
 // ram: one batch in flight, so reads, decodes and the step cannot overlap.
@@ -113,7 +113,7 @@ TEST_F(FakeClockVerdict, OneSlotWithSlowReadsAndAStepIsRamBound) {
   o.throttle = "0,0,100000000";
   const Report r = run(o, seconds(100), 5);
   EXPECT_EQ(r.run.slots, 1u);
-  EXPECT_EQ(r.verdict.bottleneck, "ram") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kRam) << explain(r);
 }
 
 TEST_F(FakeClockVerdict, AMemoryBudgetOfOneBatchIsRamBound) {
@@ -123,7 +123,7 @@ TEST_F(FakeClockVerdict, AMemoryBudgetOfOneBatchIsRamBound) {
   o.throttle = "0,0,100000000";
   const Report r = run(o, seconds(100), 5);
   ASSERT_EQ(r.run.slots, 1u) << "the budget should allow one batch";
-  EXPECT_EQ(r.verdict.bottleneck, "ram") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kRam) << explain(r);
 }
 
 }  // namespace

@@ -39,39 +39,39 @@ TEST_F(VerdictScenario, AThrottledDiskBindsTwoWorkers) {
   LoaderOptions o = options(2);
   o.throttle = throttle_for(2 * kDecodeFloor / 8);  // 25 images/s against >= 200
   const Report r = run(o, 3);
-  EXPECT_EQ(r.verdict.bottleneck, "io") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kIo) << explain(r);
 }
 
 // cpu: decoding far below what the page cache feeds.
 
 TEST_F(VerdictScenario, OneWorkerAndABareLoopIsCpuBound) {
   const Report r = run(options(1), SIZE_MAX);
-  EXPECT_EQ(r.verdict.bottleneck, "cpu") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kCpu) << explain(r);
   EXPECT_EQ(r.images, 96u);
 }
 
 TEST_F(VerdictScenario, TwoWorkersAndABareLoopAreCpuBound) {
   const Report r = run(options(2), SIZE_MAX);
-  EXPECT_EQ(r.verdict.bottleneck, "cpu") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kCpu) << explain(r);
 }
 
 TEST_F(VerdictScenario, DecodingOnTheConsumersThreadIsCpuBound) {
   const Report r = run(options(0), SIZE_MAX);
-  EXPECT_EQ(r.verdict.bottleneck, "cpu") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kCpu) << explain(r);
 }
 
 TEST_F(VerdictScenario, AFastEmulatedDiskLeavesDecodingTheLimit) {
   LoaderOptions o = options(1);
   o.throttle = throttle_for(100 * kDecodeFloor);  // 10,000 images/s of disk
   const Report r = run(o, SIZE_MAX);
-  EXPECT_EQ(r.verdict.bottleneck, "cpu") << explain(r);
+  EXPECT_EQ(r.verdict.bottleneck, Resource::kCpu) << explain(r);
 }
 
 TEST_F(VerdictScenario, ReportBeforeAnyBatchMeasuredNothing) {
   Loader loader(options(1));
   const Report r = loader.report();
   EXPECT_EQ(r.images, 0u);
-  EXPECT_EQ(r.verdict.bottleneck, "none");
+  EXPECT_EQ(r.verdict.bottleneck, std::nullopt);
 }
 
 TEST_F(VerdictScenario, ReportIsAvailableDuringTheRun) {
@@ -81,7 +81,7 @@ TEST_F(VerdictScenario, ReportIsAvailableDuringTheRun) {
   EXPECT_EQ(r.images, kBatch);
   EXPECT_EQ(r.stages.size(), 5u);
   EXPECT_GT(r.wall_s, 0);
-  EXPECT_NE(r.verdict.bottleneck, "none");
+  EXPECT_TRUE(r.verdict.bottleneck.has_value());
 }
 
 }  // namespace

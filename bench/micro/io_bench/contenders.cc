@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -27,6 +29,25 @@ feedrate::gpu::HostBuffer make_buffers(std::size_t batch, std::size_t block) {
   return buffer;
 }
 
+// Calls `read_batch(count)`, which reads `count` blocks into the buffers and returns an error
+// message ("" when they all read), until the budget is spent. Returns MB/s; empty, with *error
+// set, when a batch failed.
+std::optional<double> read_until_spent(const Setup& setup, const Job& job,
+                                       const std::function<std::string(std::size_t)>& read_batch,
+                                       std::string* error) {
+  std::uint64_t done = 0;
+  double elapsed = 0;
+  const Clock::time_point start = Clock::now();
+  while (!setup.budget.spent(done, elapsed)) {
+    const std::size_t count = setup.budget.next_batch(done, job.block, setup.batch);
+    *error = read_batch(count);
+    if (!error->empty()) return std::nullopt;
+    done += count * job.block;
+    elapsed = seconds_since(start);
+  }
+  return done / elapsed / 1e6;
+}
+
 }  // namespace
 
 Run run_reader(const Setup& setup, const Job& job, bool force_pread) {
@@ -42,26 +63,26 @@ Run run_reader(const Setup& setup, const Job& job, bool force_pread) {
   const feedrate::gpu::HostBuffer buffer = make_buffers(setup.batch, job.block);
   std::vector<io::ReadRequest> requests(setup.batch);
   Offsets offsets(job.pattern, setup.file_bytes / job.block, job.block);
-  std::uint64_t done = 0;
-  double elapsed = 0;
-  const Clock::time_point start = Clock::now();
-  while (!setup.budget.spent(done, elapsed)) {
-    const std::size_t count = setup.budget.next_batch(done, job.block, setup.batch);
-    for (std::size_t i = 0; i < count; ++i) {
-      requests[i].fd = file.fd();
-      requests[i].offset = offsets.next();
-      requests[i].dest = {buffer.data() + i * job.block, job.block};
-    }
-    reader->read({requests.data(), count});
-    for (std::size_t i = 0; i < count; ++i) {
-      if (requests[i].error) {
-        return {std::nullopt, fmt::format("read of {} bytes at {}: {}", job.block,
-                                          requests[i].offset, requests[i].error.message())};
-      }
-    }
-    done += count * job.block;
-    elapsed = seconds_since(start);
-  }
+  std::string failure;
+  const std::optional<double> mb_per_s = read_until_spent(
+      setup, job,
+      [&](std::size_t count) -> std::string {
+        for (std::size_t i = 0; i < count; ++i) {
+          requests[i].fd = file.fd();
+          requests[i].offset = offsets.next();
+          requests[i].dest = {buffer.data() + i * job.block, job.block};
+        }
+        reader->read({requests.data(), count});
+        for (std::size_t i = 0; i < count; ++i) {
+          if (requests[i].error) {
+            return fmt::format("read of {} bytes at {}: {}", job.block, requests[i].offset,
+                               requests[i].error.message());
+          }
+        }
+        return {};
+      },
+      &failure);
+  if (!mb_per_s) return {std::nullopt, failure};
   const io::ReadStats& stats = reader->stats();
   std::string detail = fmt::format(
       "{}, {:.1f} reads in flight on average (peak {}), latency p50 {:.0f} us, p99 "
@@ -70,7 +91,7 @@ Run run_reader(const Setup& setup, const Job& job, bool force_pread) {
       stats.latency_p50_us, stats.latency_p99_us);
   if (!force_pread && !fallback.empty()) detail += "; " + fallback;
   if (stats.direct_io_fallbacks > 0) detail += "; " + stats.direct_io_fallback_reason;
-  return {done / elapsed / 1e6, detail};
+  return {mb_per_s, detail};
 }
 
 Run run_pread_loop(const Setup& setup, const Job& job) {
@@ -79,30 +100,29 @@ Run run_pread_loop(const Setup& setup, const Job& job) {
   if (error) return {std::nullopt, "open: " + error.message()};
   const feedrate::gpu::HostBuffer buffer = make_buffers(setup.batch, job.block);
   Offsets offsets(job.pattern, setup.file_bytes / job.block, job.block);
-  std::uint64_t done = 0;
-  double elapsed = 0;
-  const Clock::time_point start = Clock::now();
-  while (!setup.budget.spent(done, elapsed)) {
-    const std::size_t count = setup.budget.next_batch(done, job.block, setup.batch);
-    for (std::size_t i = 0; i < count; ++i) {
-      std::byte* dest = buffer.data() + i * job.block;
-      const std::uint64_t offset = offsets.next();
-      for (std::size_t got = 0; got < job.block;) {
-        const ssize_t n =
-            ::pread(file.fd(), dest + got, job.block - got, static_cast<off_t>(offset + got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          return {std::nullopt,
-                  fmt::format("pread at {}: {}", offset + got,
-                              n == 0 ? "unexpected end of file" : std::strerror(errno))};
+  std::string failure;
+  const std::optional<double> mb_per_s = read_until_spent(
+      setup, job,
+      [&](std::size_t count) -> std::string {
+        for (std::size_t i = 0; i < count; ++i) {
+          std::byte* dest = buffer.data() + i * job.block;
+          const std::uint64_t offset = offsets.next();
+          for (std::size_t got = 0; got < job.block;) {
+            const ssize_t n =
+                ::pread(file.fd(), dest + got, job.block - got, static_cast<off_t>(offset + got));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+              return fmt::format("pread at {}: {}", offset + got,
+                                 n == 0 ? "unexpected end of file" : std::strerror(errno));
+            }
+            got += static_cast<std::size_t>(n);
+          }
         }
-        got += static_cast<std::size_t>(n);
-      }
-    }
-    done += count * job.block;
-    elapsed = seconds_since(start);
-  }
-  return {done / elapsed / 1e6, "pread(2), one thread"};
+        return {};
+      },
+      &failure);
+  if (!mb_per_s) return {std::nullopt, failure};
+  return {mb_per_s, "pread(2), one thread"};
 }
 
 Run run_fio(const Setup& setup, const Job& job) {

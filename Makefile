@@ -174,16 +174,12 @@ test-asan: deps
 # suppressed and why. The other suites are single-threaded code that ASan already covers.
 TSAN_TARGETS := loader_test io_test
 TSAN_TESTS := ^(loader_test|io_test)\.
-# The fake-clock tests (the verdicts, the clock and throttle suites) have passed under ASan but
-# not yet been run under TSan: left out here until they have (FakeClock hands time between the
-# consumer and the pipeline's threads).
-TSAN_NOT_YET := FakeClock
 TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp
 
 test-tsan: deps
 	cmake --preset tsan
 	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TARGETS)
-	$(TSAN_ENV) ctest --preset tsan -j $(JOBS) -R '$(TSAN_TESTS)' -E '$(TIMING_SCENARIOS)|$(TSAN_NOT_YET)'
+	$(TSAN_ENV) ctest --preset tsan -j $(JOBS) -R '$(TSAN_TESTS)' -E '$(TIMING_SCENARIOS)'
 
 # libFuzzer targets (tests/fuzz), built with clang in build-fuzz/ with ASan+UBSan; each runs for
 # FUZZ_SECONDS from the generated seeds. New inputs collect in build-fuzz/corpus/<target>,

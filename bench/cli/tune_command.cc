@@ -24,6 +24,7 @@
 #include "bench/tune/window_sweep.h"
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
+#include "feedrate/resource.h"
 #include "feedrate/system_info.h"
 #include "loader/diagnosis/packing_probe.h"
 #include "loader/diagnosis/report_json.h"
@@ -91,6 +92,7 @@ class Tuner {
     point.images_per_s = figures.images_per_s;
     point.peak_rss_mb = figures.costs.peak_rss_mb;
     point.seconds = figures.seconds;
+    point.bottleneck = figures.bottleneck;
     if (figures.costs.peak_rss_mb > margin_mb_) {
       point.refused = true;
       point.reason =
@@ -139,6 +141,7 @@ struct TuneResult {
   std::vector<AdjustPoint> adjust;
   Setting recommended;
   double recommended_images_per_s = 0;
+  std::optional<Resource> recommended_bottleneck;
   double seconds = 0;
 };
 
@@ -153,8 +156,9 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
       fmt::print(stderr, "tune      {} worker(s): {}\n", workers,
                  point.refused && point.images_per_s == 0
                      ? "refused, " + point.reason
-                     : fmt::format("{:.1f} images/s, peak RSS {:.1f} MB", point.images_per_s,
-                                   point.peak_rss_mb));
+                     : fmt::format("{:.1f} images/s, peak RSS {:.1f} MB, bottleneck {}",
+                                   point.images_per_s, point.peak_rss_mb,
+                                   resource_name(point.bottleneck, "none")));
     }
     return point;
   };
@@ -168,7 +172,10 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
   }
   result.recommended = {result.search.knee, args.loader.prefetch, args.loader.queue_depth};
   for (const CurvePoint& p : result.search.points) {
-    if (p.workers == result.search.knee) result.recommended_images_per_s = p.images_per_s;
+    if (p.workers == result.search.knee) {
+      result.recommended_images_per_s = p.images_per_s;
+      result.recommended_bottleneck = p.bottleneck;
+    }
   }
   if (args.no_adjust) return result;
   // Deeper prefetch hides uneven decode times; the queue depth suits the disk's parallelism.
@@ -190,12 +197,14 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
       fmt::print(stderr, "adjust    prefetch {}, queue depth {}: {}\n", s.prefetch, s.queue_depth,
                  adjusted.point.refused
                      ? "refused, " + adjusted.point.reason
-                     : fmt::format("{:.1f} images/s", adjusted.point.images_per_s));
+                     : fmt::format("{:.1f} images/s, bottleneck {}", adjusted.point.images_per_s,
+                                   resource_name(adjusted.point.bottleneck, "none")));
     }
     if (!adjusted.point.refused &&
         adjusted.point.images_per_s >= result.recommended_images_per_s * (1 + kClimbGain)) {
       result.recommended = s;
       result.recommended_images_per_s = adjusted.point.images_per_s;
+      result.recommended_bottleneck = adjusted.point.bottleneck;
     }
     result.adjust.push_back(adjusted);
   }
@@ -203,10 +212,15 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
 }
 
 nlohmann::json point_json(const CurvePoint& p, const Setting& s) {
-  return {{"workers", s.workers},         {"prefetch", s.prefetch},
-          {"queue_depth", s.queue_depth}, {"images_per_s", p.images_per_s},
-          {"peak_rss_mb", p.peak_rss_mb}, {"seconds", p.seconds},
-          {"refused", p.refused},         {"reason", p.reason}};
+  return {{"workers", s.workers},
+          {"prefetch", s.prefetch},
+          {"queue_depth", s.queue_depth},
+          {"images_per_s", p.images_per_s},
+          {"peak_rss_mb", p.peak_rss_mb},
+          {"seconds", p.seconds},
+          {"refused", p.refused},
+          {"reason", p.reason},
+          {"bottleneck", resource_name(p.bottleneck, "none")}};
 }
 
 void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
@@ -238,7 +252,8 @@ void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
   out["recommended"] = {{"workers", r.recommended.workers},
                         {"prefetch", r.recommended.prefetch},
                         {"queue_depth", r.recommended.queue_depth},
-                        {"images_per_s", r.recommended_images_per_s}};
+                        {"images_per_s", r.recommended_images_per_s},
+                        {"bottleneck", resource_name(r.recommended_bottleneck, "none")}};
   if (const RunCosts* costs = tuner.costs(r.recommended)) {
     RunCosts recorded = *costs;  // with what packing would save, for `feedrate plan`
     recorded.packed = probe_packed_decode(Dataset::open(args.loader.dataset),
@@ -260,9 +275,10 @@ void print_text(const TuneArgs& args, const TuneResult& r) {
       "knee      {} worker(s): the smallest count with >= {:.0f}% of the best ({} "
       "worker(s))\n",
       r.search.knee, 100 * kKneeShare, r.search.best);
-  fmt::print("recommend --workers {} --prefetch {} --queue-depth {}: {:.1f} images/s\n",
-             r.recommended.workers, r.recommended.prefetch, r.recommended.queue_depth,
-             r.recommended_images_per_s);
+  fmt::print(
+      "recommend --workers {} --prefetch {} --queue-depth {}: {:.1f} images/s, bottleneck {}\n",
+      r.recommended.workers, r.recommended.prefetch, r.recommended.queue_depth,
+      r.recommended_images_per_s, resource_name(r.recommended_bottleneck, "none"));
 }
 
 int run_window_sweep(const TuneArgs& args) {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The reader alone against fio: runs feedrate-io-bench (bench/micro/io_bench.cc), which reads one file
+# The reader alone against fio: runs feedrate-io-bench (bench/micro/io_bench/main.cc), which reads one file
 # with feedrate's reader and with fio at the same block size, queue depth and O_DIRECT flag and
 # prints both MB/s, their ratio and the targets. Builds nothing: run `make build` first.
 #

@@ -52,7 +52,9 @@ PointFigures measure_point(const LoaderOptions& options, double window_s,
       elapsed = seconds_between(window_start, Clock::now());
     }
     figures.images_per_s = images / elapsed;
-    figures.costs = loader.report().costs;
+    const Report report = loader.report();
+    figures.costs = report.costs;
+    figures.bottleneck = report.verdict.bottleneck;
     figures.costs.images_per_s = figures.images_per_s;  // the window's, without the warm-up
   }
   figures.seconds = seconds_between(start, Clock::now());

@@ -7,19 +7,22 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
+#include "feedrate/resource.h"
 #include "feedrate/run_costs.h"
 #include "feedrate/shuffle_quality.h"
 
 namespace feedrate::bench {
 
 struct PointFigures {
-  double images_per_s = 0;  // over the window, from the first delivery after warm-up
-  double seconds = 0;       // the whole point: indexing, warm-up and window
-  RunCosts costs;           // per-image costs of this point (peak_rss_mb: while it ran)
+  double images_per_s = 0;             // over the window, from the first delivery after warm-up
+  double seconds = 0;                  // the whole point: indexing, warm-up and window
+  RunCosts costs;                      // per-image costs of this point (peak_rss_mb: while it ran)
+  std::optional<Resource> bottleneck;  // what the verdict says binds (over the warm-up too)
 };
 
 // Builds a Loader from `options`, delivers `warmup_batches` batches, then counts images

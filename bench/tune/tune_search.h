@@ -13,8 +13,11 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "feedrate/resource.h"
 
 namespace feedrate::bench {
 
@@ -28,6 +31,7 @@ struct CurvePoint {
   double seconds = 0;    // spent measuring it (set-up included)
   bool refused = false;  // not run, or not to be used: it would pass the memory limit
   std::string reason;
+  std::optional<Resource> bottleneck;  // the verdict's at this point; absent when not run
 };
 
 using MeasureWorkers = std::function<CurvePoint(int workers)>;

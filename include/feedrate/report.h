@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,20 +91,15 @@ struct StageFigures {
   double utilization = 0;
 };
 
-// The resources a run may be held back by, in the order reports list them, by their words
-// (include/feedrate/resource.h, which says what each is):
+// What one resource alone would sustain, in images/s. The resources (include/feedrate/resource.h
+// owns them and their words), and what bounds each:
 //   io       reads per busy second, capped by the emulated limits
 //   cpu      the decode threads and the cores this process may use
 //   ram      the batches in flight that the memory budget (prefetch_batches) allows
 //   h2d      the copy to the GPU
 //   consumer the training step: the loader keeps up, training is the limit
-inline constexpr std::array<const char*, kAllResources.size()> kResources = {
-    resource_name(Resource::kIo), resource_name(Resource::kCpu), resource_name(Resource::kRam),
-    resource_name(Resource::kH2d), resource_name(Resource::kConsumer)};
-
-// What one resource alone would sustain, in images/s.
 struct Capacity {
-  std::string resource;     // one of kResources
+  Resource resource = Resource::kIo;
   bool measured = false;    // false: the run says nothing about it (no GPU, a bare loop)
   double images_per_s = 0;  // infinity when measured and unlimited
   double headroom = 0;      // images_per_s / the delivered rate
@@ -120,11 +116,11 @@ struct SlotCycle {
 };
 
 struct Capacities {
-  double delivered = 0;  // images/s
-  std::array<Capacity, kResources.size()> resources;
+  double delivered = 0;                                  // images/s
+  std::array<Capacity, kAllResources.size()> resources;  // in kAllResources' order
   SlotCycle cycle;
 
-  const Capacity& of(const std::string& resource) const;
+  const Capacity& of(Resource resource) const;
 };
 
 // An option a remedy sets: a LoaderOptions field's name and its value in that option's words
@@ -150,9 +146,10 @@ struct Advice {
 
 // The verdict: which resource holds training back.
 struct Verdict {
-  // One of kResources, or "none" before anything was measured.
-  std::string bottleneck = "none";
-  std::string runner_up;      // within kCloseMargin of the bottleneck's capacity; "" when none
+  // Absent before anything was measured: its JSON and text say "none".
+  std::optional<Resource> bottleneck;
+  // Within kCloseMargin of the bottleneck's capacity; absent when none is (JSON: "").
+  std::optional<Resource> runner_up;
   bool reached = false;       // the delivered rate reaches the bottleneck's capacity
   double stall_fraction = 0;  // share of the wall time the consumer spent waiting
   std::vector<Advice> advice;

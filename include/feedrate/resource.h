@@ -1,6 +1,6 @@
 // The resources a run may be held back by, as codes, and their words: the one vocabulary of the
 // verdict (include/feedrate/report.h's capacities), `feedrate plan`'s projections and `feedrate
-// tune`, written once here and rendered only at the edge (JSON, text).
+// tune`, written once here and rendered only at the edge (JSON, text, Python).
 //   io        the disk (or its emulation)
 //   cpu       decoding: the decode threads and the cores
 //   ram       the batches in flight that the memory budget allows
@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 
 namespace feedrate {
 
@@ -33,6 +34,12 @@ constexpr const char* resource_name(Resource resource) {
       return "consumer";
   }
   return "unknown";
+}
+
+// The word of a resource that may be absent (a verdict's bottleneck before anything was
+// measured, a runner-up when none is close): `absent` then.
+constexpr const char* resource_name(std::optional<Resource> resource, const char* absent) {
+  return resource ? resource_name(*resource) : absent;
 }
 
 }  // namespace feedrate

@@ -16,7 +16,7 @@ using text::thousands;
 
 constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 
-Capacity measured(const char* resource, double images_per_s, std::string basis) {
+Capacity measured(Resource resource, double images_per_s, std::string basis) {
   Capacity c;
   c.resource = resource;
   c.measured = true;
@@ -25,7 +25,7 @@ Capacity measured(const char* resource, double images_per_s, std::string basis) 
   return c;
 }
 
-Capacity not_measured(const char* resource, std::string why) {
+Capacity not_measured(Resource resource, std::string why) {
   Capacity c;
   c.resource = resource;
   c.basis = std::move(why);
@@ -44,14 +44,14 @@ Capacity io_capacity(const Report& r, const ImageCosts& costs, double images) {
     basis += format("; the emulated disk (%s) allows %s", io::describe(disk).c_str(),
                     thousands(limit).c_str());
   }
-  return measured("io", std::min(reading, limit), basis);
+  return measured(Resource::kIo, std::min(reading, limit), basis);
 }
 
 Capacity cpu_capacity(const Report& r, const ImageCosts& costs) {
   const int threads = std::max(1, r.run.num_workers);
   const int cores = std::max(1, r.run.cpus);
   return measured(
-      "cpu", cpu_images_per_s(costs, threads, cores),
+      Resource::kCpu, cpu_images_per_s(costs, threads, cores),
       format("%.2f ms of decode CPU per image on %d thread(s), %.2f ms of loader CPU per image "
              "on %d core(s), the decodes on a core %.0f%% of their time",
              costs.decode_ms_per_image, threads, costs.cpu_ms_per_image, cores,
@@ -77,7 +77,7 @@ SlotCycle slot_cycle(const Report& r, double images) {
 }
 
 Capacity ram_capacity(const Report& r, const SlotCycle& cycle) {
-  return measured("ram", ram_images_per_s(cycle),
+  return measured(Resource::kRam, ram_images_per_s(cycle),
                   format("%zu batch(es) in flight, each needing its slot for %.1f ms (reads %.1f, "
                          "decodes %.1f, copy %.1f, held by the consumer %.1f)",
                          r.run.slots, cycle.total_s() * 1e3, cycle.read_s * 1e3,
@@ -87,23 +87,24 @@ Capacity ram_capacity(const Report& r, const SlotCycle& cycle) {
 Capacity h2d_capacity(const Report& r, double images) {
   const RunFigures& f = r.figures;
   if (r.run.device.rfind("cuda", 0) != 0)
-    return not_measured("h2d", "no GPU: batches stay on the host");
-  if (f.copy_busy_s <= 0) return not_measured("h2d", "no copy measured yet");
+    return not_measured(Resource::kH2d, "no GPU: batches stay on the host");
+  if (f.copy_busy_s <= 0) return not_measured(Resource::kH2d, "no copy measured yet");
   return measured(
-      "h2d", images / f.copy_busy_s,
+      Resource::kH2d, images / f.copy_busy_s,
       format("%.2f GB/s of copies", static_cast<double>(f.copy_bytes) / 1e9 / f.copy_busy_s));
 }
 
 Capacity consumer_capacity(const Report& r, double images) {
   const RunFigures& f = r.figures;
   if (r.run.training_images_per_s > 0) {
-    return measured("consumer", r.run.training_images_per_s, "the training rate given");
+    return measured(Resource::kConsumer, r.run.training_images_per_s, "the training rate given");
   }
   if (f.consumer_busy_s >= kMeasurableStepShare * r.wall_s && f.consumer_busy_s > 0) {
-    return measured("consumer", images / f.consumer_busy_s,
+    return measured(Resource::kConsumer, images / f.consumer_busy_s,
                     format("%.1f ms per batch outside next()", r.consumer_ms_per_batch));
   }
-  return not_measured("consumer", "the consumer hardly works between batches (a bare loop)");
+  return not_measured(Resource::kConsumer,
+                      "the consumer hardly works between batches (a bare loop)");
 }
 
 }  // namespace
@@ -122,28 +123,40 @@ double ram_images_per_s(const SlotCycle& cycle) {
   return total > 0 ? cycle.slots * cycle.batch_size / total : kUnlimited;
 }
 
-double lifted(const Capacities& c, const std::string& resource, double capacity) {
+double lifted(const Capacities& c, Resource resource, double capacity) {
   SlotCycle cycle = c.cycle;
   const double now = c.of(resource).images_per_s;
   const double scale = capacity > 0 && std::isfinite(now) ? now / capacity : 1;
-  if (resource == "io") cycle.read_s *= scale;
-  if (resource == "cpu") cycle.decode_s *= scale;
-  if (resource == "h2d") cycle.copy_s *= scale;
-  if (resource == "consumer") cycle.held_s *= scale;
-  double rate = resource == "ram" ? capacity : std::min(capacity, ram_images_per_s(cycle));
+  switch (resource) {
+    case Resource::kIo:
+      cycle.read_s *= scale;
+      break;
+    case Resource::kCpu:
+      cycle.decode_s *= scale;
+      break;
+    case Resource::kH2d:
+      cycle.copy_s *= scale;
+      break;
+    case Resource::kConsumer:
+      cycle.held_s *= scale;
+      break;
+    case Resource::kRam:
+      break;
+  }
+  double rate = resource == Resource::kRam ? capacity : std::min(capacity, ram_images_per_s(cycle));
   for (const Capacity& other : c.resources) {
-    if (other.measured && other.resource != resource && other.resource != "ram") {
+    if (other.measured && other.resource != resource && other.resource != Resource::kRam) {
       rate = std::min(rate, other.images_per_s);
     }
   }
   return rate;
 }
 
-const Capacity& Capacities::of(const std::string& resource) const {
+const Capacity& Capacities::of(Resource resource) const {
   for (const Capacity& c : resources) {
     if (c.resource == resource) return c;
   }
-  throw std::invalid_argument("no resource \"" + resource + "\"");
+  throw std::invalid_argument(std::string("no capacity for ") + resource_name(resource));
 }
 
 ImageCosts image_costs(const Report& r) {
@@ -164,7 +177,7 @@ ImageCosts image_costs(const Report& r) {
 
 Capacities capacities(const Report& r) {
   Capacities c;
-  for (std::size_t i = 0; i < kResources.size(); ++i) c.resources[i].resource = kResources[i];
+  for (std::size_t i = 0; i < kAllResources.size(); ++i) c.resources[i].resource = kAllResources[i];
   if (r.images == 0 || r.wall_s <= 0) {
     for (Capacity& capacity : c.resources) capacity.basis = "nothing measured yet";
     return c;

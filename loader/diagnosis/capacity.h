@@ -34,7 +34,7 @@ double ram_images_per_s(const SlotCycle& cycle);
 // What the run would deliver with `resource`'s capacity raised (or lowered) to `capacity`: the
 // lowest of that and every other measured capacity, the ram capacity recomputed with the reads
 // (io) or decodes (cpu) of the new rate.
-double lifted(const Capacities& capacities, const std::string& resource, double capacity);
+double lifted(const Capacities& capacities, Resource resource, double capacity);
 
 // The run's per-image costs as the projections take them.
 ImageCosts image_costs(const Report& report);

@@ -83,7 +83,7 @@ void disk_advice(const Measured& m, Verdict& v) {
                                 "read them in storage order ({1})",
                  static_cast<double>(run.chunk_bytes) / 1e6, sequential.reads_per_image,
                  m.costs.reads_per_image, thousands(rate).c_str()),
-          {{"shuffle", "blocks"}, {"shuffle", "none"}}, m.lifted("io", rate),
+          {{"shuffle", "blocks"}, {"shuffle", "none"}}, m.lifted(Resource::kIo, rate),
           run.shards() ? "no hardware, a less random order"
                        : format("a %.1f GB copy of the dataset and a less random order",
                                 gb(run.dataset_bytes))));
@@ -115,15 +115,15 @@ void disk_advice(const Measured& m, Verdict& v) {
         format("raise the reads in flight from %u to %u ({0}): this disk then delivers %s "
                "images/s",
                run.queue_depth, deeper.queue_depth, thousands(rate).c_str()),
-        {{"io_queue_depth", std::to_string(deeper.queue_depth)}}, m.lifted("io", rate),
+        {{"io_queue_depth", std::to_string(deeper.queue_depth)}}, m.lifted(Resource::kIo, rate),
         "no hardware, a few MB of read buffers"));
   }
 
   // A faster disk class: the slowest that lifts the run to what the other resources allow.
-  const double goal = m.lifted("io", kUnlimited);
+  const double goal = m.lifted(Resource::kIo, kUnlimited);
   const double now = disk_images_per_s(m.costs, disk);
-  if (m.measured("consumer") && m.report.run.training_images_per_s > 0) {
-    const double demand = m.capacity("consumer");
+  if (m.measured(Resource::kConsumer) && m.report.run.training_images_per_s > 0) {
+    const double demand = m.capacity(Resource::kConsumer);
     v.advice.push_back(make_finding(
         "io.demand", format("feeding %s images/s needs %.0f MB/s and %s reads/s",
                             thousands(demand).c_str(), demand * m.costs.bytes_per_image / 1e6,
@@ -145,7 +145,7 @@ void disk_advice(const Measured& m, Verdict& v) {
         "io.disk_class",
         format("%s %s (%s) delivers %s images/s of these reads", a, faster->label.c_str(),
                io::describe(faster->spec).c_str(), thousands(rate).c_str()),
-        m.lifted("io", rate), format("%s %s", a, faster->label.c_str())));
+        m.lifted(Resource::kIo, rate), format("%s %s", a, faster->label.c_str())));
   }
 }
 
@@ -154,7 +154,7 @@ void disk_advice(const Measured& m, Verdict& v) {
 void page_cache_advice(const Measured& m, Verdict& v) {
   const RunSetting& run = m.report.run;
   if (run.memory_bytes == 0) return;
-  const bool io_binds = v.bottleneck == "io" || v.runner_up == "io";
+  const bool io_binds = v.bottleneck == Resource::kIo || v.runner_up == Resource::kIo;
   const std::uint64_t in_flight = run.slots * run.slot_bytes;
   const std::uint64_t needed = run.dataset_bytes + in_flight;
   const std::string limit_text =
@@ -168,23 +168,23 @@ void page_cache_advice(const Measured& m, Verdict& v) {
     if (!io_binds) {
       v.advice.push_back(
           make_finding("page_cache", cause + format("; the disk keeps up with %.1fx headroom",
-                                                    m.capacities.of("io").headroom)));
+                                                    m.capacities.of(Resource::kIo).headroom)));
       return;
     }
     v.advice.push_back(make_remedy(
         "page_cache",
         format("with %.1f GB of memory, epochs after the first would read none", gb(needed)),
-        m.lifted("io", kUnlimited), format("%.1f GB more RAM", gb(needed - run.memory_bytes)),
-        cause));
+        m.lifted(Resource::kIo, kUnlimited),
+        format("%.1f GB more RAM", gb(needed - run.memory_bytes)), cause));
     // The pack cache (LoaderOptions::cache_dir) on a local NVMe disk: later epochs read it.
     const double local = disk_images_per_s(m.costs, disk_class("nvme").spec);
-    if (local > 1.2 * m.capacity("io")) {
+    if (local > 1.2 * m.capacity(Resource::kIo)) {
       v.advice.push_back(make_remedy(
           "io.cache_dir",
           format("or cache the dataset on a local NVMe SSD ({0}): epochs "
                  "after the first read it there, at up to %s images/s",
                  thousands(local).c_str()),
-          {{"cache_dir", "PATH"}}, m.lifted("io", local),
+          {{"cache_dir", "PATH"}}, m.lifted(Resource::kIo, local),
           format("%.1f GB of local disk (about 1.02x the dataset), and the CPU to copy it in "
                  "the first epochs",
                  gb(run.dataset_bytes) * 1.02)));
@@ -195,7 +195,8 @@ void page_cache_advice(const Measured& m, Verdict& v) {
         format("keep the dataset in page cache: it fits under %s, so epochs after the first read "
                "no disk",
                limit_text.c_str()),
-        m.lifted("io", kUnlimited), format("%.1f GB of RAM for the cache", gb(run.dataset_bytes))));
+        m.lifted(Resource::kIo, kUnlimited),
+        format("%.1f GB of RAM for the cache", gb(run.dataset_bytes))));
   }
 }
 

@@ -22,7 +22,7 @@ Measured::Measured(const Report& r)
       cores(std::max(1, r.run.cpus)),
       disk(emulated_disk(r.run)) {}
 
-double Measured::lifted(const char* resource, double capacity) const {
+double Measured::lifted(Resource resource, double capacity) const {
   return feedrate::lifted(capacities, resource, capacity);
 }
 

@@ -31,9 +31,9 @@ struct Measured {
   int cores = 1;          // available to the loader
   io::ThrottleSpec disk;  // the emulated disk; unlimited when unknown
 
-  double lifted(const char* resource, double capacity) const;
-  double capacity(const char* resource) const { return capacities.of(resource).images_per_s; }
-  bool measured(const char* resource) const { return capacities.of(resource).measured; }
+  double lifted(Resource resource, double capacity) const;
+  double capacity(Resource resource) const { return capacities.of(resource).images_per_s; }
+  bool measured(Resource resource) const { return capacities.of(resource).measured; }
 };
 
 Advice make_finding(const char* kind, std::string cause);

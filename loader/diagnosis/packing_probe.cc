@@ -147,7 +147,8 @@ std::string describe(const PackedDecodeCost& cost) {
 
 void add_packing(Report& report, const PackedDecodeCost& packed) {
   report.costs.packed = packed;
-  if (report.verdict.bottleneck == "cpu" && packed.measured() && packed.decode_ratio() < 1) {
+  if (report.verdict.bottleneck == Resource::kCpu && packed.measured() &&
+      packed.decode_ratio() < 1) {
     report.verdict.advice.push_back(
         packing_advice(report, {packed.decode_ratio(), packed.bytes_ratio(), packed.samples}));
   }

@@ -27,7 +27,7 @@ std::string progress_line(std::uint64_t epoch, std::uint64_t done, std::uint64_t
     if (stage.name == "assemble") continue;
     line += " " + stage.name + bar(stage.utilization);
   }
-  return line + ", bottleneck " + report.verdict.bottleneck;
+  return line + ", bottleneck " + resource_name(report.verdict.bottleneck, "none");
 }
 
 }  // namespace feedrate

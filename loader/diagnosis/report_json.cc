@@ -48,8 +48,8 @@ nlohmann::json verdict_json(const Report& report, OptionSpelling spell) {
                       {"text", advice_text(a, report.capacities.delivered, spell)}});
   }
   const RunFigures& f = report.figures;
-  return {{"bottleneck", v.bottleneck},
-          {"runner_up", v.runner_up},
+  return {{"bottleneck", resource_name(v.bottleneck, "none")},
+          {"runner_up", resource_name(v.runner_up, "")},
           {"summary", verdict_summary(report)},
           {"reached", v.reached},
           {"stall_fraction", v.stall_fraction},
@@ -65,7 +65,7 @@ nlohmann::json capacities_json(const Report& report) {
   const Capacities& c = report.capacities;
   nlohmann::json out = {{"delivered", c.delivered}};
   for (const Capacity& capacity : c.resources) {
-    out[capacity.resource] = {
+    out[resource_name(capacity.resource)] = {
         {"measured", capacity.measured},
         {"images_per_s", capacity.measured ? rate(capacity.images_per_s) : nullptr},
         {"headroom", capacity.measured ? rate(capacity.headroom) : nullptr},

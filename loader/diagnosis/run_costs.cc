@@ -14,7 +14,7 @@ RunCosts run_costs(const Report& r) {
   costs.images_per_s = r.images_per_s;
   costs.num_workers = run.num_workers;
   costs.cpus = run.cpus;
-  const Capacity& io = r.capacities.of("io");
+  const Capacity& io = r.capacities.of(Resource::kIo);
   if (io.measured && std::isfinite(io.images_per_s)) costs.disk_images_per_s = io.images_per_s;
   costs.h2d_bytes_per_image = 3.0 * run.image_size * run.image_size;
   costs.dataset_bytes = run.dataset_bytes;

@@ -19,7 +19,7 @@ using text::thousands;
 void store_advice(const Report& report, std::vector<Advice>& advice) {
   const StoreFigures& s = report.store;
   const Capacities& capacities = report.capacities;
-  const double io = capacities.of("io").images_per_s;
+  const double io = capacities.of(Resource::kIo).images_per_s;
   const double per_image = report.images > 0 ? static_cast<double>(s.bytes) / report.images : 0;
   const double images_per_request =
       s.requests > 0 ? static_cast<double>(report.images) / static_cast<double>(s.requests) : 1;
@@ -36,10 +36,10 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
   if (s.max_in_flight > 0 && s.average_in_flight >= 0.75 * s.max_in_flight) {
     const unsigned more = std::min(1024u, s.max_in_flight * 2);
     const double rate = io * static_cast<double>(more) / std::max(1.0, s.average_in_flight);
-    Advice more_in_flight =
-        make_remedy("io.store_in_flight", format("keep %u requests in flight ({0})", more),
-                    {{"io_queue_depth", std::to_string(more)}}, lifted(capacities, "io", rate),
-                    "no hardware; the store's request rate limits apply");
+    Advice more_in_flight = make_remedy(
+        "io.store_in_flight", format("keep %u requests in flight ({0})", more),
+        {{"io_queue_depth", std::to_string(more)}}, lifted(capacities, Resource::kIo, rate),
+        "no hardware; the store's request rate limits apply");
     more_in_flight.cause = format(
         "the read-ahead kept %.1f of its %u requests in flight: the time to first byte, "
         "not the link, sets the rate",
@@ -58,7 +58,8 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
         "pack the dataset into tar shards (feedrate pack; its index.json lists every member, so "
         "no shard is streamed to index it) and read those: neighbouring samples then arrive in "
         "one request",
-        lifted(capacities, "io", std::max(rate, io)), "a packed copy of the dataset in the store",
+        lifted(capacities, Resource::kIo, std::max(rate, io)),
+        "a packed copy of the dataset in the store",
         "each request carries one sample: a round trip per image"));
   }
   if (!report.cache.enabled) {
@@ -66,7 +67,8 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
         "io.cache_dir",
         "a cache on a local NVMe disk ({0}): each sample is stored as it arrives, and later "
         "epochs read the local disk",
-        {{"cache_dir", "PATH"}}, lifted(capacities, "io", std::numeric_limits<double>::infinity()),
+        {{"cache_dir", "PATH"}},
+        lifted(capacities, Resource::kIo, std::numeric_limits<double>::infinity()),
         format("%.1f GB of local disk", gb(report.run.dataset_bytes))));
     advice.back().cause = "every epoch reads the whole dataset from the store";
   }

@@ -25,7 +25,7 @@ void cpu_advice(const Measured& m, Verdict& v) {
       format("decode needs %.2f ms of CPU per image (%.2f ms with the loader's other threads): %d "
              "decode thread(s) on %d core(s) deliver at most %s images/s (delivered %s)",
              m.costs.decode_ms_per_image, m.costs.cpu_ms_per_image, m.threads, m.cores,
-             thousands(m.capacity("cpu")).c_str(), thousands(m.delivered).c_str())));
+             thousands(m.capacity(Resource::kCpu)).c_str(), thousands(m.delivered).c_str())));
   if (run.cpu_quota_cores > 0) {
     v.advice.push_back(make_finding(
         "cpu.quota",
@@ -39,7 +39,7 @@ void cpu_advice(const Measured& m, Verdict& v) {
         "cpu.workers",
         format("raise the decode threads from %d to %d ({0}), the cores available", run.num_workers,
                run.cpus),
-        {{"num_workers", std::to_string(run.cpus)}}, m.lifted("cpu", rate),
+        {{"num_workers", std::to_string(run.cpus)}}, m.lifted(Resource::kCpu, rate),
         format("no hardware, the RAM of %d more worker(s)", run.cpus - run.num_workers)));
   }
   const double demand = run.training_images_per_s;
@@ -54,7 +54,7 @@ void cpu_advice(const Measured& m, Verdict& v) {
             ? format("feeding %s images/s takes about %d cores", thousands(demand).c_str(), cores)
             : format("each core adds about %s images/s: %d cores",
                      thousands(cpu_images_per_s(m.costs, 1)).c_str(), cores),
-        m.lifted("cpu", rate),
+        m.lifted(Resource::kCpu, rate),
         format("%d more core(s)%s", cores - run.cpus,
                run.cpu_quota_cores > 0 ? format(": raise the CPU quota to %d cores", cores).c_str()
                                        : ""),
@@ -68,20 +68,20 @@ void ram_advice(const Measured& m, Verdict& v) {
   v.advice.push_back(make_finding(
       "ram.slots",
       format("only %zu batch(es) may be in flight (%.0f MB each), and %s: they allow %s images/s",
-             run.slots, slot_mb, m.capacities.of("ram").basis.c_str(),
-             thousands(m.capacity("ram")).c_str())));
-  const double more = m.capacity("ram") * static_cast<double>(run.slots + 2) /
+             run.slots, slot_mb, m.capacities.of(Resource::kRam).basis.c_str(),
+             thousands(m.capacity(Resource::kRam)).c_str())));
+  const double more = m.capacity(Resource::kRam) * static_cast<double>(run.slots + 2) /
                       static_cast<double>(std::max<std::size_t>(run.slots, 1));
-  v.advice.push_back(
-      make_remedy("ram.prefetch", "allow 2 more batches in flight ({0}, within the memory budget)",
-                  {{"prefetch_batches", std::to_string(run.slots + 2)}}, m.lifted("ram", more),
-                  format("about %.0f MB more RAM (this process may use %.1f GB)", 2 * slot_mb,
-                         gb(run.memory_bytes))));
+  v.advice.push_back(make_remedy(
+      "ram.prefetch", "allow 2 more batches in flight ({0}, within the memory budget)",
+      {{"prefetch_batches", std::to_string(run.slots + 2)}}, m.lifted(Resource::kRam, more),
+      format("about %.0f MB more RAM (this process may use %.1f GB)", 2 * slot_mb,
+             gb(run.memory_bytes))));
 }
 
 void h2d_advice(const Measured& m, Verdict& v) {
   v.advice.push_back(
-      make_finding("h2d.rate", "copies to the GPU: " + m.capacities.of("h2d").basis));
+      make_finding("h2d.rate", "copies to the GPU: " + m.capacities.of(Resource::kH2d).basis));
   v.advice.push_back(make_remedy(
       "h2d.uint8",
       "send uint8 over PCIe and convert on the GPU ({0} or {1} on a CUDA device does), and check "
@@ -131,7 +131,7 @@ Verdict judge(const Report& r) {
   });
   // A consumer that hardly ever waits is the limit, whatever the loader's figures say.
   const Capacity* best = ranked.front();
-  if (v.stall_fraction < kStallThreshold) best = &c.of("consumer");
+  if (v.stall_fraction < kStallThreshold) best = &c.of(Resource::kConsumer);
   v.bottleneck = best->resource;
   const double best_rate = best->measured ? best->images_per_s : c.delivered;
   for (const Capacity* capacity : ranked) {
@@ -150,23 +150,29 @@ Verdict judge(const Report& r) {
       disk_advice(m, v);
     }
   };
-  if (v.bottleneck == "cpu") {
-    cpu_advice(m, v);
-  } else if (v.bottleneck == "io") {
-    reads_advice();
-  } else if (v.bottleneck == "ram") {
-    ram_advice(m, v);
-  } else if (v.bottleneck == "h2d") {
-    h2d_advice(m, v);
-  } else {
-    consumer_advice(m, v);
+  switch (best->resource) {
+    case Resource::kCpu:
+      cpu_advice(m, v);
+      break;
+    case Resource::kIo:
+      reads_advice();
+      break;
+    case Resource::kRam:
+      ram_advice(m, v);
+      break;
+    case Resource::kH2d:
+      h2d_advice(m, v);
+      break;
+    case Resource::kConsumer:
+      consumer_advice(m, v);
+      break;
   }
-  if (v.runner_up == "cpu" && v.bottleneck != "cpu") cpu_advice(m, v);
-  if (v.runner_up == "io" && v.bottleneck != "io") reads_advice();
+  if (v.runner_up == Resource::kCpu) cpu_advice(m, v);
+  if (v.runner_up == Resource::kIo) reads_advice();
   if (!r.store.remote) page_cache_advice(m, v);
   if (!v.reached) {
     std::string why = "filling and draining the pipeline at the start and end of each epoch";
-    if (v.bottleneck == "cpu") {
+    if (v.bottleneck == Resource::kCpu) {
       why = format(
           "other processes on this machine: the loader's threads got %.1f of this "
           "process's %d core(s)",
@@ -176,8 +182,8 @@ Verdict judge(const Report& r) {
         "unexplained",
         format("the delivered %s images/s stays below every capacity (the lowest, %s, is %s): "
                "the wall time also holds what no capacity counts, most likely %s",
-               thousands(c.delivered).c_str(), best->resource.c_str(), thousands(best_rate).c_str(),
-               why.c_str())));
+               thousands(c.delivered).c_str(), resource_name(best->resource),
+               thousands(best_rate).c_str(), why.c_str())));
   }
   return v;
 }
@@ -189,7 +195,7 @@ Advice packing_advice(const Report& report, const PackingGain& gain) {
   const int cores = std::max(1, report.run.cpus);
   const double before = cpu_images_per_s(now, threads, cores);
   const double after = cpu_images_per_s(packed, threads, cores);
-  const double rate = lifted(report.capacities, "cpu", after);
+  const double rate = lifted(report.capacities, Resource::kCpu, after);
   return make_remedy(
       "cpu.pack",
       format("pack the dataset (feedrate pack DATASET OUT): its JPEGs, transcoded losslessly "

@@ -13,26 +13,37 @@ using text::format;
 using text::thousands;
 
 // What delivers `resource`'s capacity, as the subject of a sentence.
-std::string subject(const std::string& resource, const RunSetting& run) {
-  if (resource == "io") return run.throttle.empty() ? "the disk" : "the emulated disk";
-  if (resource == "cpu") {
-    if (run.num_workers == 0) return "decoding on the consumer's thread";
-    return format("the %d decode thread%s", run.num_workers, run.num_workers == 1 ? "" : "s");
+std::string subject(Resource resource, const RunSetting& run) {
+  switch (resource) {
+    case Resource::kIo:
+      return run.throttle.empty() ? "the disk" : "the emulated disk";
+    case Resource::kCpu:
+      if (run.num_workers == 0) return "decoding on the consumer's thread";
+      return format("the %d decode thread%s", run.num_workers, run.num_workers == 1 ? "" : "s");
+    case Resource::kRam:
+      return format("the %zu batch%s in flight", run.slots, run.slots == 1 ? "" : "es");
+    case Resource::kH2d:
+      return "the copy to the GPU";
+    case Resource::kConsumer:
+      break;
   }
-  if (resource == "ram") {
-    return format("the %zu batch%s in flight", run.slots, run.slots == 1 ? "" : "es");
-  }
-  if (resource == "h2d") return "the copy to the GPU";
   return "training";
 }
 
 // "deliver" after a plural subject, "delivers" after a singular one.
-std::string deliver(const std::string& resource, const RunSetting& run) {
-  const bool plural =
-      (resource == "cpu" && run.num_workers > 1) || (resource == "ram" && run.slots > 1);
-  if (resource == "consumer") return "takes";
-  if (resource == "ram") return plural ? "allow" : "allows";
-  return plural ? "deliver" : "delivers";
+std::string deliver(Resource resource, const RunSetting& run) {
+  switch (resource) {
+    case Resource::kConsumer:
+      return "takes";
+    case Resource::kRam:
+      return run.slots > 1 ? "allow" : "allows";
+    case Resource::kCpu:
+      return run.num_workers > 1 ? "deliver" : "delivers";
+    case Resource::kIo:
+    case Resource::kH2d:
+      break;
+  }
+  return "delivers";
 }
 
 std::string times(double ratio) {
@@ -43,12 +54,14 @@ std::string times(double ratio) {
 
 std::string verdict_summary(const Report& report) {
   const Verdict& v = report.verdict;
-  if (v.bottleneck == "none") return "nothing measured yet";
+  if (!v.bottleneck) return "nothing measured yet";
+  const Resource bottleneck = *v.bottleneck;
   const Capacities& c = report.capacities;
-  const Capacity& binding = c.of(v.bottleneck);
+  const Capacity& binding = c.of(bottleneck);
   const double rate = binding.measured ? binding.images_per_s : c.delivered;
-  std::string sentence = v.bottleneck + ": " + subject(v.bottleneck, report.run) + " " +
-                         deliver(v.bottleneck, report.run) + " " + thousands(rate) + " images/s";
+  std::string sentence = std::string(resource_name(bottleneck)) + ": " +
+                         subject(bottleneck, report.run) + " " + deliver(bottleneck, report.run) +
+                         " " + thousands(rate) + " images/s";
   // The runner-up: the lowest other measured capacity.
   const Capacity* next = nullptr;
   for (const Capacity& capacity : c.resources) {
@@ -100,7 +113,8 @@ std::string capacities_text(const Capacities& c, const Verdict& v) {
   std::string line;
   for (const Capacity& capacity : c.resources) {
     if (!line.empty()) line += " · ";
-    line += capacity.resource + " ";
+    line += resource_name(capacity.resource);
+    line += " ";
     if (!capacity.measured) {
       line += "not measured";
     } else if (capacity.resource == v.bottleneck) {

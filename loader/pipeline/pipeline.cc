@@ -307,7 +307,7 @@ PacingCounters Pipeline::pacing_counters(int cores) const {
     counters.decoded = stage.items;
   }
   counters.cores = cores;
-  if (const Capacity& cpu = report.capacities.of("cpu");
+  if (const Capacity& cpu = report.capacities.of(Resource::kCpu);
       cpu.measured && std::isfinite(cpu.images_per_s)) {
     counters.cpu_capacity_images_per_s = cpu.images_per_s;
   }

@@ -87,8 +87,11 @@ TEST_F(Throttled, SmartTuneFindsTheExhaustiveBestInLessTime) {
   for (const nlohmann::json& point : f["curve"]) {
     EXPECT_GT(point["peak_rss_mb"].get<double>(), 0);
     EXPECT_FALSE(point["refused"].get<bool>());
+    // 150 reads/s of these small images at any worker count: the verdict's word for the disk.
+    EXPECT_EQ(point["bottleneck"], "io") << point.dump();
   }
   EXPECT_EQ(s["recommended"]["workers"], s["knee"]["workers"]);
+  EXPECT_EQ(s["recommended"]["bottleneck"], "io") << s["recommended"].dump();
   EXPECT_TRUE(s["costs"].is_object());
 }
 

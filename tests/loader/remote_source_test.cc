@@ -346,7 +346,8 @@ TEST_F(RemoteSource, TheReportCarriesTheStoresFigures) {
   EXPECT_EQ(report.run.io_backend, "remote");
   bool store_finding = false;
   for (const Advice& advice : report.verdict.advice) store_finding |= advice.kind == "io.store";
-  EXPECT_EQ(store_finding, report.verdict.bottleneck == "io" || report.verdict.runner_up == "io");
+  EXPECT_EQ(store_finding, report.verdict.bottleneck == Resource::kIo ||
+                               report.verdict.runner_up == Resource::kIo);
 }
 
 TEST_F(RemoteSource, ResumeMidEpochDeliversTheLocalCopysRest) {

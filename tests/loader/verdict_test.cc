@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "loader/diagnosis/capacity.h"
@@ -93,30 +94,30 @@ TEST(Capacities, EachResourceFromTheRunsOwnFigures) {
   const Report r = judged(figures());
   const Capacities& c = r.capacities;
   EXPECT_DOUBLE_EQ(c.delivered, 1000);
-  EXPECT_DOUBLE_EQ(c.of("io").images_per_s, 5000);
+  EXPECT_DOUBLE_EQ(c.of(Resource::kIo).images_per_s, 5000);
   // min(2 threads / 0.4 ms, 2 cores / 0.44 ms)
-  EXPECT_NEAR(c.of("cpu").images_per_s, 2 / 0.00044, 1e-6);
+  EXPECT_NEAR(c.of(Resource::kCpu).images_per_s, 2 / 0.00044, 1e-6);
   // 3 slots x 64 images over (2 / 157 s of reads + 64 x 0.4 ms of CPU / 2 threads of decodes).
-  EXPECT_NEAR(c.of("ram").images_per_s, 3 * 64 / (2.0 / 157 + 64 * 0.0004 / 2), 1e-6);
-  EXPECT_FALSE(c.of("h2d").measured);       // batches stay on the host
-  EXPECT_FALSE(c.of("consumer").measured);  // a bare loop
-  EXPECT_NEAR(c.of("io").headroom, 5.0, 1e-12);
+  EXPECT_NEAR(c.of(Resource::kRam).images_per_s, 3 * 64 / (2.0 / 157 + 64 * 0.0004 / 2), 1e-6);
+  EXPECT_FALSE(c.of(Resource::kH2d).measured);       // batches stay on the host
+  EXPECT_FALSE(c.of(Resource::kConsumer).measured);  // a bare loop
+  EXPECT_NEAR(c.of(Resource::kIo).headroom, 5.0, 1e-12);
 }
 
 TEST(Capacities, AnEmulatedDiskCapsTheReads) {
   Report r = figures();
   r.run.throttle = "55";  // 55 MB/s of 110 KB images: 500 images/s
-  EXPECT_NEAR(judged(r).capacities.of("io").images_per_s, 500, 1e-9);
+  EXPECT_NEAR(judged(r).capacities.of(Resource::kIo).images_per_s, 500, 1e-9);
 }
 
 TEST(Capacities, TheConsumerFromTheGivenRateOrAMeasurableStep) {
   Report r = figures();
   r.figures.consumer_busy_s = 0.1;  // 1% of the wall time: a bare loop
-  EXPECT_FALSE(judged(r).capacities.of("consumer").measured);
+  EXPECT_FALSE(judged(r).capacities.of(Resource::kConsumer).measured);
   r.figures.consumer_busy_s = 8;  // 10,000 images in 8 s of steps
-  EXPECT_DOUBLE_EQ(judged(r).capacities.of("consumer").images_per_s, 1250);
+  EXPECT_DOUBLE_EQ(judged(r).capacities.of(Resource::kConsumer).images_per_s, 1250);
   r.run.training_images_per_s = 900;
-  EXPECT_DOUBLE_EQ(judged(r).capacities.of("consumer").images_per_s, 900);
+  EXPECT_DOUBLE_EQ(judged(r).capacities.of(Resource::kConsumer).images_per_s, 900);
 }
 
 TEST(Judge, NothingMeasuredBeforeTheFirstBatch) {
@@ -124,7 +125,7 @@ TEST(Judge, NothingMeasuredBeforeTheFirstBatch) {
   r.capacities = capacities(r);
   r.verdict = judge(r);
   const Verdict& v = r.verdict;
-  EXPECT_EQ(v.bottleneck, "none");
+  EXPECT_EQ(v.bottleneck, std::nullopt);
   EXPECT_EQ(verdict_summary(r), "nothing measured yet");
   ASSERT_FALSE(v.advice.empty());
   EXPECT_EQ(v.advice.front().kind, "none");
@@ -136,15 +137,15 @@ TEST(Judge, TheDiskBindsWhateverTheStallsSay) {
   r.figures.stall_io_s = 2;
   r.figures.stall_cpu_s = 3;
   const Verdict v = judged(r).verdict;
-  EXPECT_EQ(v.bottleneck, "io");
-  EXPECT_EQ(v.runner_up, "");
+  EXPECT_EQ(v.bottleneck, Resource::kIo);
+  EXPECT_EQ(v.runner_up, std::nullopt);
   EXPECT_TRUE(v.reached);
   EXPECT_NE(find(v, "io.bandwidth"), nullptr) << kinds(v);
 }
 
 TEST(Judge, DecodingBinds) {
   const Verdict v = judged(cpu_bound()).verdict;
-  EXPECT_EQ(v.bottleneck, "cpu");
+  EXPECT_EQ(v.bottleneck, Resource::kCpu);
   const Advice* decode = find(v, "cpu.decode");
   ASSERT_NE(decode, nullptr) << kinds(v);
   EXPECT_TRUE(decode->remedy.empty());
@@ -152,7 +153,7 @@ TEST(Judge, DecodingBinds) {
   ASSERT_NE(cores, nullptr) << kinds(v);
   // 4 cores: twice the cpu capacity, below the disk's 5,000.
   EXPECT_NEAR(cores->projected_images_per_s,
-              2 * judged(cpu_bound()).capacities.of("cpu").images_per_s, 1);
+              2 * judged(cpu_bound()).capacities.of(Resource::kCpu).images_per_s, 1);
   EXPECT_NE(cores->cost.find("2 more core(s)"), std::string::npos) << cores->cost;
 }
 
@@ -177,10 +178,10 @@ TEST(Judge, TooFewSlotsBind) {
   r.run.slots = 1;
   r.figures.consumer_busy_s = 9;  // the consumer holds each batch for a 57 ms step
   const Report j = judged(r);
-  EXPECT_EQ(j.verdict.bottleneck, "ram") << capacities_text(j.capacities, j.verdict);
+  EXPECT_EQ(j.verdict.bottleneck, Resource::kRam) << capacities_text(j.capacities, j.verdict);
   const Advice* more = find(j.verdict, "ram.prefetch");
   ASSERT_NE(more, nullptr);
-  EXPECT_GT(more->projected_images_per_s, j.capacities.of("ram").images_per_s);
+  EXPECT_GT(more->projected_images_per_s, j.capacities.of(Resource::kRam).images_per_s);
   EXPECT_NE(more->cost.find("MB more RAM"), std::string::npos);
 }
 
@@ -190,7 +191,7 @@ TEST(Judge, TheCopyBindsOnAGpu) {
   r.figures.copy_busy_s = 9.5;
   r.figures.copy_bytes = 10'000ull * 150'528;
   const Verdict v = judged(r).verdict;
-  EXPECT_EQ(v.bottleneck, "h2d");
+  EXPECT_EQ(v.bottleneck, Resource::kH2d);
   EXPECT_NE(find(v, "h2d.uint8"), nullptr);
 }
 
@@ -199,7 +200,7 @@ TEST(Judge, AConsumerThatHardlyWaitsBinds) {
   r.figures.stall_io_s = 0.3;  // 3% of the wall time
   r.figures.consumer_busy_s = 9.5;
   const Verdict v = judged(r).verdict;
-  EXPECT_EQ(v.bottleneck, "consumer");
+  EXPECT_EQ(v.bottleneck, Resource::kConsumer);
   EXPECT_NEAR(v.stall_fraction, 0.03, 1e-9);
   EXPECT_NE(find(v, "consumer.keeps_up"), nullptr);
 }
@@ -211,8 +212,8 @@ TEST(Judge, ASecondResourceWithinTheMarginIsNamed) {
   r.figures.loader_cpu_s = 18.5;
   const Report close_run = judged(r);
   const Verdict& close = close_run.verdict;
-  EXPECT_EQ(close.bottleneck, "io");
-  EXPECT_EQ(close.runner_up, "cpu");
+  EXPECT_EQ(close.bottleneck, Resource::kIo);
+  EXPECT_EQ(close.runner_up, Resource::kCpu);
   EXPECT_EQ(verdict_summary(close_run),
             "io: the disk delivers 1,010 images/s; the 2 decode threads could do 1.1x more "
             "(close behind)");
@@ -222,8 +223,8 @@ TEST(Judge, ASecondResourceWithinTheMarginIsNamed) {
   r.figures.decode_busy_s = r.figures.decode_cpu_s = r.figures.loader_cpu_s = 16;
   const Report apart_run = judged(r);
   const Verdict& apart = apart_run.verdict;
-  EXPECT_EQ(apart.bottleneck, "io");
-  EXPECT_EQ(apart.runner_up, "");
+  EXPECT_EQ(apart.bottleneck, Resource::kIo);
+  EXPECT_EQ(apart.runner_up, std::nullopt);
   EXPECT_EQ(verdict_summary(apart_run),
             "io: the disk delivers 1,010 images/s; the 2 decode threads could do 1.2x more");
 }
@@ -232,18 +233,18 @@ TEST(Judge, EveryPairWithinAndBeyondTheMargin) {
   // Each pair of loader resources, set at 1,000 images/s against the other at 1.1x (within
   // kCloseMargin) and at 1.3x (beyond it), the rest far above.
   struct Setter {
-    const char* name;
+    Resource resource;
     void (*set)(Report&, double images_per_s);
   };
   const Setter setters[] = {
-      {"io", [](Report& r, double rate) { r.figures.read_busy_s = r.images / rate; }},
-      {"cpu",
+      {Resource::kIo, [](Report& r, double rate) { r.figures.read_busy_s = r.images / rate; }},
+      {Resource::kCpu,
        [](Report& r, double rate) {
          r.figures.decode_busy_s = r.figures.decode_cpu_s = r.figures.loader_cpu_s =
              2 * r.images / rate;
        }},
-      {"consumer", [](Report& r, double rate) { r.run.training_images_per_s = rate; }},
-      {"h2d",
+      {Resource::kConsumer, [](Report& r, double rate) { r.run.training_images_per_s = rate; }},
+      {Resource::kH2d,
        [](Report& r, double rate) {
          r.run.device = "cuda:0";
          r.figures.copy_busy_s = r.images / rate;
@@ -261,9 +262,12 @@ TEST(Judge, EveryPairWithinAndBeyondTheMargin) {
         first.set(r, 1000);
         second.set(r, 1000 * ratio);
         const Verdict v = judged(r).verdict;
-        EXPECT_EQ(v.bottleneck, first.name) << second.name << " at " << ratio;
-        EXPECT_EQ(v.runner_up, ratio < 1 + kCloseMargin ? second.name : "")
-            << first.name << " then " << second.name << " at " << ratio;
+        const std::string pair = std::string(resource_name(first.resource)) + " then " +
+                                 resource_name(second.resource) + " at " + std::to_string(ratio);
+        EXPECT_EQ(v.bottleneck, first.resource) << pair;
+        EXPECT_EQ(v.runner_up,
+                  ratio < 1 + kCloseMargin ? std::optional(second.resource) : std::nullopt)
+            << pair;
       }
     }
   }
@@ -274,8 +278,8 @@ TEST(Capacities, DecodesThatWaitForACoreLowerTheCpuCapacity) {
   // Other processes took half the cores: each decode took twice its CPU time.
   r.figures.decode_busy_s = 2 * r.figures.decode_cpu_s;
   const Report shared = judged(r);
-  EXPECT_NEAR(shared.capacities.of("cpu").images_per_s,
-              judged(cpu_bound()).capacities.of("cpu").images_per_s / 2, 1e-6);
+  EXPECT_NEAR(shared.capacities.of(Resource::kCpu).images_per_s,
+              judged(cpu_bound()).capacities.of(Resource::kCpu).images_per_s / 2, 1e-6);
   EXPECT_NEAR(shared.costs.image.cpu_share, 0.5, 1e-12);
 }
 
@@ -284,7 +288,7 @@ TEST(Judge, BelowEveryCapacityIsSaid) {
   // Decodes on a core all their time, capacity 2,000: delivered 1,000.
   r.figures.decode_busy_s = r.figures.decode_cpu_s = r.figures.loader_cpu_s = 10;
   const Verdict v = judged(r).verdict;
-  EXPECT_EQ(v.bottleneck, "cpu");
+  EXPECT_EQ(v.bottleneck, Resource::kCpu);
   EXPECT_FALSE(v.reached);
   EXPECT_NE(find(v, "unexplained"), nullptr) << kinds(v);
 }
@@ -295,7 +299,7 @@ TEST(Judge, CpuAdviceRaisesNumWorkersToTheCores) {
   r.figures.decode_busy_s = r.figures.decode_cpu_s = 9.9;  // 1 thread at 0.99 ms: 1,010
   r.figures.loader_cpu_s = 10;
   const Verdict v = judged(r).verdict;
-  EXPECT_EQ(v.bottleneck, "cpu");
+  EXPECT_EQ(v.bottleneck, Resource::kCpu);
   const Advice* raise = find(v, "cpu.workers");
   ASSERT_NE(raise, nullptr) << kinds(v);
   EXPECT_EQ(remedy_text(*raise, spelled),
@@ -333,7 +337,7 @@ TEST(Judge, IopsBoundOnASeekingDiskIsToldToReadInBlocks) {
   r.figures.read_operations = 1500;
   r.figures.bytes_read = 1500ull * 110'000;
   const Verdict v = judged(r).verdict;
-  EXPECT_EQ(v.bottleneck, "io");
+  EXPECT_EQ(v.bottleneck, Resource::kIo);
   EXPECT_NE(find(v, "io.iops"), nullptr) << kinds(v);
   const Advice* blocks = find(v, "io.blocks");
   ASSERT_NE(blocks, nullptr) << kinds(v);

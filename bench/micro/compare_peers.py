@@ -233,7 +233,7 @@ def parse_args():
     args = parser.parse_args()
     if not args.child and not Path(args.dataset).is_dir():
         parser.error(f"--dataset {args.dataset}: not a folder (an ImageFolder of JPEGs)")
-    if not args.child and not any(Path(args.module_path).glob("feedrate*.so")):
+    if not args.child and not any((Path(args.module_path) / "feedrate").glob("_C*.so")):
         parser.error(f"--module-path {args.module_path}: no feedrate module there (build the "
                      "feedrate_python target, or pass the folder that holds it)")
     return args

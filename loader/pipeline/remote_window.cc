@@ -70,8 +70,13 @@ RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
     return mirror_ != nullptr && mirror_->contains(order_[it->second]);
   };
   std::vector<Ahead::iterator> members{at};
-  // No larger than the window's room (one sample at least), so that held bytes stay within it.
-  const std::uint64_t most = std::min(kMaxGroup, std::max<std::uint64_t>(room, first.size));
+  // No larger than the window's room (one sample at least), so that held bytes stay within it,
+  // nor than the window's share per request in flight, so that max_in_flight GETs fit in it: over
+  // a long round trip one connection carries a fraction of the link (8 MB GETs, 8 at once,
+  // moved 33 MB/s over a 25 ms, 1 Gbit/s link that 64 GETs fill).
+  const std::uint64_t share = window_bytes_ / std::max(settings_.fetch.max_in_flight, 1U);
+  const std::uint64_t most = std::min({kMaxGroup, std::max<std::uint64_t>(room, first.size),
+                                       std::max<std::uint64_t>(share, first.size)});
   if (cached(at)) {
     group.local = true;
     group.arrived = true;

@@ -10,7 +10,8 @@
 // shuffle=blocks (whose window permutes whole runs of neighbours) and shuffle=none cost a GET per
 // run, not per sample; a sample with no neighbour in the horizon (a full shuffle of a dataset
 // far larger than it) is one GET. A group is held until its last sample is taken, and is no
-// larger than the room left in the window when it is formed. Every GET
+// larger than the room left in the window when it is formed, nor than window_bytes /
+// max_in_flight, so that the window holds max_in_flight GETs at once. Every GET
 // asks for the object's version the index was built from (If-Match: its ETag). At most
 // `max_in_flight` GETs run at once, and the bytes held (arrived and not yet taken, or in
 // flight) stay under `window_bytes`, which the memory budget counts; the group holding the

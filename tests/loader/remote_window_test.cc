@@ -80,12 +80,14 @@ class RemoteWindowTest : public ::testing::Test {
             [this](const std::string& request, std::size_t) { return answer(shard_, request); }),
         dataset_(Dataset::open(server_.url("/set/shard.tar"))) {}
 
-  // Reads the epoch `order` through a window of `window_bytes`, `batch` samples a take(), checks
-  // each sample's bytes; returns the GETs the window made.
+  // Reads the epoch `order` through a window of `window_bytes`, `batch` samples a take(), with at
+  // most `in_flight` GETs at once (0: the settings' default), checks each sample's bytes; returns
+  // the GETs the window made.
   std::uint64_t read(const std::vector<std::uint32_t>& order, std::uint64_t window_bytes,
-                     std::size_t batch) {
-    RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()), window_bytes,
-                        nullptr);
+                     std::size_t batch, unsigned in_flight = 0) {
+    RemoteSettings settings = remote_settings(dataset_.files().front().string());
+    if (in_flight != 0) settings.fetch.max_in_flight = in_flight;
+    RemoteWindow window(dataset_, settings, window_bytes, nullptr);
     window.start_epoch(order);
     std::size_t position = 0;
     while (position < order.size()) {
@@ -140,10 +142,28 @@ TEST_F(RemoteWindowTest, AWindowSmallerThanASampleStillDeliversOneGetASample) {
 }
 
 TEST_F(RemoteWindowTest, AWindowOfAFewSamplesGroupsThoseItHolds) {
-  // About three samples' bytes: the horizon holds three of the backwards order at a time.
-  const std::uint64_t requests = read(backwards(), 3 * 3'000 + 3 * 97 * kSamples, 4);
+  // About three samples' bytes, one GET at a time: the horizon holds three of the backwards order
+  // at a time.
+  const std::uint64_t requests = read(backwards(), 3 * 3'000 + 3 * 97 * kSamples, 4, 1);
   EXPECT_GT(requests, 1u);
   EXPECT_LT(requests, kSamples);
+}
+
+std::vector<std::uint32_t> storage_order() {
+  std::vector<std::uint32_t> order(kSamples);
+  for (std::uint32_t i = 0; i < kSamples; ++i) order[i] = i;
+  return order;
+}
+
+TEST_F(RemoteWindowTest, GroupsLeaveTheWindowRoomForEveryGetInFlight) {
+  // About ten samples' bytes: one GET at a time takes runs of the window's size; four at a time
+  // take a quarter of it each, so that all four are in flight (over a long round trip one
+  // connection carries a fraction of the link).
+  const std::uint64_t window = 10 * (3'000 + 97 * kSamples);
+  const std::uint64_t alone = read(storage_order(), window, 4, 1);
+  const std::uint64_t four = read(storage_order(), window, 4, 4);
+  EXPECT_LT(alone, four);
+  EXPECT_LT(four, kSamples);
 }
 
 }  // namespace

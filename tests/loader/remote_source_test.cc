@@ -468,8 +468,9 @@ TEST_F(RemoteSource, BlockShuffleFetchesRunsOfNeighboursWholeInFewRequests) {
   expect_same(run(options_for(e().bucket_url() + "indexed/", ShuffleMode::kBlocks)), local);
   const std::vector<std::string> ranges = ranges_seen(control(), "/indexed/shard_");
   ASSERT_FALSE(ranges.empty());
-  // 96 samples delivered; one GET a sample would be 96 requests.
-  EXPECT_LT(ranges.size() * 8, 96u) << ranges.size() << " requests";
+  // 96 samples delivered; one GET a sample would be 96 requests. A run of neighbours is split
+  // into GETs of at most the read-ahead's share per GET in flight, so a few per shard.
+  EXPECT_LT(ranges.size() * 4, 96u) << ranges.size() << " requests";
 }
 
 TEST_F(RemoteSource, APacksIndexJsonAsTheSourceIsReadWithoutAStreamingPass) {

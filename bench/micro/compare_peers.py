@@ -21,9 +21,10 @@ What it measures
   round), so the machine's noise hits every side alike; the table quotes the median over
   rounds and the spread (lowest to highest). The dataset is read once first: warm page cache.
 
-Run it under the benchmark lock, with an interpreter that has the peers installed (a virtual
-environment outside the repository) and the built feedrate module on --module-path:
-  flock /tmp/feedrate-bench.lock /work/peers-venv/bin/python bench/micro/compare_peers.py \\
+Run it under the benchmark lock with the built feedrate module on --module-path; --venv DIR
+makes the peers' virtual environment outside the repository and installs the peers into it
+(peer_venv.py: the versions last recorded), then runs under it:
+  flock /tmp/feedrate-bench.lock python3 bench/micro/compare_peers.py --venv /work/peers-venv \\
       --dataset DIR --workers 2 --rounds 3
 """
 
@@ -38,6 +39,7 @@ import time
 from pathlib import Path
 
 from compare_torch import positive_int
+from peer_venv import ensure_peers
 from tree_memory import ChildFailed, run_sampled
 
 SCRIPT_DIR = Path(__file__).resolve().parent
@@ -228,6 +230,9 @@ def parse_args():
     parser.add_argument("--module-path", default=str(SCRIPT_DIR.parent.parent / "build" / "python"),
                         help="folder of the built feedrate module (default: build/python)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
+    parser.add_argument("--venv", metavar="DIR",
+                        help="the peers' virtual environment (outside the repository): made and "
+                        "filled from PyPI when missing, then this script runs under it")
     parser.add_argument("--child", choices=ALL_SIDES, help=argparse.SUPPRESS)
     parser.add_argument("--transform", choices=TRANSFORMS, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -244,6 +249,8 @@ def main():
     if args.child:
         child(args)
         return
+    if args.venv:
+        ensure_peers(args.venv)
     summary = compare(args, lambda text: print(text, flush=True))
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1) + "\n")

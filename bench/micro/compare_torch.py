@@ -284,7 +284,7 @@ def measure_feedrate(args, binary, dataset, workers):
 def find_module(requested):
     """The folder holding the built feedrate Python module; exit with a clear error if none."""
     folder = Path(requested) if requested else SCRIPT_DIR.parent.parent / "build" / "python"
-    if not any(folder.glob("feedrate*.so")):
+    if not any((folder / "feedrate").glob("_C*.so")):
         sys.exit(f"compare_torch.py: no feedrate Python module in {folder}.\n"
                  "Build it (cmake --build build; needs python3-pybind11 and python3-dev) or pass "
                  "--module-path FOLDER.")

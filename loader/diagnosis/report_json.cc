@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "feedrate/resource.h"
 #include "loader/diagnosis/store_json.h"
 #include "loader/diagnosis/verdict_text.h"
 
@@ -54,10 +55,10 @@ nlohmann::json verdict_json(const Report& report, OptionSpelling spell) {
           {"reached", v.reached},
           {"stall_fraction", v.stall_fraction},
           {"stalls",
-           {{"io", f.stall_io_s},
-            {"cpu", f.stall_cpu_s},
-            {"ram", f.stall_ram_s},
-            {"h2d", f.stall_h2d_s}}},
+           {{resource_name(Resource::kIo), f.stall_io_s},
+            {resource_name(Resource::kCpu), f.stall_cpu_s},
+            {resource_name(Resource::kRam), f.stall_ram_s},
+            {resource_name(Resource::kH2d), f.stall_h2d_s}}},
           {"advice", advice}};
 }
 

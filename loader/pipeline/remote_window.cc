@@ -8,6 +8,16 @@
 #include "feedrate/error.h"
 
 namespace feedrate {
+namespace {
+
+// Where `position` is among a group's (ascending) positions, and so its piece.
+template <typename Group>
+std::size_t piece_of(const Group& group, std::size_t position) {
+  const auto at = std::lower_bound(group.positions.begin(), group.positions.end(), position);
+  return static_cast<std::size_t>(at - group.positions.begin());
+}
+
+}  // namespace
 
 RemoteWindow::RemoteWindow(const Dataset& dataset, RemoteSettings settings,
                            std::uint64_t window_bytes, RemoteMirror* mirror)
@@ -170,10 +180,14 @@ void RemoteWindow::run() {
         Group& group = it->second;  // stays in place: take() lets go only of arrived groups
         if (result.error) {
           group.error = result.message.empty() ? result.error.message() : result.message;
-        } else if (mirror_ != nullptr) {
+          release(group.bytes.size());
+          std::vector<std::byte>().swap(group.bytes);
+        } else {
           lock.unlock();
-          store(group);
+          if (mirror_ != nullptr) store(group);
+          const std::uint64_t gaps = group.positions.size() > 1 ? split(group) : 0;
           lock.lock();
+          release(gaps);
         }
         group.arrived = true;
       }
@@ -220,14 +234,21 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
       sample.local = true;
     } else if (!group.error.empty()) {
       sample.error = dataset_.describe(sample.index) + ": " + group.error;
+    } else if (!group.pieces.empty()) {
+      sample.bytes = group.pieces[piece_of(group, position)];
     } else {
       sample.bytes = std::span<const std::byte>(group.bytes)
                          .subspan(static_cast<std::size_t>(ref.offset - group.offset),
                                   static_cast<std::size_t>(ref.size));
     }
     use(sample);
+    if (!group.pieces.empty()) {
+      std::vector<std::byte>& piece = group.pieces[piece_of(group, position)];
+      release(piece.size());
+      std::vector<std::byte>().swap(piece);
+    }
     if (++group.taken == group.positions.size()) {
-      held_bytes_ -= group.bytes.size();
+      release(group.bytes.size());
       groups_.erase(it);
     }
   }
@@ -244,6 +265,29 @@ void RemoteWindow::store(const Group& group) const {
                               .subspan(static_cast<std::size_t>(ref.offset - group.offset),
                                        static_cast<std::size_t>(ref.size)));
   }
+}
+
+std::uint64_t RemoteWindow::split(Group& group) const {
+  std::uint64_t kept = 0;
+  group.pieces.reserve(group.positions.size());
+  for (const std::size_t position : group.positions) {
+    const SampleRef& ref = dataset_.sample(order_[position]);
+    const auto begin = group.bytes.begin() + static_cast<std::ptrdiff_t>(ref.offset - group.offset);
+    group.pieces.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(ref.size));
+    kept += ref.size;
+  }
+  const std::uint64_t gaps = group.bytes.size() - kept;
+  std::vector<std::byte>().swap(group.bytes);
+  return gaps;
+}
+
+void RemoteWindow::release(std::uint64_t bytes) {
+  held_bytes_ -= std::min(bytes, held_bytes_);
+}
+
+std::uint64_t RemoteWindow::held_bytes() const {
+  std::lock_guard lock(mutex_);
+  return held_bytes_;
 }
 
 const std::string& RemoteWindow::first_url() const {

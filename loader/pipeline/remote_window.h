@@ -11,7 +11,11 @@
 // run, not per sample; a sample with no neighbour in the horizon (a full shuffle of a dataset
 // far larger than it) is one GET. A group is held until its last sample is taken, and is no
 // larger than the room left in the window when it is formed, nor than window_bytes /
-// max_in_flight, so that the window holds max_in_flight GETs at once. Every GET
+// max_in_flight, so that the window holds max_in_flight GETs at once. Once a group of several
+// samples has arrived, each sample's bytes are held apart and let go as soon as take() hands it
+// over, so that the room its neighbours' later places in the order keep is theirs only (under
+// shuffle=blocks a run's samples are spread over the whole shuffle window: holding the run until
+// its last sample would empty the read-ahead at every window's end). Every GET
 // asks for the object's version the index was built from (If-Match: its ETag). At most
 // `max_in_flight` GETs run at once, and the bytes held (arrived and not yet taken, or in
 // flight) stay under `window_bytes`, which the memory budget counts; the group holding the
@@ -83,6 +87,8 @@ class RemoteWindow {
 
   // The fetcher's figures, as of its latest poll.
   io::FetchStats stats() const;
+  // The bytes held now: of samples arrived and not yet taken, and of the GETs in flight.
+  std::uint64_t held_bytes() const;
   const RemoteSettings& settings() const { return settings_; }
   // The dataset's first object, for its scheme.
   const std::string& first_url() const;
@@ -92,7 +98,10 @@ class RemoteWindow {
     std::vector<std::size_t> positions;  // in the order of its samples, ascending
     std::size_t taken = 0;               // of those, by take()
     std::uint64_t offset = 0;            // of its first byte in the object
-    std::vector<std::byte> bytes;        // the range's bytes
+    std::vector<std::byte> bytes;        // the range's bytes, until split into pieces
+    // Once arrived (several samples, no error): each sample's bytes, as positions; a taken
+    // one's are let go.
+    std::vector<std::vector<std::byte>> pieces;
     bool arrived = false;
     bool local = false;  // the cache holds it: not fetched
     std::string error;   // the fetcher's message when it failed
@@ -112,6 +121,11 @@ class RemoteWindow {
   void stop();
   // Stores an arrived group's samples in the mirror (the window's thread, unlocked).
   void store(const Group& group) const;
+  // Moves an arrived group's samples into pieces of their own and lets the range go (the
+  // window's thread, unlocked); returns the bytes let go (the gaps between the samples).
+  std::uint64_t split(Group& group) const;
+  // Takes `bytes` from held_bytes_ (under mutex_).
+  void release(std::uint64_t bytes);
 
   const Dataset& dataset_;
   const RemoteSettings settings_;

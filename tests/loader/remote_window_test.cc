@@ -188,5 +188,25 @@ TEST_F(RemoteWindowTest, GroupsLeaveTheWindowRoomForEveryGetInFlight) {
   EXPECT_LE(longest_get(), std::max<std::size_t>(window / 4, largest_sample));
 }
 
+TEST_F(RemoteWindowTest, ATakenSampleLetsItsBytesGoWhileItsNeighboursWait) {
+  // The interleaved order spreads each run of 4 neighbours over the whole epoch, and the window
+  // fetches the shard as one GET: held as one range until its last sample were taken, the run
+  // of a shuffle=blocks window would keep the read-ahead's room until that window's end.
+  const std::vector<std::uint32_t> order = interleaved_blocks();
+  RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()),
+                      std::uint64_t{1} << 30, nullptr);
+  window.start_epoch(order);
+  std::size_t left = 0;
+  for (std::size_t i = 0; i < kSamples; ++i) left += sample_bytes(i).size();
+  for (std::size_t position = 0; position < order.size(); ++position) {
+    window.take(1, [&](const RemoteWindow::Sample& sample) {
+      EXPECT_EQ(sample.bytes.size(), sample_bytes(sample.index).size());
+    });
+    left -= sample_bytes(order[position]).size();
+    EXPECT_EQ(window.held_bytes(), left) << "after " << position + 1 << " samples";
+  }
+  EXPECT_EQ(window.stats().requests, 1u);
+}
+
 }  // namespace
 }  // namespace feedrate

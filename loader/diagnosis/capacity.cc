@@ -32,6 +32,30 @@ Capacity not_measured(Resource resource, std::string why) {
   return c;
 }
 
+// What a remote store sustains with the requests the read-ahead may keep in flight: the rate it
+// delivered while they were nearly all in flight (the link or the store's time to first byte
+// then binds), else one request's rate times the requests allowed (a projection: the link may
+// bind sooner). The I/O thread's reading time alone cannot say it: it waits for slots as well
+// as for the store, so on a link that binds it counts the decodes' share of the waiting.
+double store_images_per_s(const StoreFigures& s, double images, std::string& basis) {
+  if (!s.remote || s.bytes == 0 || s.busy_s <= 0 || images <= 0) return kUnlimited;
+  const double per_image = static_cast<double>(s.bytes) / images;
+  if (s.average_in_flight >= kStoreSaturated * s.max_in_flight) {
+    const double rate = s.bytes_per_s / per_image;
+    basis += format("; the store (%s) delivered %s with %.1f of %u requests in flight (%.0f MB/s)",
+                    s.scheme.c_str(), thousands(rate).c_str(), s.average_in_flight, s.max_in_flight,
+                    s.bytes_per_s / 1e6);
+    return rate;
+  }
+  const double rate = s.bytes_per_s_per_connection * s.max_in_flight / per_image;
+  basis += format(
+      "; the store (%s) would deliver %s with its %u requests in flight (%.1f MB/s "
+      "a request, %.1f in flight on average)",
+      s.scheme.c_str(), thousands(rate).c_str(), s.max_in_flight,
+      s.bytes_per_s_per_connection / 1e6, s.average_in_flight);
+  return rate;
+}
+
 Capacity io_capacity(const Report& r, const ImageCosts& costs, double images) {
   const RunFigures& f = r.figures;
   const double reading = f.read_busy_s > 0 ? images / f.read_busy_s : kUnlimited;
@@ -44,7 +68,8 @@ Capacity io_capacity(const Report& r, const ImageCosts& costs, double images) {
     basis += format("; the emulated disk (%s) allows %s", io::describe(disk).c_str(),
                     thousands(limit).c_str());
   }
-  return measured(Resource::kIo, std::min(reading, limit), basis);
+  const double store = store_images_per_s(r.store, images, basis);
+  return measured(Resource::kIo, std::min({reading, limit, store}), basis);
 }
 
 Capacity cpu_capacity(const Report& r, const ImageCosts& costs) {

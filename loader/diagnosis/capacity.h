@@ -3,7 +3,10 @@
 // resource whose capacity the delivered rate reaches; its advice, `feedrate tune` and `feedrate
 // plan` project with the same formulas (loader/diagnosis/throughput_model.h).
 //   io        images per second the I/O thread spent reading, and no more than the emulated
-//             disk's limits (--throttle) allow for the run's bytes and reads per image;
+//             disk's limits (--throttle) allow for the run's bytes and reads per image, nor
+//             than a remote store sustains with the requests allowed in flight (its rate
+//             while at least kStoreSaturated of them were in flight, else one request's rate
+//             times the requests allowed);
 //   cpu       the decode threads (num_workers; the consumer's thread at 0) on the cores this
 //             process may use, from the CPU time per image of the decodes and of every loader
 //             thread (loader/diagnosis/throughput_model.h's cpu_images_per_s());
@@ -25,6 +28,9 @@ namespace feedrate {
 
 // The consumer's own time must be at least this share of the wall time to infer its rate.
 inline constexpr double kMeasurableStepShare = 0.05;
+// A store's requests in flight on average, as a share of those allowed, from which its measured
+// rate is what it sustains (the allowed requests were in use).
+inline constexpr double kStoreSaturated = 0.75;
 
 Capacities capacities(const Report& report);
 

@@ -33,7 +33,7 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
              s.first_byte_p50_ms, s.first_byte_p99_ms, s.average_in_flight, s.max_in_flight,
              s.bytes_per_s_per_connection / 1e6)));
   if (!std::isfinite(io) || io <= 0) return;
-  if (s.max_in_flight > 0 && s.average_in_flight >= 0.75 * s.max_in_flight) {
+  if (s.max_in_flight > 0 && s.average_in_flight >= kStoreSaturated * s.max_in_flight) {
     const unsigned more = std::min(1024u, s.max_in_flight * 2);
     const double rate = io * static_cast<double>(more) / std::max(1.0, s.average_in_flight);
     Advice more_in_flight = make_remedy(

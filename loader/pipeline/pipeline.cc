@@ -6,12 +6,14 @@
 #include <string>
 
 #include "feedrate/error.h"
+#include "feedrate/run_costs.h"
 #include "feedrate/sampler.h"
 #include "feedrate/system_info.h"
 #include "gpu/trace.h"
 #include "io/direct_io.h"
 #include "io/throttle.h"
 #include "loader/dataset/remote_settings.h"
+#include "loader/diagnosis/capacity.h"
 #include "loader/diagnosis/verdict.h"
 #include "loader/pipeline/memory_budget.h"
 #include "loader/pipeline/remote_window.h"
@@ -327,8 +329,11 @@ Report Pipeline::report() const {
   if (cache_) report.cache = cache_->figures();
   if (mirror_) report.cache = mirror_figures(*mirror_, dataset_);
   if (const RemoteWindow* remote = reader_->remote()) {
+    // Judged again with the store's figures: its rate bounds the io capacity, and its advice.
     report.store = store_figures(*remote);
-    report.verdict = judge(report);  // with the store's figures, for its advice
+    report.capacities = capacities(report);
+    report.verdict = judge(report);
+    report.costs = run_costs(report);
   }
   return report;
 }

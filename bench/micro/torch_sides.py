@@ -27,6 +27,27 @@ def import_torch():
     return torch, torchvision
 
 
+def iterate(loader, args, set_epoch=None):
+    """Takes `loader`'s batches for the run's length (--epochs whole epochs, or the first
+    --batches batches), calling set_epoch(epoch) before each epoch when given; returns the
+    images, the batches, and the last batch's shape and dtype."""
+    images = batches = 0
+    batch_shape = batch_dtype = None
+    epochs = itertools.count() if args.batches else range(args.epochs)
+    for epoch in epochs:
+        if set_epoch:
+            set_epoch(epoch)
+        for pixels, _labels in loader:
+            images += pixels.shape[0]
+            batches += 1
+            batch_shape, batch_dtype = list(pixels.shape), str(pixels.dtype)
+            if batches == args.batches:
+                break
+        if batches == args.batches:
+            break
+    return images, batches, batch_shape, batch_dtype
+
+
 # ----------------------------------------------------------------------------------------
 # Torch side.
 
@@ -48,22 +69,11 @@ def torch_child(args):
     from torchvision.datasets import ImageFolder
     torch.manual_seed(args.seed)
     dataset = ImageFolder(args.dataset, transform=torch_transform(args.transform))
-    images = batches = 0
-    batch_shape = batch_dtype = None
     start = time.perf_counter()
     loader = torch.utils.data.DataLoader(
         dataset, batch_size=args.batch, shuffle=True, num_workers=args.workers[0],
         persistent_workers=False, pin_memory=False)
-    epochs = itertools.count() if args.batches else range(args.epochs)
-    for _ in epochs:
-        for pixels, _labels in loader:
-            images += pixels.shape[0]
-            batches += 1
-            batch_shape, batch_dtype = list(pixels.shape), str(pixels.dtype)
-            if batches == args.batches:
-                break
-        if batches == args.batches:
-            break
+    images, batches, batch_shape, batch_dtype = iterate(loader, args)
     seconds = time.perf_counter() - start
     json.dump({"dataset_samples": len(dataset), "samples": images, "batches": batches,
                "seconds": seconds, "images_per_s": images / seconds,
@@ -83,20 +93,8 @@ def python_child(args):
     loader = feedrate.Loader(args.dataset, batch_size=args.batch, num_workers=args.workers[0],
                              transform=args.transform, seed=args.seed, shuffle=True,
                              size=CROP_SIZE, arrays="torch")
-    images = batches = 0
-    batch_shape = batch_dtype = None
     start = time.perf_counter()  # after the dataset scan, as `feedrate bench` starts its clock
-    epochs = itertools.count() if args.batches else range(args.epochs)
-    for epoch in epochs:
-        loader.set_epoch(epoch)
-        for pixels, _labels in loader:
-            images += pixels.shape[0]
-            batches += 1
-            batch_shape, batch_dtype = list(pixels.shape), str(pixels.dtype)
-            if batches == args.batches:
-                break
-        if batches == args.batches:
-            break
+    images, batches, batch_shape, batch_dtype = iterate(loader, args, loader.set_epoch)
     seconds = time.perf_counter() - start
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
     json.dump({"dataset_samples": loader.num_samples, "samples": images, "batches": batches,

@@ -95,6 +95,14 @@ def print_environment(env, args, log):
     log("")
 
 
+def print_columns(columns, rows, log):
+    """A table of `rows`: one column per (title, format, width), right-aligned."""
+    log(" | ".join(title.rjust(width) for title, _, width in columns))
+    log("-+-".join("-" * width for _, _, width in columns))
+    for row in rows:
+        log(" | ".join(fmt.format(**row).rjust(width) for _, fmt, width in columns))
+
+
 def print_table(rows, log):
     columns = [("workers", "{workers}", 7),
                ("torch img/s", "{torch_images_per_s:.1f}", 11),
@@ -103,10 +111,7 @@ def print_table(rows, log):
                ("torch peak PSS MB", "{torch_peak_pss_mb:.1f}", 17),
                ("feedrate peak PSS MB", "{feedrate_peak_pss_mb:.1f}", 20),
                ("memory ratio", "{memory_ratio_pss:.2f}x", 12)]
-    log(" | ".join(title.rjust(width) for title, _, width in columns))
-    log("-+-".join("-" * width for _, _, width in columns))
-    for row in rows:
-        log(" | ".join(fmt.format(**row).rjust(width) for _, fmt, width in columns))
+    print_columns(columns, rows, log)
     log("speed ratio = feedrate / torch images/s; memory ratio = torch tree peak PSS / "
         "feedrate peak PSS; medians over repeats, ratios of the medians")
     log("")
@@ -134,10 +139,7 @@ def print_python(rows, log):
                ("Python peak PSS MB", "{python_peak_pss_mb:.1f}", 18),
                ("torch/Python PSS", "{python_memory_ratio_pss:.2f}x", 16)]
     log("feedrate's Python module (feedrate.Loader, torch tensors, torch imported)")
-    log(" | ".join(title.rjust(width) for title, _, width in columns))
-    log("-+-".join("-" * width for _, _, width in columns))
-    for row in rows:
-        log(" | ".join(fmt.format(**row).rjust(width) for _, fmt, width in columns))
+    print_columns(columns, rows, log)
     for row in rows:
         log(f"  workers {row['workers']}: the Python process's RSS is "
             f"{row['python_baseline_rss_mb']:.1f} MB with torch imported, before the Loader; "

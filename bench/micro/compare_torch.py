@@ -232,9 +232,9 @@ def compare(args, log):
                 runs[side, workers].append(result)
                 figures.append(f"{side} {result['images_per_s']:.1f} img/s, "
                                f"PSS {result['tree_peak_pss_mb']:.1f} MB "
-                               f"({result['samples']} images)")
+                               f"({result['images']} images)")
             log(f"repeat {repeat + 1}/{args.repeats}, workers {workers}: " + "; ".join(figures))
-            if runs["torch", workers][-1]["samples"] != runs["feedrate", workers][-1]["samples"]:
+            if runs["torch", workers][-1]["images"] != runs["feedrate", workers][-1]["images"]:
                 log("  note: the two loaders delivered different numbers of images")
     log("")
 

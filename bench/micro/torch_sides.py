@@ -75,7 +75,7 @@ def torch_child(args):
         persistent_workers=False, pin_memory=False)
     images, batches, batch_shape, batch_dtype = iterate(loader, args)
     seconds = time.perf_counter() - start
-    json.dump({"dataset_samples": len(dataset), "samples": images, "batches": batches,
+    json.dump({"dataset_samples": len(dataset), "images": images, "batches": batches,
                "seconds": seconds, "images_per_s": images / seconds,
                "batch_shape": batch_shape, "batch_dtype": batch_dtype}, sys.stdout)
 
@@ -97,7 +97,7 @@ def python_child(args):
     images, batches, batch_shape, batch_dtype = iterate(loader, args, loader.set_epoch)
     seconds = time.perf_counter() - start
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
-    json.dump({"dataset_samples": loader.num_samples, "samples": images, "batches": batches,
+    json.dump({"dataset_samples": loader.num_samples, "images": images, "batches": batches,
                "seconds": seconds, "images_per_s": images / seconds, "peak_rss_mb": peak_rss_mb,
                "baseline_rss_mb": baseline_rss_mb,
                "batch_shape": batch_shape, "batch_dtype": batch_dtype,

@@ -1,15 +1,15 @@
 // The disk classes as read limits, shared by `feedrate doctor` (which class a measured disk
 // matches) and `feedrate plan` (what a class can feed). They are the throttle's classes
-// (io/throttle.h: their figures and sources), so a plan and an emulated run agree; "network" is a
-// storage server over 10 GbE: 1200 MB/s, and a network round trip per request (500 us assumed).
-// Thread-safety: reentrant.
+// (io/throttle_spec.h: their figures and sources), so a plan and an emulated run agree; "network"
+// is a storage server over 10 GbE: 1200 MB/s, and a network round trip per request (500 us
+// assumed). Thread-safety: reentrant.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "io/throttle.h"
+#include "io/throttle_spec.h"
 
 namespace feedrate::io {
 

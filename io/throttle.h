@@ -1,45 +1,22 @@
 // Emulates a slower disk class on a fast machine: a token bucket on bytes and one on operations,
 // plus a fixed latency per operation, tell each read when it may be reported complete.
 //
-// Thread-safety: parse_throttle and describe are pure. A Throttle may be shared by any number of
-// threads (admit() takes a mutex); it never sleeps itself, so that io_uring callers can keep
-// their queue full while they wait and pread callers can sleep_until the returned time (on the
-// throttle's clock, whose time it returns).
+// The limits are a ThrottleSpec (io/throttle_spec.h).
+//
+// Thread-safety: a Throttle may be shared by any number of threads (admit() takes a mutex); it
+// never sleeps itself, so that io_uring callers can keep their queue full while they wait and
+// pread callers can sleep_until the returned time (on the throttle's clock, whose time it
+// returns).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <mutex>
-#include <string>
-#include <string_view>
 
 #include "io/clock.h"
+#include "io/throttle_spec.h"
 
 namespace feedrate::io {
-
-// Limits of an emulated disk. MB are 10^6 bytes, as disk makers count them; 0 means unlimited.
-struct ThrottleSpec {
-  double mb_per_s = 0;
-  double iops = 0;
-  double latency_us = 0;
-
-  bool limited() const { return mb_per_s > 0 || iops > 0 || latency_us > 0; }
-};
-
-// Parses a disk class (io/disk_class.h lists them for doctor and plan) or explicit limits:
-//   hdd       200 MB/s,    150 IOPS, 4000 us  (HDD: about 200 MB/s, 100-200 random IOPS,
-//                                              seek-bound)
-//   sata-ssd  500 MB/s, 50 000 IOPS,  100 us  (SATA SSD: 500 MB/s and more)
-//   network  1200 MB/s,   unlimited,  500 us  (a storage server over 10 GbE: a round trip per
-//                                              request)
-//   nvme     2400 MB/s, 400 000 IOPS,  20 us  (NVMe SSD: 2400 MB/s and more)
-//   MBPS[,IOPS[,LATENCY_US]]                   (omitted fields are unlimited)
-// Throws std::invalid_argument naming `text` for anything else, and for negative, infinite or
-// NaN numbers.
-ThrottleSpec parse_throttle(std::string_view text);
-
-// "200 MB/s, 150 IOPS, 4000 us latency", or "unlimited"; for statistics and logs.
-std::string describe(const ThrottleSpec& spec);
 
 class Throttle {
  public:

@@ -13,6 +13,7 @@
 
 #include "bench/cli/commands.h"
 #include "bench/cli/default_dataset.h"
+#include "feedrate/store_probe.h"
 #include "feedrate/system_info.h"
 #include "gpu/device.h"
 #include "io/block_device.h"
@@ -20,7 +21,6 @@
 #include "io/disk_probe.h"
 #include "io/remote/url.h"
 #include "io/uring_probe.h"
-#include "loader/dataset/store_probe.h"
 
 namespace feedrate::bench {
 namespace {

@@ -20,8 +20,8 @@
 #include "bench/plan/gpu_catalogue.h"
 #include "bench/plan/instance_model.h"
 #include "bench/plan/plan_report.h"
+#include "feedrate/report_document.h"
 #include "feedrate/system_info.h"
-#include "loader/diagnosis/report_json.h"
 
 namespace feedrate::bench {
 namespace {
@@ -63,7 +63,7 @@ Plan make_plan(const PlanArgs& args) {
   plan.kind = input.contains("mode") ? "tune" : "bench";
   plan.dataset = input.value("dataset", "");
   try {
-    plan.costs = costs_from_json(input.at("costs"));
+    plan.costs = costs_from_document(input.at("costs").dump());
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(args.input + ": " + e.what());
   }

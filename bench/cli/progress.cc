@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "loader/diagnosis/progress_line.h"
+#include "feedrate/progress_line.h"
 
 namespace feedrate::bench {
 

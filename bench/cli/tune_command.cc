@@ -24,10 +24,10 @@
 #include "bench/tune/window_sweep.h"
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
+#include "feedrate/packing_probe.h"
+#include "feedrate/report_document.h"
 #include "feedrate/resource.h"
 #include "feedrate/system_info.h"
-#include "loader/diagnosis/packing_probe.h"
-#include "loader/diagnosis/report_json.h"
 
 namespace feedrate::bench {
 namespace {
@@ -258,7 +258,7 @@ void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
     RunCosts recorded = *costs;  // with what packing would save, for `feedrate plan`
     recorded.packed = probe_packed_decode(Dataset::open(args.loader.dataset),
                                           options_for(args, r.recommended).transform);
-    out["costs"] = costs_json(recorded);
+    out["costs"] = nlohmann::json::parse(costs_document(recorded));
   }
   fmt::print("{}\n", out.dump(2));
 }

@@ -44,100 +44,26 @@ Usage (as root: the harness makes a network namespace):
 """
 
 import argparse
-import contextlib
 import json
 import os
 import platform
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+# The contenders and the peers' child are remote_contenders.py's; this script sets up the
+# dataset and the servers, runs the rounds and summarises them.
+from remote_contenders import BUCKET, CONTENDERS, PREFIX, Bench, peer_child, sh
+
 SCRIPT_DIR = Path(__file__).resolve().parent
 REPO = SCRIPT_DIR.parent.parent
-BUCKET = "bench"
-PREFIX = "shards/"
-CROP = 224
-BATCH = 64
-WORKERS = 2
-CONTENDERS = ["curl-s3", "curl-https", "local", "s3-full", "s3-blocks", "https-full",
-              "https-blocks", "s3-cache", "https-cache", "wds-https", "s3tc-s3"]
 OTHER_BENCH = ("compare_", "feedrate bench", "feedrate tune")
 
 
-# ----------------------------------------------------------------------------- peers (child)
-
-def peer_transform():
-    import torchvision.transforms as T
-    return T.Compose([T.RandomResizedCrop(CROP), T.RandomHorizontalFlip(), T.PILToTensor()])
-
-
-def decode(data, transform):
-    import io
-    from PIL import Image
-    with Image.open(io.BytesIO(data)) as im:
-        return transform(im.convert("RGB"))
-
-
-def wds_dataset(spec, transform):
-    import webdataset as wds
-    urls = [f"pipe:curl -s --fail --cacert {spec['ca_file']} {u}" for u in spec["urls"]]
-
-    def sample(s):
-        key = next(k for k in s if k.endswith(("jpg", "jpeg")))
-        return decode(s[key], transform), len(s[key])
-
-    return (wds.WebDataset(urls, shardshuffle=len(urls), empty_check=False)
-            .shuffle(1000).map(sample))
-
-
-def s3tc_dataset(spec, transform):
-    import tarfile
-    import torch.utils.data
-    from s3torchconnector import S3ClientConfig, S3IterableDataset
-
-    class TarSamples(torch.utils.data.IterableDataset):
-        def __iter__(self):
-            shards = S3IterableDataset.from_prefix(
-                spec["uri"], region=spec["region"], endpoint=spec["endpoint"],
-                s3client_config=S3ClientConfig(force_path_style=True), enable_sharding=True)
-            for reader in shards:
-                with tarfile.open(fileobj=reader, mode="r|") as tar:
-                    for member in tar:
-                        if member.isfile() and member.name.endswith((".jpg", ".jpeg")):
-                            data = tar.extractfile(member).read()
-                            yield decode(data, transform), len(data)
-
-    return TarSamples()
-
-
-def peer_child(kind, spec):
-    import torch.utils.data
-    transform = peer_transform()
-    dataset = wds_dataset(spec, transform) if kind == "wds" else s3tc_dataset(spec, transform)
-    loader = torch.utils.data.DataLoader(dataset, batch_size=BATCH, num_workers=WORKERS)
-    images = nbytes = 0
-    capped = False
-    start = time.monotonic()
-    for batch, sizes in loader:
-        images += batch.shape[0]
-        nbytes += int(sizes.sum())
-        if time.monotonic() - start > spec["cap_s"]:
-            capped = True
-            break
-    seconds = time.monotonic() - start
-    print(json.dumps({"images": images, "bytes": nbytes, "seconds": seconds, "capped": capped}))
-
-
-# ----------------------------------------------------------------------------- parent
-
-def sh(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
+# ----------------------------------------------------------------------------- set-up
 
 def load_average():
     with open("/proc/loadavg") as f:
@@ -173,142 +99,6 @@ def make_dataset(feedrate, data, count, per_shard):
 
 def shard_names(data):
     return sorted(p.relative_to(data).as_posix() for p in data.rglob("*.tar"))
-
-
-def brace(names):
-    """shard_{000000..000005}.tar for consecutive names, as feedrate's sources take them."""
-    stem, ext = names[0].rsplit("_", 1)[0], ".tar"
-    digits = [n[len(stem) + 1:-len(ext)] for n in names]
-    return f"{stem}_{{{digits[0]}..{digits[-1]}}}{ext}"
-
-
-class Bench:
-    def __init__(self, args, ep, data, names, tmp):
-        self.args, self.ep, self.data, self.names, self.tmp = args, ep, data, names, tmp
-        self.count = args.count
-        self.total_bytes = sum((data / n).stat().st_size for n in names)
-        self.env = {**os.environ, "AWS_ENDPOINT_URL": ep["s3"], "AWS_ACCESS_KEY_ID":
-                    ep["access_key"], "AWS_SECRET_ACCESS_KEY": ep["secret_key"],
-                    "AWS_REGION": ep["region"], "AWS_CA_BUNDLE": ep["ca_file"]}
-        for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
-            self.env.pop(k, None)
-        self.s3_source = f"s3://{BUCKET}/{PREFIX}{brace(names)}"
-        self.https_source = f"{ep['https']}/{brace(names)}"
-
-    def curl(self, kind):
-        procs = []
-        start = time.monotonic()
-        pending = list(self.names)
-        sizes, failed = 0, 0
-        while pending or procs:
-            while pending and len(procs) < self.args.curl_parallel:
-                n = pending.pop(0)
-                if kind == "s3":
-                    cmd = ["curl", "-s", "--fail", "-o", "/dev/null", "-w", "%{size_download}",
-                           "--aws-sigv4", f"aws:amz:{self.ep['region']}:s3", "--user",
-                           f"{self.ep['access_key']}:{self.ep['secret_key']}", "-H",
-                           "x-amz-content-sha256: UNSIGNED-PAYLOAD",
-                           f"{self.ep['s3']}/{BUCKET}/{PREFIX}{n}"]
-                else:
-                    cmd = ["curl", "-s", "--fail", "-o", "/dev/null", "-w", "%{size_download}",
-                           "--cacert", self.ep["ca_file"], f"{self.ep['https']}/{n}"]
-                procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True))
-            p = procs.pop(0)
-            try:
-                out, _ = p.communicate(timeout=max(1, self.args.cap_s - (time.monotonic() - start)))
-            except subprocess.TimeoutExpired:
-                for q in [p] + procs:
-                    q.kill()
-                    q.wait()
-                return {"error": f"capped at {self.args.cap_s} s"}
-            if p.returncode != 0:
-                failed += 1
-            sizes += int(out or 0)
-        seconds = time.monotonic() - start
-        if failed or sizes != self.total_bytes:
-            return {"error": f"{failed} curl(s) failed, {sizes} of {self.total_bytes} bytes"}
-        return {"images_per_s": self.count / seconds, "mb_per_s": sizes / 1e6 / seconds,
-                "seconds": seconds}
-
-    def feedrate(self, source, extra, epoch=0):
-        cmd = [self.args.feedrate, "bench", source, "--workers", str(WORKERS), "--transform",
-               "train", "--batch", str(BATCH), "--json", "--no-pack-probe"] + extra
-        try:
-            r = sh(cmd, env=self.env, timeout=self.args.cap_s * (2 if epoch else 1))
-        except subprocess.TimeoutExpired:
-            return {"error": f"capped at {self.args.cap_s} s per epoch", "command": cmd}
-        if r.returncode != 0:
-            return {"error": (r.stderr or r.stdout)[-800:], "command": cmd}
-        j = json.loads(r.stdout[r.stdout.index("{"):])
-        e = j["epochs"][epoch]
-        store = j["stages"].get("store")
-        out = {"images_per_s": e["images_per_s"], "mb_per_s": e["mb_per_s"],
-               "seconds": e["seconds"], "images": e["images"],
-               "bottleneck": j["verdict"]["bottleneck"], "summary": j["verdict"]["summary"],
-               "advice": [a["text"] for a in j["verdict"]["advice"]
-                          if a["kind"].startswith("io.store") or a["kind"] == "io.cache_dir"],
-               "read_busy_s": j["stages"].get("read", {}).get("busy_s"),
-               "decode_utilization": j["stages"].get("decode", {}).get("utilization"),
-               "command": " ".join(map(str, cmd))}
-        if store:
-            out["store"] = {k: store[k] for k in (
-                "requests", "average_in_flight", "max_in_flight", "first_byte_p50_ms",
-                "first_byte_p99_ms", "bytes_per_s", "bytes_per_s_per_connection", "retries")}
-        if epoch:
-            out["epoch1_images_per_s"] = j["epochs"][0]["images_per_s"]
-            out["cache_hits"] = e.get("cache_hits")
-        return out
-
-    def peer(self, kind):
-        py = self.args.peers_python
-        if not py or not Path(py).exists():
-            return {"error": f"no peers python ({py})"}
-        if kind == "wds":
-            spec = {"urls": [f"{self.ep['https']}/{n}" for n in self.names],
-                    "ca_file": self.ep["ca_file"]}
-        else:
-            spec = {"uri": f"s3://{BUCKET}/{PREFIX}", "region": self.ep["region"],
-                    "endpoint": self.ep["s3"]}
-        spec["cap_s"] = self.args.peer_cap_s
-        cmd = [py, __file__, "--peer-child", kind, "--spec", json.dumps(spec)]
-        try:
-            r = sh(cmd, env=self.env, timeout=self.args.peer_cap_s + 90)
-        except subprocess.TimeoutExpired:
-            return {"error": f"capped at {self.args.peer_cap_s} s"}
-        if r.returncode != 0:
-            return {"error": r.stderr[-800:]}
-        j = json.loads(r.stdout.strip().splitlines()[-1])
-        if j["images"] != self.count and not j["capped"]:
-            return {"error": f"{j['images']} of {self.count} images"}
-        return {"images_per_s": j["images"] / j["seconds"],
-                "mb_per_s": j["bytes"] / 1e6 / j["seconds"], "seconds": j["seconds"],
-                "capped": j["capped"], "images": j["images"]}
-
-    def run(self, name):
-        if name == "curl-s3":
-            return self.curl("s3")
-        if name == "curl-https":
-            return self.curl("https")
-        if name == "local":
-            return self.feedrate(str(self.data), [])
-        if name in ("s3-full", "s3-blocks", "https-full", "https-blocks"):
-            s3 = name.startswith("s3")
-            extra = ["--shuffle", "blocks"] if name.endswith("blocks") else []
-            if s3 and self.args.s3_batches:
-                extra += ["--batches", str(self.args.s3_batches)]
-            return self.feedrate(self.s3_source if s3 else self.https_source, extra)
-        if name in ("s3-cache", "https-cache"):
-            cache = Path(tempfile.mkdtemp(prefix="cache-", dir=self.tmp))
-            src = self.s3_source if name.startswith("s3") else self.https_source
-            try:
-                return self.feedrate(src, ["--epochs", "2", "--cache-dir", str(cache)], epoch=1)
-            finally:
-                shutil.rmtree(cache, ignore_errors=True)
-        if name == "wds-https":
-            return self.peer("wds")
-        if name == "s3tc-s3":
-            return self.peer("s3tc")
-        raise ValueError(name)
 
 
 def summarize(runs):

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "bench/plan/gpu_catalogue.h"
+#include "feedrate/report_document.h"
 #include "io/disk_class.h"
-#include "loader/diagnosis/report_json.h"
 
 namespace feedrate::bench {
 namespace {
@@ -41,7 +41,7 @@ nlohmann::json projection_json(const Instance& i, const Projection& p) {
 }
 
 // What packing the dataset would change: measured on a sample of its JPEGs by the run, projected
-// here (loader/diagnosis/packing_probe.h, loader/diagnosis/throughput_model.h's packed_costs()).
+// here (include/feedrate/packing_probe.h, include/feedrate/throughput_model.h's packed_costs()).
 nlohmann::json packing_json(const Plan& plan) {
   const PackedDecodeCost& p = plan.costs.packed;
   nlohmann::json out = {{"state", p.state.empty() ? "not measured" : p.state},
@@ -202,7 +202,7 @@ void cpu_nodes_text(const Plan& plan, std::string& text) {
 nlohmann::json plan_json(const Plan& plan) {
   nlohmann::json out;
   out["input"] = {{"kind", plan.kind}, {"dataset", plan.dataset}};
-  out["measured"] = costs_json(plan.costs);
+  out["measured"] = nlohmann::json::parse(costs_document(plan.costs));
   out["demand"] = {{"gpus", plan.demand.gpus},
                    {"gpu", plan.gpu_name},
                    {"gpu_memory_gb", plan.demand.gpu_memory_gb},

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "bench/tune/svg_plot.h"
-#include "loader/diagnosis/report_json.h"
+#include "feedrate/report_document.h"
 
 namespace feedrate::bench {
 
@@ -73,7 +73,7 @@ nlohmann::json window_json(const WindowSweep& sweep) {
                       {"full_shuffle_labels_per_batch", q.full_labels_per_batch},
                       {"label_mix", q.label_mix},
                       {"spearman", q.spearman},
-                      {"costs", costs_json(p.run.costs)}});
+                      {"costs", nlohmann::json::parse(costs_document(p.run.costs))}});
   }
   return {{"dataset", sweep.dataset},  {"sweep", "shuffle_window_mb"}, {"shuffle", "blocks"},
           {"workers", sweep.workers},  {"throttle", sweep.throttle},   {"points", points},

@@ -11,7 +11,7 @@
 //   cache       the pack cache's figures
 // The per-image figures below (decode_cpu_ms_per_image, read_bytes_per_image) are also in
 // costs, derived from the same figures; its JSON is built once
-// (loader/diagnosis/report_document.h).
+// (include/feedrate/report_document.h).
 // Thread-safety: a plain value.
 #pragma once
 
@@ -137,7 +137,7 @@ struct Advice {
   std::string kind;   // stable id, e.g. "io.bandwidth", "cpu.workers", "page_cache"
   std::string cause;  // the measured figure and what it means
   // What to do, in the user's terms; "{0}", "{1}", ... stand for settings[0], settings[1], ...
-  // as the front end spells them (loader/diagnosis/verdict_text.h's advice_text()).
+  // as the front end spells them (include/feedrate/verdict_text.h's advice_text()).
   std::string remedy;
   std::vector<OptionSetting> settings;
   double projected_images_per_s = 0;

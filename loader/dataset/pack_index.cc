@@ -1,4 +1,4 @@
-#include "loader/dataset/pack_index.h"
+#include "feedrate/pack_index.h"
 
 #include <algorithm>
 #include <fstream>

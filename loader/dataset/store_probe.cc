@@ -1,4 +1,4 @@
-#include "loader/dataset/store_probe.h"
+#include "feedrate/store_probe.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "loader/diagnosis/packing_probe.h"
+#include "feedrate/packing_probe.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,8 +10,8 @@
 #include "decode/jpeg_pack.h"
 #include "decode/pack_choice.h"
 #include "decode/random.h"
+#include "feedrate/dataset_reader.h"
 #include "feedrate/system_info.h"
-#include "loader/dataset/dataset_reader.h"
 #include "loader/diagnosis/text.h"
 #include "loader/diagnosis/verdict.h"
 

@@ -1,12 +1,15 @@
-#include "loader/diagnosis/report_document.h"
+#include "feedrate/report_document.h"
+
+#include <nlohmann/json.hpp>
 
 #include "loader/diagnosis/cache_json.h"
 #include "loader/diagnosis/report_json.h"
 #include "loader/diagnosis/skipped_json.h"
 
 namespace feedrate {
+namespace {
 
-nlohmann::json report_document(const Report& report, const RunStats& stats, OptionSpelling spell) {
+nlohmann::json document(const Report& report, const RunStats& stats, OptionSpelling spell) {
   const RunSetting& run = report.run;
   const IoStats& io = stats.io;
   return {{"rank", run.rank},
@@ -47,6 +50,22 @@ nlohmann::json report_document(const Report& report, const RunStats& stats, Opti
           {"stages", stages_json(report)},
           {"costs", costs_json(report.costs)},
           {"cache", cache_json(report.cache)}};
+}
+
+}  // namespace
+
+std::string report_document(const Report& report, const RunStats& stats, OptionSpelling spell) {
+  return document(report, stats, spell).dump();
+}
+
+std::string costs_document(const RunCosts& costs) {
+  return costs_json(costs).dump();
+}
+
+RunCosts costs_from_document(std::string_view text) {
+  // Text that is not JSON parses to a discarded value, which costs_from_json() rejects as not an
+  // object.
+  return costs_from_json(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false));
 }
 
 }  // namespace feedrate

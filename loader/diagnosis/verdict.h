@@ -1,11 +1,11 @@
 // Turns a run's capacities (loader/diagnosis/capacity.h) into a verdict: the bottleneck is the
 // resource whose capacity the delivered rate reaches, a runner-up within kCloseMargin is named too,
 // and the advice is data (include/feedrate/report.h's Advice: cause, remedy, projected images/s,
-// cost); loader/diagnosis/verdict_text.h renders it into sentences. The consumer's stalls are
+// cost); include/feedrate/verdict_text.h renders it into sentences. The consumer's stalls are
 // evidence, not the verdict: on a disk-bound run every batch is read and then decoded, so the
 // consumer also waits on batches that are decoding. Projections use
-// loader/diagnosis/throughput_model.h, as `feedrate plan` does. packing_advice() turns the
-// packing probe's measurement (loader/diagnosis/packing_probe.h, which `feedrate bench` and
+// include/feedrate/throughput_model.h, as `feedrate plan` does. packing_advice() turns the
+// packing probe's measurement (include/feedrate/packing_probe.h, which `feedrate bench` and
 // Python's report(probe_packing=True) run) into an advice. Internal to loader/; pure functions,
 // so scenarios are easy to test. Thread-safety: reentrant.
 #pragma once
@@ -41,7 +41,7 @@ struct PackingGain {
 
 // The advice a cpu verdict gets for `gain` (the caller appends it to the verdict's advice when
 // decode_ratio < 1): the cpu capacity with the run's decode CPU per image scaled as
-// loader/diagnosis/throughput_model.h's packed_costs() does, what the run would then deliver, and
+// include/feedrate/throughput_model.h's packed_costs() does, what the run would then deliver, and
 // what it costs (a copy of the dataset, scaled by bytes_ratio).
 Advice packing_advice(const Report& report, const PackingGain& gain);
 

@@ -1,4 +1,4 @@
-#include "loader/diagnosis/verdict_text.h"
+#include "feedrate/verdict_text.h"
 
 #include <cmath>
 #include <cstddef>

@@ -1,11 +1,10 @@
 #include "python/csrc/report.h"
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <string>
 
-#include "loader/diagnosis/progress_line.h"
-#include "loader/diagnosis/report_document.h"
+#include "feedrate/progress_line.h"
+#include "feedrate/report_document.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
@@ -23,10 +22,10 @@ std::string keyword_spelling(const OptionSetting& setting) {
 }
 
 py::dict report_dict(const Report& report, const RunStats& stats) {
-  // The library's document (loader/diagnosis/report_document.h), the one the command line's
+  // The library's document (include/feedrate/report_document.h), the one the command line's
   // --json extends, handed to Python through its json module.
   return py::module_::import("json").attr("loads")(
-      report_document(report, stats, keyword_spelling).dump());
+      report_document(report, stats, keyword_spelling));
 }
 
 py::dict gather_verdicts(const py::dict& report, py::object dist) {

@@ -6,14 +6,15 @@ cmake_minimum_required(VERSION 3.24)
 # Product folders: dependencies point one way, {bench, python} -> loader -> {io, decode, gpu}. A
 # stage folder includes only itself (and the standard or third-party headers its own library
 # target links). The public API, include/feedrate/ (included as "feedrate/..."), includes only
-# itself and the decode/ headers installed with it. loader/ is rooms of one rule each:
+# itself and the stage headers installed with it (loader/CMakeLists.txt's stage_headers, each
+# checked to be there). loader/ is rooms of one rule each:
 #   loader/host       itself and the public API
 #   loader/dataset    itself, host, the public API, io, decode
 #   loader/cache      itself, dataset, host, the public API, io, decode: never pipeline
 #   loader/diagnosis  itself, dataset, host, the public API, io, decode: never pipeline
 #   loader/pipeline   every room of loader/, the public API, io, decode, gpu
-# Outside the library (bench/ and the Python module, python/csrc) only the public API, the
-# stages and the front-end seam below are included: never the internals of a room.
+# Outside the library (bench/ and the Python module, python/csrc) only the public API and the
+# stages are included: never the internals of a room.
 # bench/ rooms:
 #   bench/pack, bench/plan, bench/tune  the product, themselves, the packing probe (bench/pack) and
 #                                       of bench/cli only the run's output and process figures
@@ -30,7 +31,9 @@ set(api include/feedrate)
 set(allowed_io io)
 set(allowed_decode decode)
 set(allowed_gpu gpu)
-set(allowed_include/feedrate ${api} decode)
+set(allowed_include/feedrate ${api})
+set(api_stage_headers decode/layout.h decode/random.h decode/status.h decode/transform.h
+    gpu/device.h io/throttle_spec.h)
 set(allowed_loader/host loader/host ${api})
 set(allowed_loader/dataset loader/dataset loader/host ${api} io decode)
 set(allowed_loader/cache loader/cache loader/dataset loader/host ${api} io decode)
@@ -46,14 +49,9 @@ set(allowed_bench/cli ${product} bench/cli bench/pack bench/plan bench/tune benc
 set(allowed_bench/datagen bench/datagen io decode)
 set(rule_loader/cache "loader/cache/ never includes loader/pipeline/")
 set(rule_loader/diagnosis "loader/diagnosis/ never includes loader/pipeline/")
-# The front-end seam: the internal headers that the command line and the Python module still
-# include, each the one owner of a rendering or a file format they share with the library. Only
-# folders outside the library may include these besides their own rule.
-set(front_end_headers loader/diagnosis/report_document.h loader/diagnosis/report_json.h
-    loader/diagnosis/verdict.h loader/diagnosis/verdict_text.h loader/diagnosis/packing_probe.h
-    loader/diagnosis/progress_line.h loader/diagnosis/skipped_json.h
-    loader/diagnosis/throughput_model.h loader/diagnosis/cache_json.h
-    loader/dataset/pack_index.h loader/dataset/dataset_reader.h loader/dataset/store_probe.h)
+list(JOIN api_stage_headers ", " api_stage_text)
+string(CONCAT rule_include/feedrate "include/feedrate/ may include: include/feedrate and the "
+       "stage headers installed with it, ${api_stage_text}")
 set(front_end_folders python/csrc bench/pack bench/plan bench/tune bench/cli)
 # Single headers of a room that the rooms above may include besides.
 set(shared_headers bench/cli/process_stats.h)
@@ -102,11 +100,13 @@ foreach(folder IN LISTS folders)
         list(APPEND violations "${source}: ${line} (only ${users} include bench/datagen)")
       elseif(NOT target_folder IN_LIST allowed_${folder}
              AND NOT (folder MATCHES "^bench/" AND header IN_LIST shared_headers)
-             AND NOT (folder IN_LIST front_end_folders AND header IN_LIST front_end_headers))
+             AND NOT (folder STREQUAL api AND header IN_LIST api_stage_headers))
         if(DEFINED rule_${folder} AND target_folder STREQUAL "loader/pipeline")
           set(rule "${rule_${folder}}")
+        elseif(folder STREQUAL api)
+          set(rule "${rule_${folder}}")
         elseif(folder IN_LIST front_end_folders AND target_folder MATCHES "^loader/")
-          set(rule "outside the library only the public API and the front-end seam are included")
+          set(rule "outside the library only the public API and the stages are included")
         else()
           list(JOIN allowed_${folder} ", " allowed)
           set(rule "${folder}/ may include: ${allowed}")
@@ -119,6 +119,16 @@ endforeach()
 if(checked EQUAL 0)
   list(APPEND violations "no include line was read under ${SOURCE_DIR}")
 endif()
+
+# The stage headers the public API may include are installed with it.
+file(READ ${SOURCE_DIR}/loader/CMakeLists.txt loader_cmake)
+string(REGEX MATCH "FILE_SET stage_headers[^)]*\\)" stage_file_set "${loader_cmake}")
+foreach(header IN LISTS api_stage_headers)
+  if(NOT stage_file_set MATCHES "PROJECT_SOURCE_DIR}/${header}")
+    list(APPEND violations
+         "${header}: the public API may include it, but loader/CMakeLists.txt does not install it")
+  endif()
+endforeach()
 
 # What the product's libraries link, written by tests/CMakeLists.txt: links_<target> lists.
 include(${LINKS_FILE})

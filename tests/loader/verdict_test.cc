@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "feedrate/verdict_text.h"
 #include "loader/diagnosis/capacity.h"
-#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 namespace {

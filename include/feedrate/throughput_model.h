@@ -1,19 +1,20 @@
-// The projection shared by the capacity model (loader/diagnosis/capacity.h), the verdict's advice
-// (loader/diagnosis/verdict.h) and `feedrate plan` (bench/plan/instance_model.h): how many images/s
-// decode threads on a number of cores, or a disk, deliver for a run's measured per-image costs, and
-// how those costs (include/feedrate/run_costs.h's ImageCosts) change under another shuffle mode or
-// with the dataset packed (`feedrate pack`).
+// The projection shared by the capacity model and the verdict's advice (a run's Report) and
+// `feedrate plan`: how many images/s decode threads on a number of cores, or a disk, deliver for
+// a run's measured per-image costs, and how those costs (include/feedrate/run_costs.h's
+// ImageCosts) change under another shuffle mode or with the dataset packed (`feedrate pack`).
 //   cpu   min(threads / decode CPU per image, cores / loader CPU per image) x cpu_share: each
 //         decode thread runs on a core of its own at most, every loader thread (reads, copies)
 //         shares the cores with them, and other processes take what cpu_share says;
 //   disk  min(MB/s / bytes_per_image, IOPS / reads_per_image, queue_depth / latency /
 //         reads_per_image).
+// Public API: the formulas above are the contract, over the run's measured costs
+// (include/feedrate/run_costs.h) and a disk's limits (io/throttle_spec.h, installed beside it).
 // Thread-safety: pure functions.
 #pragma once
 
 #include "feedrate/options.h"
 #include "feedrate/run_costs.h"
-#include "io/throttle.h"
+#include "io/throttle_spec.h"
 
 namespace feedrate {
 

@@ -1,7 +1,8 @@
 // The index.json that `feedrate pack` writes beside its shards, and the only code that writes or
-// reads it: the packer (bench/pack/pack.cc) writes it, the tar-shards index
-// (loader/dataset/tar_shards.cc) checks each shard against it. The file says `"format":
-// "feedrate-pack"` and a version; this header reads kPackIndexVersion and older.
+// reads it: the packer (`feedrate pack`) and `feedrate index` write it, the tar-shards index
+// checks each shard against it, a remote source reads it instead of listing. The file format
+// (docs/pack-index.md) is public: it says `"format": "feedrate-pack"` and a version; this header
+// reads kPackIndexVersion and older.
 //
 // Errors: read_pack_index() throws feedrate::Error naming the file and the problem for an
 // index.json that is not JSON, a feedrate-pack index of a newer version, or a field that is
@@ -23,7 +24,7 @@
 namespace feedrate {
 
 // Version 2 adds each shard's members (optional): a loader then indexes the shards without
-// reading them, which matters for a remote source (loader/dataset/remote_dataset.cc).
+// reading them, which matters for a remote source.
 inline constexpr int kPackIndexVersion = 2;
 inline constexpr std::string_view kPackIndexFile = "index.json";
 

@@ -1,9 +1,10 @@
 // Reads single samples of a Dataset outside the pipeline, for the tools that take samples one by
 // one (the packer, the packing probe): a tar shard's file is opened once and kept, any other
 // sample's file is opened for its read. A remote dataset's sample is one ranged GET of the
-// object's indexed version (io/remote/range_fetcher.h, with its retries).
+// object's indexed version, with the loader's retries.
 //
-// Thread-safety: read() may run on any number of threads at once (positional reads).
+// Public API. Thread-safety: read() may run on any number of threads at once (positional reads).
+// The reader refers to `dataset`, which must outlive it.
 // Errors: the constructor throws feedrate::Error naming a shard it cannot open; read() reports a
 // sample it cannot read through `error` (the caller decides: skip it or fail naming
 // dataset.describe(index)).
@@ -11,30 +12,28 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <system_error>
 #include <vector>
 
 #include "feedrate/dataset.h"
-#include "io/file.h"
-#include "loader/dataset/remote_settings.h"
 
 namespace feedrate {
 
 class DatasetReader {
  public:
   explicit DatasetReader(const Dataset& dataset);
+  ~DatasetReader();
+  DatasetReader(const DatasetReader&) = delete;
+  DatasetReader& operator=(const DatasetReader&) = delete;
 
   // Sample `index`'s bytes into `bytes` (resized to the sample's size); `error` set on failure.
   void read(std::size_t index, std::vector<std::uint8_t>& bytes, std::error_code& error) const;
 
  private:
-  // A remote sample's bytes; `error` set (io::RemoteErrc) on failure.
-  void fetch(const SampleRef& ref, std::vector<std::uint8_t>& bytes, std::error_code& error) const;
-
+  struct Files;  // the open files and a remote source's settings (loader/dataset/)
   const Dataset& dataset_;
-  std::vector<io::File> shared_files_;    // one per file of a dataset whose files are shared
-  std::optional<RemoteSettings> remote_;  // a remote dataset's
+  std::unique_ptr<const Files> files_;
 };
 
 }  // namespace feedrate

@@ -4,14 +4,15 @@
 // run's transform, original and packed alternately with the same crops, on the caller's thread
 // and timed in its CPU time (so other load on the machine does not count). The ratio of the two
 // times (include/feedrate/run_costs.h's PackedDecodeCost) is what
-// loader/diagnosis/throughput_model.h's packed_costs() applies to a run's measured decode CPU.
+// include/feedrate/throughput_model.h's packed_costs() applies to a run's measured decode CPU.
 //
 // It skips, saying why, when packing cannot help: the eval transform (its centre crop decodes
 // most of the image), data that are not JPEGs, too few JPEGs the packer takes. When most sampled
 // JPEGs are packed already, it says so instead of measuring.
 //
-// Thread-safety: runs on the caller's thread; reads the dataset's files with pread. Internal to
-// loader/ (and the command line, and the Python module).
+// Public API: `feedrate bench`, `feedrate tune` and Python's report(probe_packing=True) run it.
+// Thread-safety: runs on the caller's thread; reads the dataset's samples as
+// include/feedrate/dataset_reader.h does; reentrant.
 #pragma once
 
 #include <cstddef>
@@ -38,8 +39,9 @@ PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::Trans
 std::string describe(const PackedDecodeCost& cost);
 
 // Records the probe's figures in report.costs.packed and, when the verdict is cpu and packing
-// decodes faster, appends its advice (loader/diagnosis/verdict.h's packing_advice()). `feedrate
-// bench` and Python's report(probe_packing=True) both add it this way.
+// decodes faster, appends the verdict's packing advice (its projection with the decode CPU scaled
+// as packed_costs() does). `feedrate bench` and Python's report(probe_packing=True) both add it
+// this way.
 void add_packing(Report& report, const PackedDecodeCost& packed);
 
 }  // namespace feedrate

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "feedrate/report.h"
+#include "feedrate/verdict_text.h"
 #include "loader/diagnosis/capacity.h"
 #include "loader/diagnosis/verdict.h"
-#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 namespace {

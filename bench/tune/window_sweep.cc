@@ -50,8 +50,8 @@ std::string window_text(const WindowSweep& sweep) {
   for (const WindowPoint& p : sweep.points) {
     const ShuffleQuality& q = p.run.quality;
     text += fmt::format("{:>9} {:>9.0f} {:>13.2f} {:>8.0f}% {:>9.3f} {:>7} {:>12.0f}\n",
-                        p.window_mb, p.run.images_per_s, q.labels_per_batch, 100 * q.label_mix,
-                        q.spearman, p.run.reads, p.run.costs.peak_rss_mb);
+                        p.window_mb, p.run.costs.images_per_s, q.labels_per_batch,
+                        100 * q.label_mix, q.spearman, p.run.reads, p.run.costs.peak_rss_mb);
   }
   if (!sweep.points.empty()) {
     text += fmt::format("(a full shuffle's batches hold {:.2f} distinct labels on average)\n",
@@ -65,7 +65,7 @@ nlohmann::json window_json(const WindowSweep& sweep) {
   for (const WindowPoint& p : sweep.points) {
     const ShuffleQuality& q = p.run.quality;
     points.push_back({{"window_mb", p.window_mb},
-                      {"images_per_s", p.run.images_per_s},
+                      {"images_per_s", p.run.costs.images_per_s},
                       {"seconds", p.run.seconds},
                       {"peak_rss_mb", p.run.costs.peak_rss_mb},
                       {"reads", p.run.reads},
@@ -96,7 +96,7 @@ std::string window_svg(const WindowSweep& sweep) {
     if (p.window_mb == LoaderOptions{}.shuffle_window_mb)
       plot.marked = static_cast<int>(plot.x.size());
     plot.x.push_back(static_cast<double>(p.window_mb));
-    rate.values.push_back(p.run.images_per_s);
+    rate.values.push_back(p.run.costs.images_per_s);
     mix.values.push_back(100 * p.run.quality.label_mix);
   }
   plot.series = {rate, mix};

@@ -96,8 +96,8 @@ nlohmann::json stages_json(const Report& report) {
 
 nlohmann::json costs_json(const RunCosts& c) {
   return {{"images_per_s", c.images_per_s},
-          {"num_workers", c.num_workers},
-          {"cpus", c.cpus},
+          {"num_workers", c.setting.num_workers},
+          {"cpus", c.setting.cpus},
           {"cpu_ms_per_image", c.image.cpu_ms_per_image},
           {"decode_ms_per_image", c.image.decode_ms_per_image},
           {"cpu_share", c.image.cpu_share},
@@ -105,17 +105,17 @@ nlohmann::json costs_json(const RunCosts& c) {
           {"reads_per_image", c.image.reads_per_image},
           {"disk_images_per_s", c.disk_images_per_s},
           {"h2d_bytes_per_image", c.h2d_bytes_per_image},
-          {"dataset_bytes", c.dataset_bytes},
-          {"dataset_samples", c.dataset_samples},
+          {"dataset_bytes", c.setting.dataset_bytes},
+          {"dataset_samples", c.setting.dataset_samples},
           {"peak_rss_mb", c.peak_rss_mb},
-          {"batch_size", c.batch_size},
-          {"prefetch", c.prefetch},
+          {"batch_size", c.setting.batch_size},
+          {"prefetch", c.setting.slots},
           {"queue_depth", c.image.queue_depth},
-          {"throttle", c.throttle},
-          {"format", c.format},
-          {"shuffle", c.shuffle},
-          {"shuffle_window_mb", c.shuffle_window_mb},
-          {"tar_chunk_bytes", c.tar_chunk_bytes},
+          {"throttle", c.setting.throttle},
+          {"format", c.setting.format},
+          {"shuffle", c.setting.shuffle},
+          {"shuffle_window_mb", c.setting.shuffle_window_mb},
+          {"tar_chunk_bytes", c.setting.chunk_bytes},
           {"packed", packed_json(c.packed)}};
 }
 
@@ -137,8 +137,8 @@ RunCosts costs_from_json(const nlohmann::json& j) {
   auto optional = [&](const char* key, auto& value) { read(j, "costs", key, value, false); };
   RunCosts c;
   get("images_per_s", c.images_per_s);
-  get("num_workers", c.num_workers);
-  get("cpus", c.cpus);
+  get("num_workers", c.setting.num_workers);
+  get("cpus", c.setting.cpus);
   get("cpu_ms_per_image", c.image.cpu_ms_per_image);
   optional("decode_ms_per_image", c.image.decode_ms_per_image);
   optional("cpu_share", c.image.cpu_share);
@@ -146,19 +146,20 @@ RunCosts costs_from_json(const nlohmann::json& j) {
   get("reads_per_image", c.image.reads_per_image);
   optional("disk_images_per_s", c.disk_images_per_s);
   get("h2d_bytes_per_image", c.h2d_bytes_per_image);
-  get("dataset_bytes", c.dataset_bytes);
-  get("dataset_samples", c.dataset_samples);
+  get("dataset_bytes", c.setting.dataset_bytes);
+  get("dataset_samples", c.setting.dataset_samples);
   get("peak_rss_mb", c.peak_rss_mb);
-  get("batch_size", c.batch_size);
-  get("prefetch", c.prefetch);
+  get("batch_size", c.setting.batch_size);
+  get("prefetch", c.setting.slots);
   get("queue_depth", c.image.queue_depth);
-  get("throttle", c.throttle);
-  optional("format", c.format);
-  optional("shuffle", c.shuffle);
-  optional("shuffle_window_mb", c.shuffle_window_mb);
-  optional("tar_chunk_bytes", c.tar_chunk_bytes);
-  if (c.shuffle != "full" && c.shuffle != "blocks" && c.shuffle != "none") {
-    throw std::runtime_error("costs: field \"shuffle\" is \"" + c.shuffle +
+  get("throttle", c.setting.throttle);
+  optional("format", c.setting.format);
+  optional("shuffle", c.setting.shuffle);
+  optional("shuffle_window_mb", c.setting.shuffle_window_mb);
+  optional("tar_chunk_bytes", c.setting.chunk_bytes);
+  const std::string& shuffle = c.setting.shuffle;
+  if (shuffle != "full" && shuffle != "blocks" && shuffle != "none") {
+    throw std::runtime_error("costs: field \"shuffle\" is \"" + shuffle +
                              "\", not full, blocks or none");
   }
   if (j.contains("packed")) {

@@ -58,7 +58,7 @@ Instance parse_instance(const std::string& text) {
 }
 
 double disk_images_per_s(const RunCosts& costs, const io::ThrottleSpec& disk) {
-  return feedrate::disk_images_per_s(costs.image, disk);
+  return feedrate::disk_images_per_s(costs.image, costs.setting.queue_depth, disk);
 }
 
 Requirements requirements(const RunCosts& costs, const Demand& demand) {

@@ -36,7 +36,6 @@ struct RunSetting : CostSetting {
   double cpu_quota_cores = 0;        // the cgroup's CPU quota; 0 when none
   std::uint64_t memory_bytes = 0;    // what this process may use
   bool container_limit = false;      // memory_bytes is a cgroup limit, not the host's RAM
-  unsigned queue_depth = 1;          // reads in flight at most
   int rank = 0, world_size = 1;      // DistributedSampler's rank / world size
   std::string io_backend;            // io::backend_name
   std::string io_fallback_reason;

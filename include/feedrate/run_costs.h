@@ -37,7 +37,6 @@ struct ImageCosts {
   double cpu_ms_per_image = 0;  // CPU of every loader thread (decode, reads, copies)
   double bytes_per_image = 0;   // encoded bytes read
   double reads_per_image = 0;   // read operations
-  unsigned queue_depth = 1;     // reads in flight at most
   // The decode threads' share of cpu_ms; 0: all of it (older runs did not record it).
   double decode_ms_per_image = 0;
   // The share of their wall time the decode threads got a core (decode CPU / decode wall time):
@@ -47,7 +46,8 @@ struct ImageCosts {
 };
 
 // The part of a run's setting its costs depend on: what the run read (the dataset, its format
-// and order), how (batch, workers, batches in flight) and on what (the CPUs, the emulated disk).
+// and order), how (batch, workers, batches and reads in flight) and on what (the CPUs, the
+// emulated disk).
 // RunSetting (include/feedrate/report.h) is this plus the process's other facts; RunCosts
 // carries this part, so a costs record read back (`feedrate plan`) holds the same facts under
 // the same names. Its JSON keys are loader/diagnosis/report_json.h's: `slots` is written as
@@ -55,8 +55,9 @@ struct ImageCosts {
 struct CostSetting {
   std::size_t batch_size = 1;
   int num_workers = 1;
-  std::size_t slots = 1;  // batches in flight at most (prefetch_batches under the budget)
-  int cpus = 1;           // available to the run (affinity and quota)
+  std::size_t slots = 1;     // batches in flight at most (prefetch_batches under the budget)
+  int cpus = 1;              // available to the run (affinity and quota)
+  unsigned queue_depth = 1;  // reads in flight at most
   std::uint64_t dataset_bytes = 0;
   std::uint64_t dataset_samples = 0;
   std::string throttle;  // the emulated disk as given (--throttle); "" when none

@@ -25,7 +25,7 @@ RunCosts costs() {
   c.h2d_bytes_per_image = 150'528;
   c.setting.dataset_bytes = 20'000'000'000;  // 20 GB
   c.peak_rss_mb = 500;
-  c.image.queue_depth = 64;
+  c.setting.queue_depth = 64;
   return c;
 }
 

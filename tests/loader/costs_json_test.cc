@@ -54,17 +54,20 @@ void expect_setting_of(const CostSetting& s, const RunSetting& run) {
   EXPECT_EQ(s.shuffle, run.shuffle);
   EXPECT_EQ(s.shuffle_window_mb, run.shuffle_window_mb);
   EXPECT_EQ(s.chunk_bytes, run.chunk_bytes);
+  EXPECT_EQ(s.queue_depth, run.queue_depth);
 }
 
 TEST(CostsJson, CarriesTheRunsSettingThereAndBack) {
   const Report r = tar_run();
   const RunCosts costs = run_costs(r);
   expect_setting_of(costs.setting, r.run);
-  EXPECT_EQ(costs.image.queue_depth, 16u);
+
   EXPECT_DOUBLE_EQ(costs.h2d_bytes_per_image, 3.0 * 224 * 224);
   EXPECT_DOUBLE_EQ(costs.peak_rss_mb, 300);
 
-  const nlohmann::json j = costs_json(costs);
+  RunCosts probed = costs;
+  probed.packed = {"measured", "", 8, 4.0, 3.0, 110'000, 100'000, 0.5};
+  const nlohmann::json j = costs_json(probed);
   EXPECT_EQ(j["prefetch"], 5);  // the slots, under the key the record always had
   EXPECT_EQ(j["tar_chunk_bytes"], 4'000'000);
   const RunCosts back = costs_from_json(j);
@@ -72,7 +75,12 @@ TEST(CostsJson, CarriesTheRunsSettingThereAndBack) {
   EXPECT_DOUBLE_EQ(back.images_per_s, 500);
   EXPECT_DOUBLE_EQ(back.image.bytes_per_image, 110'000);
   EXPECT_DOUBLE_EQ(back.image.reads_per_image, 0.028);
-  EXPECT_EQ(back.image.queue_depth, 16u);
+
+  EXPECT_EQ(back.packed.state, "measured");
+  EXPECT_EQ(back.packed.samples, 8u);
+  EXPECT_DOUBLE_EQ(back.packed.decode_ratio(), 0.75);
+  EXPECT_DOUBLE_EQ(back.packed.packed_bytes, 100'000);
+  EXPECT_DOUBLE_EQ(back.packed.seconds, 0.5);
 }
 
 TEST(CostsJson, WritesTheKeysPlanReads) {
@@ -102,6 +110,12 @@ TEST(CostsJson, WritesTheKeysPlanReads) {
                                           "tar_chunk_bytes",
                                           "packed"};
   EXPECT_EQ(keys, expected);
+  std::set<std::string> packed;
+  for (const auto& [key, value] : j["packed"].items()) packed.insert(key);
+  const std::set<std::string> packed_expected = {
+      "state",          "reason",       "samples", "original_ms",  "packed_ms",
+      "original_bytes", "packed_bytes", "seconds", "decode_ratio", "bytes_ratio"};
+  EXPECT_EQ(packed, packed_expected);
 }
 
 // What bench wrote before it recorded the order, the storage, the decode share, the disk's
@@ -118,6 +132,7 @@ TEST(CostsJson, ReadsARecordOfAnOlderRun) {
   EXPECT_EQ(c.setting.cpus, 4);
   EXPECT_EQ(c.setting.batch_size, 64u);
   EXPECT_EQ(c.setting.slots, 3u);
+  EXPECT_EQ(c.setting.queue_depth, 64u);
   EXPECT_EQ(c.setting.dataset_samples, 5000u);
   EXPECT_EQ(c.setting.throttle, "200,1000");
   EXPECT_EQ(c.setting.format, "");

@@ -282,7 +282,7 @@ void print_text(const TuneArgs& args, const TuneResult& r) {
 }
 
 int run_window_sweep(const TuneArgs& args) {
-  WindowSweep sweep{args.loader.dataset, args.loader.throttle, args.loader.workers, {}};
+  WindowSweep sweep{args.loader.dataset, {}};
   sweep.points = sweep_windows(
       options_for(args, {args.loader.workers, args.loader.prefetch, args.loader.queue_depth}),
       args.shuffle_windows, [&](const WindowPoint& p) {
@@ -290,7 +290,7 @@ int run_window_sweep(const TuneArgs& args) {
         fmt::print(stderr,
                    "window    {} MB: {:.1f} images/s, {:.0f}% of a full "
                    "shuffle's labels\n",
-                   p.window_mb, p.run.costs.images_per_s, 100 * p.run.quality.label_mix);
+                   p.window_mb(), p.run.costs.images_per_s, 100 * p.run.quality.label_mix);
       });
   if (!args.plot.empty()) {
     std::ofstream svg(args.plot);

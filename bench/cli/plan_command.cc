@@ -88,17 +88,12 @@ Plan make_plan(const PlanArgs& args) {
   plan.demand.images_per_s = per_gpu * args.gpus;
   plan.needs = requirements(plan.costs, plan.demand);
   // This machine, as the run saw it: its cores, its memory limit, its (emulated) disk.
-  const std::string disk = args.disk.empty() ? plan.costs.throttle : args.disk;
-  plan.here = parse_instance(fmt::format("{},{},{}", std::max(1, plan.costs.cpus),
+  const std::string disk = args.disk.empty() ? plan.costs.setting.throttle : args.disk;
+  plan.here = parse_instance(fmt::format("{},{},{}", std::max(1, plan.costs.setting.cpus),
                                          memory_limit_bytes() / 1e9, disk.empty() ? "0" : disk));
   plan.here.label = "this machine";
   plan.here.disk = disk;
-  if (args.disk.empty()) {
-    // The run's own setting: its decode threads and what its disk delivered.
-    plan.here.decode_threads = std::max(1, plan.costs.num_workers);
-    plan.here.measured_disk_images_per_s = plan.costs.disk_images_per_s;
-    plan.here.cpu_share = plan.costs.image.cpu_share;
-  }
+  plan.here.runs_as_measured = args.disk.empty();  // with another disk, as any instance
   plan.here_projection = project(plan.costs, plan.demand, plan.here);
   plan.modes = shuffle_projections(plan.costs, plan.demand, plan.here);
   if (input.contains("shuffle") && input["shuffle"].is_object()) {

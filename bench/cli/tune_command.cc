@@ -89,7 +89,7 @@ class Tuner {
     }
     const PointFigures figures =
         measure_point(options_for(args_, setting), args_.window_s, args_.warmup_batches);
-    point.images_per_s = figures.images_per_s;
+    point.images_per_s = figures.costs.images_per_s;
     point.peak_rss_mb = figures.costs.peak_rss_mb;
     point.seconds = figures.seconds;
     point.bottleneck = figures.bottleneck;
@@ -180,10 +180,10 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
   if (args.no_adjust) return result;
   // Deeper prefetch hides uneven decode times; the queue depth suits the disk's parallelism.
   const Setting knee = result.recommended;
-  const double knee_rss = tuner.costs(knee)->peak_rss_mb;
   const RunCosts& knee_costs = *tuner.costs(knee);
-  const double slot_mb =
-      args.loader.batch * (knee_costs.h2d_bytes_per_image + knee_costs.image.bytes_per_image) / 1e6;
+  const double knee_rss = knee_costs.peak_rss_mb;
+  const double slot_mb = static_cast<double>(knee_costs.setting.batch_size) *
+                         (knee_costs.h2d_bytes_per_image + knee_costs.image.bytes_per_image) / 1e6;
   const std::vector<Setting> candidates = {
       {knee.workers, knee.prefetch * 2, knee.queue_depth},
       {knee.workers, knee.prefetch, std::max(1u, knee.queue_depth / 4)},
@@ -282,7 +282,7 @@ void print_text(const TuneArgs& args, const TuneResult& r) {
 }
 
 int run_window_sweep(const TuneArgs& args) {
-  WindowSweep sweep{args.loader.dataset, args.loader.throttle, args.loader.workers, {}};
+  WindowSweep sweep{args.loader.dataset, {}};
   sweep.points = sweep_windows(
       options_for(args, {args.loader.workers, args.loader.prefetch, args.loader.queue_depth}),
       args.shuffle_windows, [&](const WindowPoint& p) {
@@ -290,7 +290,7 @@ int run_window_sweep(const TuneArgs& args) {
         fmt::print(stderr,
                    "window    {} MB: {:.1f} images/s, {:.0f}% of a full "
                    "shuffle's labels\n",
-                   p.window_mb, p.run.images_per_s, 100 * p.run.quality.label_mix);
+                   p.window_mb(), p.run.costs.images_per_s, 100 * p.run.quality.label_mix);
       });
   if (!args.plot.empty()) {
     std::ofstream svg(args.plot);

@@ -43,7 +43,6 @@ CpuNodesProjection project_cpu_nodes(const RunCosts& costs, const Requirements& 
   p.nodes = nodes;
   ImageCosts image = costs.image;
   image.cpu_share = 1;  // a node of its own
-  p.cpu_ms_per_image = image.cpu_ms_per_image;
   p.images_per_s_per_node = cpu_images_per_s(image, nodes.cores);
   p.added_images_per_s = nodes.nodes * p.images_per_s_per_node;
   p.own_images_per_s = gpu_node.cpu_images_per_s;

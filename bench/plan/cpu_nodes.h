@@ -32,7 +32,6 @@ CpuNodes parse_cpu_nodes(const std::string& text);
 
 struct CpuNodesProjection {
   CpuNodes nodes;
-  double cpu_ms_per_image = 0;       // measured, what each image costs a CPU node
   double images_per_s_per_node = 0;  // one CPU node
   double added_images_per_s = 0;     // all N of them
   double own_images_per_s = 0;       // the GPU node's own decode capacity

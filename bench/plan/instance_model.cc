@@ -58,7 +58,7 @@ Instance parse_instance(const std::string& text) {
 }
 
 double disk_images_per_s(const RunCosts& costs, const io::ThrottleSpec& disk) {
-  return feedrate::disk_images_per_s(costs.image, disk);
+  return feedrate::disk_images_per_s(costs.image, costs.setting.queue_depth, disk);
 }
 
 Requirements requirements(const RunCosts& costs, const Demand& demand) {
@@ -68,7 +68,8 @@ Requirements requirements(const RunCosts& costs, const Demand& demand) {
   r.cores = std::max(1, r.cores);
   r.loader_ram_gb = loader_ram_gb(costs, demand);
   r.ram_gb = std::max(r.loader_ram_gb, demand.gpu_memory_gb);
-  r.ram_cached_gb = std::max(r.loader_ram_gb + costs.dataset_bytes / 1e9, demand.gpu_memory_gb);
+  r.ram_cached_gb =
+      std::max(r.loader_ram_gb + costs.setting.dataset_bytes / 1e9, demand.gpu_memory_gb);
   r.disk_mb_per_s = r.images_per_s * costs.image.bytes_per_image / 1e6;
   r.disk_iops = r.images_per_s * costs.image.reads_per_image;
   for (const io::DiskClass& c : io::disk_classes()) {
@@ -84,17 +85,18 @@ Requirements requirements(const RunCosts& costs, const Demand& demand) {
 
 Projection project(const RunCosts& costs, const Demand& demand, const Instance& instance) {
   Projection p;
-  const int threads = instance.decode_threads > 0 ? instance.decode_threads : instance.cores;
+  const bool as_run = instance.runs_as_measured;
+  const int threads = as_run ? std::max(1, costs.setting.num_workers) : instance.cores;
   ImageCosts image = costs.image;
-  image.cpu_share = instance.cpu_share;
+  if (!as_run) image.cpu_share = 1;
   p.cpu_images_per_s = cpu_images_per_s(image, threads, instance.cores);
   p.disk_images_per_s = disk_images_per_s(costs, instance.disk_spec);
-  if (instance.measured_disk_images_per_s > 0) {
-    p.disk_images_per_s = std::min(p.disk_images_per_s, instance.measured_disk_images_per_s);
+  if (as_run && costs.disk_images_per_s > 0) {
+    p.disk_images_per_s = std::min(p.disk_images_per_s, costs.disk_images_per_s);
   }
   const double loaders = loader_ram_gb(costs, demand);
   p.ram_enough = instance.ram_gb >= loaders;
-  p.dataset_cached = instance.ram_gb >= loaders + costs.dataset_bytes / 1e9;
+  p.dataset_cached = instance.ram_gb >= loaders + costs.setting.dataset_bytes / 1e9;
   p.ram_below_gpu = demand.gpu_memory_gb > 0 && instance.ram_gb < demand.gpu_memory_gb;
   const double demanded = demand.images_per_s > 0 ? demand.images_per_s : kInfinity;
 
@@ -118,16 +120,17 @@ Projection project(const RunCosts& costs, const Demand& demand, const Instance& 
 
 std::vector<ShuffleProjection> shuffle_projections(const RunCosts& costs, const Demand& demand,
                                                    const Instance& instance) {
-  const bool shards = costs.format == "tar-shards";
-  const ShuffleMode ran = parse_shuffle(costs.shuffle);
+  const CostSetting& run = costs.setting;
+  const bool shards = run.shards();
+  const ShuffleMode ran = parse_shuffle(run.shuffle);
   ReadLayout layout;
-  layout.sample_bytes = costs.dataset_samples > 0 ? static_cast<double>(costs.dataset_bytes) /
-                                                        static_cast<double>(costs.dataset_samples)
-                                                  : 0;
-  layout.block_bytes = static_cast<double>(costs.tar_chunk_bytes);
+  layout.sample_bytes = run.dataset_samples > 0 ? static_cast<double>(run.dataset_bytes) /
+                                                      static_cast<double>(run.dataset_samples)
+                                                : 0;
+  layout.block_bytes = static_cast<double>(run.chunk_bytes);
   std::vector<ShuffleProjection> modes;
   for (const ShuffleMode mode : {ShuffleMode::kFull, ShuffleMode::kBlocks}) {
-    if (mode == ShuffleMode::kBlocks && (costs.format.empty() || layout.block_bytes <= 0)) break;
+    if (mode == ShuffleMode::kBlocks && (run.format.empty() || layout.block_bytes <= 0)) break;
     ShuffleProjection p;
     p.mode = shuffle_name(mode);
     p.needs_shards = mode == ShuffleMode::kBlocks && !shards;
@@ -137,14 +140,13 @@ std::vector<ShuffleProjection> shuffle_projections(const RunCosts& costs, const 
                         : mode == ShuffleMode::kFull;
     p.costs = costs;
     p.costs.image = costs_under_shuffle(costs.image, read_as, mode, layout);
+    // What the run's disk delivered holds for the reads it made, not another mode's.
+    if (!p.measured) p.costs.disk_images_per_s = 0;
     const ImageCosts& image = p.costs.image;
     p.bytes_per_read = image.reads_per_image > 0 ? image.bytes_per_image / image.reads_per_image
                                                  : image.bytes_per_image;
     p.needs = requirements(p.costs, demand);
-    // What the run's disk delivered holds for the reads it made, not another mode's.
-    Instance reads_as_projected = instance;
-    if (!p.measured) reads_as_projected.measured_disk_images_per_s = 0;
-    p.projection = project(p.costs, demand, reads_as_projected);
+    p.projection = project(p.costs, demand, instance);
     modes.push_back(std::move(p));
   }
   return modes;
@@ -155,8 +157,8 @@ RunCosts packed_run_costs(const RunCosts& costs) {
   const double bytes_ratio = costs.packed.bytes_ratio();
   RunCosts packed = costs;
   packed.image = packed_costs(costs.image, costs.packed.decode_ratio(), bytes_ratio);
-  packed.dataset_bytes =
-      static_cast<std::uint64_t>(static_cast<double>(costs.dataset_bytes) * bytes_ratio);
+  packed.setting.dataset_bytes =
+      static_cast<std::uint64_t>(static_cast<double>(costs.setting.dataset_bytes) * bytes_ratio);
   return packed;
 }
 

@@ -40,12 +40,12 @@ struct Instance {
   double ram_gb = 0;
   std::string disk;  // a class name or MBPS[,IOPS[,LATENCY_US]]; "" = not limited
   io::ThrottleSpec disk_spec;
-  // The run's own machine: its decode threads (0: one per core) and what its disk delivered
-  // per second of reading (0: only disk_spec limits), so that its projection is the capacity
-  // model's (loader/diagnosis/capacity.h) and names the verdict's bottleneck.
-  int decode_threads = 0;
-  double measured_disk_images_per_s = 0;
-  double cpu_share = 1;  // the run's (ImageCosts::cpu_share) on its own machine; 1 elsewhere
+  // The run's own machine, as it ran: project() then takes from the costs the run's decode
+  // threads (setting.num_workers; elsewhere one per core), the share of its cores the run got
+  // (image.cpu_share; elsewhere 1) and what its disk delivered (disk_images_per_s, when
+  // recorded; elsewhere only disk_spec limits), so that its projection is the capacity model's
+  // (loader/diagnosis/capacity.h) and names the verdict's bottleneck.
+  bool runs_as_measured = false;
 };
 
 // Parses "cores,ram_gb,disk" (the disk part may hold commas: "8,64,500,20000"). Throws
@@ -92,7 +92,8 @@ struct ShuffleProjection {
   std::string mode;           // "full" (per-sample random reads) or "blocks" (whole blocks)
   bool measured = false;      // the run read in this mode (or in storage order, for blocks)
   bool needs_shards = false;  // blocks of a dataset that is not in tar shards yet
-  RunCosts costs;             // the run's costs with this mode's reads
+  // The run's costs with this mode's reads (and no measured disk rate when it did not read so).
+  RunCosts costs;
   double bytes_per_read = 0;
   Requirements needs;     // for the demand (the disk fields are the mode's own)
   Projection projection;  // on the instance given

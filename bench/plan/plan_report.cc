@@ -57,7 +57,7 @@ nlohmann::json packing_json(const Plan& plan) {
   out["this_machine"] = projection_json(plan.here, plan.packed_here);
   out["lift"] =
       plan.packed_here.later_epochs_images_per_s / plan.here_projection.later_epochs_images_per_s;
-  out["copy_gb"] = plan.packed.dataset_bytes / 1e9;
+  out["copy_gb"] = plan.packed.setting.dataset_bytes / 1e9;
   return out;
 }
 
@@ -90,7 +90,7 @@ void shuffle_modes_text(const Plan& plan, std::string& text) {
     if (m.needs_shards)
       note = "; in tar shards first (`feedrate pack`), as folders read a file per sample";
     if (m.mode == "blocks") {
-      note += m.mode == plan.costs.shuffle && plan.label_mix > 0
+      note += m.mode == plan.costs.setting.shuffle && plan.label_mix > 0
                   ? fmt::format("; batches held {:.0f}% of a full shuffle's labels in this run",
                                 100 * plan.label_mix)
                   : "; a less random order (`bench --shuffle blocks` measures its mix)";
@@ -143,7 +143,7 @@ void packing_text(const Plan& plan, std::string& text) {
     verdict = fmt::format("`feedrate pack DATASET OUT` lifts this CPU-bound machine {:.2f}x", lift);
   }
   text += fmt::format("  {}; costs: a copy of the dataset, {:.2f} GB ({:.2f}x its bytes)\n",
-                      verdict, plan.packed.dataset_bytes / 1e9, p.bytes_ratio());
+                      verdict, plan.packed.setting.dataset_bytes / 1e9, p.bytes_ratio());
 }
 
 // The GPU nodes --cpu-nodes is projected beside: this machine, then each candidate.
@@ -165,7 +165,7 @@ nlohmann::json cpu_nodes_json(const Plan& plan) {
   }
   return {{"nodes", p.nodes.nodes},
           {"cores_per_node", p.nodes.cores},
-          {"cpu_ms_per_image", p.cpu_ms_per_image},
+          {"cpu_ms_per_image", plan.costs.image.cpu_ms_per_image},
           {"images_per_s_per_node", p.images_per_s_per_node},
           {"added_images_per_s", p.added_images_per_s},
           {"target_images_per_s", p.target_images_per_s},
@@ -183,7 +183,7 @@ void cpu_nodes_text(const Plan& plan, std::string& text) {
       "feedrate.ray (docs/ray.md): {:.2f} ms CPU per image [measured], so {:.0f} images/s a "
       "node, {:.0f} added; the training node takes {:.0f} images/s x {} = {:.0f} MB/s "
       "({:.1f} Gbit/s) over the network\n",
-      p.nodes.nodes, p.nodes.cores, p.cpu_ms_per_image, p.images_per_s_per_node,
+      p.nodes.nodes, p.nodes.cores, plan.costs.image.cpu_ms_per_image, p.images_per_s_per_node,
       p.added_images_per_s, p.target_images_per_s, bytes_text(p.shipped_bytes_per_image),
       p.network_mb_per_s, p.network_mb_per_s * 8 / 1e3);
   for (std::size_t i = 0; i < plan.cpu_nodes_beside.size(); ++i) {
@@ -244,7 +244,8 @@ nlohmann::json plan_json(const Plan& plan) {
                              {"disk_iops", m.needs.disk_iops},
                              {"disk_class", m.needs.disk_class}}},
                            {"this_machine", projection_json(plan.here, m.projection)}};
-    if (m.mode == plan.costs.shuffle && plan.label_mix > 0) mode["label_mix"] = plan.label_mix;
+    if (m.mode == plan.costs.setting.shuffle && plan.label_mix > 0)
+      mode["label_mix"] = plan.label_mix;
     modes.push_back(mode);
   }
   out["shuffle_modes"] = modes;
@@ -263,16 +264,18 @@ nlohmann::json plan_json(const Plan& plan) {
 std::string plan_text(const Plan& plan) {
   std::string text;
   const RunCosts& c = plan.costs;
-  text += fmt::format(
-      "input     [measured] {} run{}: {} worker(s) on {} CPU(s), {:.1f} images/s{}\n", plan.kind,
-      plan.dataset.empty() ? "" : " of " + plan.dataset, c.num_workers, c.cpus, c.images_per_s,
-      c.throttle.empty() ? "" : ", disk throttled to " + c.throttle);
+  text +=
+      fmt::format("input     [measured] {} run{}: {} worker(s) on {} CPU(s), {:.1f} images/s{}\n",
+                  plan.kind, plan.dataset.empty() ? "" : " of " + plan.dataset,
+                  c.setting.num_workers, c.setting.cpus, c.images_per_s,
+                  c.setting.throttle.empty() ? "" : ", disk throttled to " + c.setting.throttle);
   text += fmt::format(
       "costs     [measured] {:.2f} ms CPU per image, {:.1f} KB and {:.2f} reads per image, "
       "{:.1f} KB to the GPU per image, loader peak RSS {:.0f} MB, dataset {:.2f} GB ({} "
       "samples)\n",
       c.image.cpu_ms_per_image, c.image.bytes_per_image / 1e3, c.image.reads_per_image,
-      c.h2d_bytes_per_image / 1e3, c.peak_rss_mb, c.dataset_bytes / 1e9, c.dataset_samples);
+      c.h2d_bytes_per_image / 1e3, c.peak_rss_mb, c.setting.dataset_bytes / 1e9,
+      c.setting.dataset_samples);
   text += fmt::format("demand    [{}] {} x {} at {:.0f} images/s = {:.0f} images/s{}\n",
                       plan.rate_measured ? "measured" : "estimated", plan.demand.gpus,
                       plan.gpu_name.empty() ? "GPU" : plan.gpu_name,

@@ -51,11 +51,10 @@ PointFigures measure_point(const LoaderOptions& options, double window_s,
       images += feed.next();
       elapsed = seconds_between(window_start, Clock::now());
     }
-    figures.images_per_s = images / elapsed;
     const Report report = loader.report();
     figures.costs = report.costs;
     figures.bottleneck = report.verdict.bottleneck;
-    figures.costs.images_per_s = figures.images_per_s;  // the window's, without the warm-up
+    figures.costs.images_per_s = images / elapsed;  // the window's, without the warm-up
   }
   figures.seconds = seconds_between(start, Clock::now());
   return figures;
@@ -73,11 +72,11 @@ EpochRun measure_epoch(const LoaderOptions& options) {
   }
   figures.seconds = seconds_between(start, Clock::now());
   const RunStats stats = loader.stats();
-  figures.images_per_s = figures.seconds > 0 ? stats.images / figures.seconds : 0;
   figures.reads = stats.read_operations;
   figures.quality = order_quality(loader.dataset(), order, loader.options().batch_size);
   figures.costs = loader.report().costs;
-  figures.costs.images_per_s = figures.images_per_s;  // the epoch's, from its start
+  // The epoch's, from its start.
+  figures.costs.images_per_s = figures.seconds > 0 ? stats.images / figures.seconds : 0;
   return figures;
 }
 

@@ -19,9 +19,10 @@
 namespace feedrate::bench {
 
 struct PointFigures {
-  double images_per_s = 0;             // over the window, from the first delivery after warm-up
-  double seconds = 0;                  // the whole point: indexing, warm-up and window
-  RunCosts costs;                      // per-image costs of this point (peak_rss_mb: while it ran)
+  double seconds = 0;  // the whole point: indexing, warm-up and window
+  // Per-image costs of this point: images_per_s over the window, from the first delivery after
+  // warm-up; peak_rss_mb while it ran.
+  RunCosts costs;
   std::optional<Resource> bottleneck;  // what the verdict says binds (over the warm-up too)
 };
 
@@ -32,11 +33,11 @@ PointFigures measure_point(const LoaderOptions& options, double window_s,
                            std::size_t warmup_batches = 2);
 
 struct EpochRun {
-  double images_per_s = 0;  // from start_epoch() to the last batch
   double seconds = 0;
   std::uint64_t reads = 0;  // read operations
   ShuffleQuality quality;   // of the delivered order
-  RunCosts costs;           // peak_rss_mb: while the epoch ran
+  // images_per_s from start_epoch() to the last batch; peak_rss_mb while the epoch ran.
+  RunCosts costs;
 };
 
 // Builds a Loader from `options` and delivers epoch 0 whole. Throws feedrate::Error for bad

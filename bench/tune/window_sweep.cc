@@ -20,7 +20,7 @@ std::vector<WindowPoint> sweep_windows(const LoaderOptions& base,
     LoaderOptions options = base;
     options.shuffle = ShuffleMode::kBlocks;
     options.shuffle_window_mb = window;
-    points.push_back({window, measure_epoch(options)});
+    points.push_back({measure_epoch(options)});
     if (progress) progress(points.back());
   }
   return points;
@@ -32,11 +32,17 @@ double WindowSweep::seconds() const {
   return total;
 }
 
+const CostSetting& WindowSweep::setting() const {
+  static const CostSetting none;
+  return points.empty() ? none : points.front().run.costs.setting;
+}
+
 namespace {
 
 std::string setting_text(const WindowSweep& sweep) {
-  return fmt::format("{}, {} worker(s){}", sweep.dataset, sweep.workers,
-                     sweep.throttle.empty() ? "" : ", throttle " + sweep.throttle);
+  const CostSetting& s = sweep.setting();
+  return fmt::format("{}, {} worker(s){}", sweep.dataset, s.num_workers,
+                     s.throttle.empty() ? "" : ", throttle " + s.throttle);
 }
 
 }  // namespace
@@ -50,8 +56,8 @@ std::string window_text(const WindowSweep& sweep) {
   for (const WindowPoint& p : sweep.points) {
     const ShuffleQuality& q = p.run.quality;
     text += fmt::format("{:>9} {:>9.0f} {:>13.2f} {:>8.0f}% {:>9.3f} {:>7} {:>12.0f}\n",
-                        p.window_mb, p.run.images_per_s, q.labels_per_batch, 100 * q.label_mix,
-                        q.spearman, p.run.reads, p.run.costs.peak_rss_mb);
+                        p.window_mb(), p.run.costs.images_per_s, q.labels_per_batch,
+                        100 * q.label_mix, q.spearman, p.run.reads, p.run.costs.peak_rss_mb);
   }
   if (!sweep.points.empty()) {
     text += fmt::format("(a full shuffle's batches hold {:.2f} distinct labels on average)\n",
@@ -64,8 +70,8 @@ nlohmann::json window_json(const WindowSweep& sweep) {
   nlohmann::json points = nlohmann::json::array();
   for (const WindowPoint& p : sweep.points) {
     const ShuffleQuality& q = p.run.quality;
-    points.push_back({{"window_mb", p.window_mb},
-                      {"images_per_s", p.run.images_per_s},
+    points.push_back({{"window_mb", p.window_mb()},
+                      {"images_per_s", p.run.costs.images_per_s},
                       {"seconds", p.run.seconds},
                       {"peak_rss_mb", p.run.costs.peak_rss_mb},
                       {"reads", p.run.reads},
@@ -75,15 +81,20 @@ nlohmann::json window_json(const WindowSweep& sweep) {
                       {"spearman", q.spearman},
                       {"costs", nlohmann::json::parse(costs_document(p.run.costs))}});
   }
-  return {{"dataset", sweep.dataset},  {"sweep", "shuffle_window_mb"}, {"shuffle", "blocks"},
-          {"workers", sweep.workers},  {"throttle", sweep.throttle},   {"points", points},
+  return {{"dataset", sweep.dataset},
+          {"sweep", "shuffle_window_mb"},
+          {"shuffle", "blocks"},
+          {"workers", sweep.setting().num_workers},
+          {"throttle", sweep.setting().throttle},
+          {"points", points},
           {"seconds", sweep.seconds()}};
 }
 
 std::string window_svg(const WindowSweep& sweep) {
   std::vector<WindowPoint> points = sweep.points;
-  std::sort(points.begin(), points.end(),
-            [](const WindowPoint& a, const WindowPoint& b) { return a.window_mb < b.window_mb; });
+  std::sort(points.begin(), points.end(), [](const WindowPoint& a, const WindowPoint& b) {
+    return a.window_mb() < b.window_mb();
+  });
   LinePlot plot;
   plot.title = "shuffle=blocks window: " + setting_text(sweep);
   plot.x_label = "shuffle window (MB)";
@@ -93,10 +104,10 @@ std::string window_svg(const WindowSweep& sweep) {
   plot.mark_label = "default";
   PlotSeries rate{"images/s", {}, false}, mix{"% of a full shuffle's labels", {}, true};
   for (const WindowPoint& p : points) {
-    if (p.window_mb == LoaderOptions{}.shuffle_window_mb)
+    if (p.window_mb() == LoaderOptions{}.shuffle_window_mb)
       plot.marked = static_cast<int>(plot.x.size());
-    plot.x.push_back(static_cast<double>(p.window_mb));
-    rate.values.push_back(p.run.images_per_s);
+    plot.x.push_back(static_cast<double>(p.window_mb()));
+    rate.values.push_back(p.run.costs.images_per_s);
     mix.values.push_back(100 * p.run.quality.label_mix);
   }
   plot.series = {rate, mix};

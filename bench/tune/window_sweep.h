@@ -19,8 +19,8 @@
 namespace feedrate::bench {
 
 struct WindowPoint {
-  std::size_t window_mb = 0;
-  EpochRun run;
+  EpochRun run;  // its costs carry the setting it ran with, the window among it
+  std::size_t window_mb() const { return run.costs.setting.shuffle_window_mb; }
 };
 
 // Called after each point.
@@ -33,12 +33,14 @@ std::vector<WindowPoint> sweep_windows(const LoaderOptions& base,
                                        const std::vector<std::size_t>& windows_mb,
                                        const WindowProgress& progress = {});
 
-// A sweep and the setting it ran at, for its renderings.
+// A sweep, for its renderings.
 struct WindowSweep {
-  std::string dataset, throttle;
-  int workers = 0;
+  std::string dataset;
   std::vector<WindowPoint> points;
   double seconds() const;  // the epochs' time, summed
+  // The setting the points share (all but the window): the first point's; the default one for
+  // a sweep of no points.
+  const CostSetting& setting() const;
 };
 
 std::string window_text(const WindowSweep& sweep);  // a header line and a table

@@ -26,33 +26,20 @@
 
 namespace feedrate {
 
-// What a run is, fixed when the pipeline is built: what the figures are judged against.
-struct RunSetting {
-  std::size_t batch_size = 1;
-  int num_workers = 1;
-  std::size_t slots = 1;       // batches in flight at most (prefetch_batches under the budget)
-  std::size_t slot_bytes = 0;  // staging bytes of a batch's images
-  int image_size = 0;          // output images are image_size x image_size
-  std::uint64_t dataset_bytes = 0;
-  std::uint64_t dataset_samples = 0;
-  std::string format;  // "image-folder", "file-list", "tar-shards"
-  std::string shuffle = "full";
-  std::size_t shuffle_window_mb = 0;
-  std::uint64_t chunk_bytes = 0;     // what a read in storage order covers (tar_chunk_bytes)
+// What a run is, fixed when the pipeline is built: what the figures are judged against. The part
+// its costs carry is the CostSetting it derives from (include/feedrate/run_costs.h).
+struct RunSetting : CostSetting {
+  std::size_t slot_bytes = 0;        // staging bytes of a batch's images
+  int image_size = 0;                // output images are image_size x image_size
   double training_images_per_s = 0;  // the training rate, when given (--consume-rate)
-  int cpus = 1;                      // available to this process (affinity and quota)
   int host_cpus = 0;                 // online on the host; 0 when unknown
   double cpu_quota_cores = 0;        // the cgroup's CPU quota; 0 when none
   std::uint64_t memory_bytes = 0;    // what this process may use
   bool container_limit = false;      // memory_bytes is a cgroup limit, not the host's RAM
-  unsigned queue_depth = 1;          // reads in flight at most
-  std::string throttle;              // the emulated disk as given (--throttle); "" when none
   int rank = 0, world_size = 1;      // DistributedSampler's rank / world size
   std::string io_backend;            // io::backend_name
   std::string io_fallback_reason;
   std::string device;  // "host", "cuda:0", ...
-
-  bool shards() const { return format == "tar-shards"; }
 };
 
 // What a run measured, as totals since its first epoch began.

@@ -37,7 +37,6 @@ struct ImageCosts {
   double cpu_ms_per_image = 0;  // CPU of every loader thread (decode, reads, copies)
   double bytes_per_image = 0;   // encoded bytes read
   double reads_per_image = 0;   // read operations
-  unsigned queue_depth = 1;     // reads in flight at most
   // The decode threads' share of cpu_ms; 0: all of it (older runs did not record it).
   double decode_ms_per_image = 0;
   // The share of their wall time the decode threads got a core (decode CPU / decode wall time):
@@ -46,28 +45,42 @@ struct ImageCosts {
   double cpu_share = 1;
 };
 
+// The part of a run's setting its costs depend on: what the run read (the dataset, its format
+// and order), how (batch, workers, batches and reads in flight) and on what (the CPUs, the
+// emulated disk).
+// RunSetting (include/feedrate/report.h) is this plus the process's other facts; RunCosts
+// carries this part, so a costs record read back (`feedrate plan`) holds the same facts under
+// the same names. Its JSON keys are loader/diagnosis/report_json.h's: `slots` is written as
+// "prefetch" and `chunk_bytes` as "tar_chunk_bytes".
+struct CostSetting {
+  std::size_t batch_size = 1;
+  int num_workers = 1;
+  std::size_t slots = 1;     // batches in flight at most (prefetch_batches under the budget)
+  int cpus = 1;              // available to the run (affinity and quota)
+  unsigned queue_depth = 1;  // reads in flight at most
+  std::uint64_t dataset_bytes = 0;
+  std::uint64_t dataset_samples = 0;
+  std::string throttle;  // the emulated disk as given (--throttle); "" when none
+  // The order and storage behind ImageCosts::reads_per_image; runs recorded before these
+  // fields read back as a full shuffle of an unknown format (no block reads projected).
+  std::string format;                 // "image-folder", "file-list", "tar-shards"; "" unknown
+  std::string shuffle = "full";       // the order the run read in: "full", "blocks" or "none"
+  std::size_t shuffle_window_mb = 0;  // blocks: the window
+  std::uint64_t chunk_bytes = 0;      // what a read in storage order covers (a tar block)
+
+  bool shards() const { return format == "tar-shards"; }
+};
+
 struct RunCosts {
   double images_per_s = 0;
-  int num_workers = 0;
-  int cpus = 0;  // available to the run
+  CostSetting setting;  // what the run ran with
   ImageCosts image;
   // What this run's disk delivered per second of reading (the io capacity,
   // loader/diagnosis/capacity.h); 0 when unlimited or not recorded (older runs).
   double disk_images_per_s = 0;
   double h2d_bytes_per_image = 0;  // uint8 pixels, what crosses PCIe to a GPU
-  std::uint64_t dataset_bytes = 0;
-  std::uint64_t dataset_samples = 0;
   double peak_rss_mb = 0;
-  std::size_t batch_size = 0;
-  std::size_t prefetch = 0;  // batches in flight (RunSetting::slots)
-  std::string throttle;      // the emulated disk, empty when none
-  // The order and storage behind reads_per_image; runs recorded before these fields read back
-  // as a full shuffle of an unknown format (no block reads projected).
-  std::string format;                 // "image-folder", "file-list", "tar-shards"; "" unknown
-  std::string shuffle = "full";       // the order the run read in: "full", "blocks" or "none"
-  std::size_t shuffle_window_mb = 0;  // blocks: the window
-  std::uint64_t tar_chunk_bytes = 0;  // a block (and a storage-order chunk) of tar shards
-  PackedDecodeCost packed;            // state "" when not measured
+  PackedDecodeCost packed;  // state "" when not measured
 };
 
 struct Report;

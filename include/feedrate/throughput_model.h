@@ -24,8 +24,10 @@ double cpu_images_per_s(const ImageCosts& costs, double threads, double cores);
 // One decode thread per core.
 double cpu_images_per_s(const ImageCosts& costs, double cores);
 
-// Images/s a disk delivers for these costs (infinity when not limited).
-double disk_images_per_s(const ImageCosts& costs, const io::ThrottleSpec& disk);
+// Images/s a disk delivers for these costs with `queue_depth` reads in flight at most
+// (infinity when not limited).
+double disk_images_per_s(const ImageCosts& costs, unsigned queue_depth,
+                         const io::ThrottleSpec& disk);
 
 // How a dataset's samples lie in storage, for projecting its reads under another order.
 struct ReadLayout {

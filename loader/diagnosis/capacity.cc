@@ -60,7 +60,7 @@ Capacity io_capacity(const Report& r, const ImageCosts& costs, double images) {
   const RunFigures& f = r.figures;
   const double reading = f.read_busy_s > 0 ? images / f.read_busy_s : kUnlimited;
   const io::ThrottleSpec disk = emulated_disk(r.run);
-  const double limit = disk_images_per_s(costs, disk);
+  const double limit = disk_images_per_s(costs, r.run.queue_depth, disk);
   std::string basis =
       format("%s images per second of reading (%.0f MB/s)", thousands(reading).c_str(),
              f.read_busy_s > 0 ? static_cast<double>(f.bytes_read) / 1e6 / f.read_busy_s : 0.0);
@@ -193,7 +193,6 @@ ImageCosts image_costs(const Report& r) {
       std::max(r.figures.loader_cpu_s * 1e3 / images, costs.decode_ms_per_image);
   costs.bytes_per_image = static_cast<double>(r.figures.bytes_read) / images;
   costs.reads_per_image = static_cast<double>(r.figures.read_operations) / images;
-  costs.queue_depth = r.run.queue_depth;
   if (r.figures.decode_busy_s > 0) {
     costs.cpu_share = std::min(1.0, r.figures.decode_cpu_s / r.figures.decode_busy_s);
   }

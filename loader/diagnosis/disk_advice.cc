@@ -73,7 +73,7 @@ void disk_advice(const Measured& m, Verdict& v) {
       const ImageCosts sequential =
           costs_under_shuffle(m.costs, ShuffleMode::kFull, ShuffleMode::kBlocks,
                               {0, static_cast<double>(run.chunk_bytes)});
-      const double rate = disk_images_per_s(sequential, disk);
+      const double rate = disk_images_per_s(sequential, run.queue_depth, disk);
       v.advice.push_back(make_remedy(
           "io.blocks",
           format("%s: reads of %.1f MB chunks (%.2f reads per image instead of %.2f) let this "
@@ -102,9 +102,8 @@ void disk_advice(const Measured& m, Verdict& v) {
                 : ("about " + std::string(article(near.label)) + " " + near.label + "'s").c_str(),
             m.disk.limited() ? m.disk.mb_per_s : near.spec.mb_per_s)));
   } else {
-    ImageCosts deeper = m.costs;
-    deeper.queue_depth = 2 * std::max(1u, run.queue_depth);
-    const double rate = disk_images_per_s(deeper, disk);
+    const unsigned deeper = 2 * std::max(1u, run.queue_depth);
+    const double rate = disk_images_per_s(m.costs, deeper, disk);
     v.advice.push_back(make_finding(
         "io.latency",
         format("reads delivered %.0f MB/s in %s reads/s: latency-bound: each read takes %.0f us "
@@ -114,14 +113,14 @@ void disk_advice(const Measured& m, Verdict& v) {
         "io.queue_depth",
         format("raise the reads in flight from %u to %u ({0}): this disk then delivers %s "
                "images/s",
-               run.queue_depth, deeper.queue_depth, thousands(rate).c_str()),
-        {{"io_queue_depth", std::to_string(deeper.queue_depth)}}, m.lifted(Resource::kIo, rate),
+               run.queue_depth, deeper, thousands(rate).c_str()),
+        {{"io_queue_depth", std::to_string(deeper)}}, m.lifted(Resource::kIo, rate),
         "no hardware, a few MB of read buffers"));
   }
 
   // A faster disk class: the slowest that lifts the run to what the other resources allow.
   const double goal = m.lifted(Resource::kIo, kUnlimited);
-  const double now = disk_images_per_s(m.costs, disk);
+  const double now = disk_images_per_s(m.costs, run.queue_depth, disk);
   if (m.measured(Resource::kConsumer) && m.report.run.training_images_per_s > 0) {
     const double demand = m.capacity(Resource::kConsumer);
     v.advice.push_back(make_finding(
@@ -131,15 +130,15 @@ void disk_advice(const Measured& m, Verdict& v) {
   }
   const io::DiskClass* faster = nullptr;
   for (const io::DiskClass& c : io::disk_classes()) {
-    const double rate = disk_images_per_s(m.costs, c.spec);
+    const double rate = disk_images_per_s(m.costs, run.queue_depth, c.spec);
     // Network storage is no remedy for training reads (docs/domain.md); a class barely faster is
     // none.
     if (c.name == "network" || rate <= 1.2 * now) continue;
-    if (!faster || disk_images_per_s(m.costs, faster->spec) < goal) faster = &c;
+    if (!faster || disk_images_per_s(m.costs, run.queue_depth, faster->spec) < goal) faster = &c;
     if (rate >= goal) break;
   }
   if (faster) {
-    const double rate = disk_images_per_s(m.costs, faster->spec);
+    const double rate = disk_images_per_s(m.costs, run.queue_depth, faster->spec);
     const char* a = article(faster->label);
     v.advice.push_back(make_remedy(
         "io.disk_class",
@@ -177,7 +176,7 @@ void page_cache_advice(const Measured& m, Verdict& v) {
         m.lifted(Resource::kIo, kUnlimited),
         format("%.1f GB more RAM", gb(needed - run.memory_bytes)), cause));
     // The pack cache (LoaderOptions::cache_dir) on a local NVMe disk: later epochs read it.
-    const double local = disk_images_per_s(m.costs, disk_class("nvme").spec);
+    const double local = disk_images_per_s(m.costs, run.queue_depth, disk_class("nvme").spec);
     if (local > 1.2 * m.capacity(Resource::kIo)) {
       v.advice.push_back(make_remedy(
           "io.cache_dir",

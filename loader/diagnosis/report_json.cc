@@ -3,7 +3,6 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "feedrate/resource.h"
 #include "feedrate/verdict_text.h"
@@ -17,17 +16,65 @@ nlohmann::json rate(double value) {
   return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
-nlohmann::json packed_json(const PackedDecodeCost& p) {
-  return {{"state", p.state},
-          {"reason", p.reason},
-          {"samples", p.samples},
-          {"original_ms", p.original_ms},
-          {"packed_ms", p.packed_ms},
-          {"original_bytes", p.original_bytes},
-          {"packed_bytes", p.packed_bytes},
-          {"seconds", p.seconds},
-          {"decode_ratio", p.decode_ratio()},
-          {"bytes_ratio", p.bytes_ratio()}};
+// Whether a record may lack a field: those that runs recorded before them lack.
+enum class Field { kRequired, kOptional };
+
+// Every field of the `costs` object once, with its key: `visit(key, member, Field)` for each
+// (Costs: RunCosts or const RunCosts). The packing figures are an object of their own, and
+// records of runs without the packing probe have none.
+template <class Costs, class Visit>
+void costs_fields(Costs& c, Visit&& visit) {
+  constexpr Field kRequired = Field::kRequired, kOptional = Field::kOptional;
+  visit("images_per_s", c.images_per_s, kRequired);
+  visit("num_workers", c.setting.num_workers, kRequired);
+  visit("cpus", c.setting.cpus, kRequired);
+  visit("cpu_ms_per_image", c.image.cpu_ms_per_image, kRequired);
+  visit("decode_ms_per_image", c.image.decode_ms_per_image, kOptional);
+  visit("cpu_share", c.image.cpu_share, kOptional);
+  visit("bytes_per_image", c.image.bytes_per_image, kRequired);
+  visit("reads_per_image", c.image.reads_per_image, kRequired);
+  visit("disk_images_per_s", c.disk_images_per_s, kOptional);
+  visit("h2d_bytes_per_image", c.h2d_bytes_per_image, kRequired);
+  visit("dataset_bytes", c.setting.dataset_bytes, kRequired);
+  visit("dataset_samples", c.setting.dataset_samples, kRequired);
+  visit("peak_rss_mb", c.peak_rss_mb, kRequired);
+  visit("batch_size", c.setting.batch_size, kRequired);
+  visit("prefetch", c.setting.slots, kRequired);
+  visit("queue_depth", c.setting.queue_depth, kRequired);
+  visit("throttle", c.setting.throttle, kRequired);
+  visit("format", c.setting.format, kOptional);
+  visit("shuffle", c.setting.shuffle, kOptional);
+  visit("shuffle_window_mb", c.setting.shuffle_window_mb, kOptional);
+  visit("tar_chunk_bytes", c.setting.chunk_bytes, kOptional);
+}
+
+// The `packed` object's measured fields (it also carries the ratios derived from them).
+template <class Packed, class Visit>
+void packed_fields(Packed& p, Visit&& visit) {
+  visit("state", p.state, Field::kRequired);
+  visit("reason", p.reason, Field::kRequired);
+  visit("samples", p.samples, Field::kRequired);
+  visit("original_ms", p.original_ms, Field::kRequired);
+  visit("packed_ms", p.packed_ms, Field::kRequired);
+  visit("original_bytes", p.original_bytes, Field::kRequired);
+  visit("packed_bytes", p.packed_bytes, Field::kRequired);
+  visit("seconds", p.seconds, Field::kOptional);
+}
+
+// Reads `key` of `object` into `value`; throws naming `where` and the key when it is missing
+// (and required) or of the wrong type.
+template <class T>
+void read_field(const nlohmann::json& object, const std::string& where, const char* key, T& value,
+                Field field) {
+  if (!object.contains(key)) {
+    if (field == Field::kOptional) return;
+    throw std::runtime_error(where + ": missing field \"" + key + "\"");
+  }
+  try {
+    value = object.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw std::runtime_error(where + ": field \"" + key + "\" has the wrong type");
+  }
 }
 
 }  // namespace
@@ -95,83 +142,32 @@ nlohmann::json stages_json(const Report& report) {
 }
 
 nlohmann::json costs_json(const RunCosts& c) {
-  return {{"images_per_s", c.images_per_s},
-          {"num_workers", c.num_workers},
-          {"cpus", c.cpus},
-          {"cpu_ms_per_image", c.image.cpu_ms_per_image},
-          {"decode_ms_per_image", c.image.decode_ms_per_image},
-          {"cpu_share", c.image.cpu_share},
-          {"bytes_per_image", c.image.bytes_per_image},
-          {"reads_per_image", c.image.reads_per_image},
-          {"disk_images_per_s", c.disk_images_per_s},
-          {"h2d_bytes_per_image", c.h2d_bytes_per_image},
-          {"dataset_bytes", c.dataset_bytes},
-          {"dataset_samples", c.dataset_samples},
-          {"peak_rss_mb", c.peak_rss_mb},
-          {"batch_size", c.batch_size},
-          {"prefetch", c.prefetch},
-          {"queue_depth", c.image.queue_depth},
-          {"throttle", c.throttle},
-          {"format", c.format},
-          {"shuffle", c.shuffle},
-          {"shuffle_window_mb", c.shuffle_window_mb},
-          {"tar_chunk_bytes", c.tar_chunk_bytes},
-          {"packed", packed_json(c.packed)}};
+  nlohmann::json out;
+  costs_fields(c, [&](const char* key, const auto& value, Field) { out[key] = value; });
+  nlohmann::json& packed = out["packed"];
+  packed_fields(c.packed, [&](const char* key, const auto& value, Field) { packed[key] = value; });
+  packed["decode_ratio"] = c.packed.decode_ratio();
+  packed["bytes_ratio"] = c.packed.bytes_ratio();
+  return out;
 }
 
 RunCosts costs_from_json(const nlohmann::json& j) {
-  auto read = [](const nlohmann::json& object, const std::string& where, const char* key,
-                 auto& value, bool required) {
-    if (!object.contains(key)) {
-      if (!required) return;
-      throw std::runtime_error(where + ": missing field \"" + key + "\"");
-    }
-    try {
-      value = object.at(key).get<std::remove_reference_t<decltype(value)>>();
-    } catch (const nlohmann::json::exception&) {
-      throw std::runtime_error(where + ": field \"" + key + "\" has the wrong type");
-    }
-  };
   if (!j.is_object()) throw std::runtime_error("costs: not an object");
-  auto get = [&](const char* key, auto& value) { read(j, "costs", key, value, true); };
-  auto optional = [&](const char* key, auto& value) { read(j, "costs", key, value, false); };
   RunCosts c;
-  get("images_per_s", c.images_per_s);
-  get("num_workers", c.num_workers);
-  get("cpus", c.cpus);
-  get("cpu_ms_per_image", c.image.cpu_ms_per_image);
-  optional("decode_ms_per_image", c.image.decode_ms_per_image);
-  optional("cpu_share", c.image.cpu_share);
-  get("bytes_per_image", c.image.bytes_per_image);
-  get("reads_per_image", c.image.reads_per_image);
-  optional("disk_images_per_s", c.disk_images_per_s);
-  get("h2d_bytes_per_image", c.h2d_bytes_per_image);
-  get("dataset_bytes", c.dataset_bytes);
-  get("dataset_samples", c.dataset_samples);
-  get("peak_rss_mb", c.peak_rss_mb);
-  get("batch_size", c.batch_size);
-  get("prefetch", c.prefetch);
-  get("queue_depth", c.image.queue_depth);
-  get("throttle", c.throttle);
-  optional("format", c.format);
-  optional("shuffle", c.shuffle);
-  optional("shuffle_window_mb", c.shuffle_window_mb);
-  optional("tar_chunk_bytes", c.tar_chunk_bytes);
-  if (c.shuffle != "full" && c.shuffle != "blocks" && c.shuffle != "none") {
-    throw std::runtime_error("costs: field \"shuffle\" is \"" + c.shuffle +
+  costs_fields(c, [&](const char* key, auto& value, Field field) {
+    read_field(j, "costs", key, value, field);
+  });
+  const std::string& shuffle = c.setting.shuffle;
+  if (shuffle != "full" && shuffle != "blocks" && shuffle != "none") {
+    throw std::runtime_error("costs: field \"shuffle\" is \"" + shuffle +
                              "\", not full, blocks or none");
   }
   if (j.contains("packed")) {
     const nlohmann::json& p = j.at("packed");
     if (!p.is_object()) throw std::runtime_error("costs: field \"packed\" is not an object");
-    auto packed = [&](const char* key, auto& value) { read(p, "costs.packed", key, value, true); };
-    packed("state", c.packed.state);
-    packed("reason", c.packed.reason);
-    packed("samples", c.packed.samples);
-    packed("original_ms", c.packed.original_ms);
-    packed("packed_ms", c.packed.packed_ms);
-    packed("original_bytes", c.packed.original_bytes);
-    packed("packed_bytes", c.packed.packed_bytes);
+    packed_fields(c.packed, [&](const char* key, auto& value, Field field) {
+      read_field(p, "costs.packed", key, value, field);
+    });
   }
   return c;
 }

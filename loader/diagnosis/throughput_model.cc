@@ -23,7 +23,8 @@ double cpu_images_per_s(const ImageCosts& costs, double cores) {
   return cpu_images_per_s(costs, cores, cores);
 }
 
-double disk_images_per_s(const ImageCosts& costs, const io::ThrottleSpec& disk) {
+double disk_images_per_s(const ImageCosts& costs, unsigned queue_depth,
+                         const io::ThrottleSpec& disk) {
   double rate = kInfinity;
   if (disk.mb_per_s > 0 && costs.bytes_per_image > 0) {
     rate = std::min(rate, disk.mb_per_s * 1e6 / costs.bytes_per_image);
@@ -31,7 +32,7 @@ double disk_images_per_s(const ImageCosts& costs, const io::ThrottleSpec& disk) 
   const double reads = std::max(costs.reads_per_image, 1e-9);
   if (disk.iops > 0) rate = std::min(rate, disk.iops / reads);
   if (disk.latency_us > 0) {
-    rate = std::min(rate, std::max(1u, costs.queue_depth) / (disk.latency_us * 1e-6) / reads);
+    rate = std::min(rate, std::max(1u, queue_depth) / (disk.latency_us * 1e-6) / reads);
   }
   return rate;
 }

@@ -17,15 +17,15 @@ namespace {
 RunCosts costs() {
   RunCosts c;
   c.images_per_s = 500;
-  c.num_workers = 1;
-  c.cpus = 2;
+  c.setting.num_workers = 1;
+  c.setting.cpus = 2;
   c.image.cpu_ms_per_image = 2;       // 500 images/s per core
   c.image.bytes_per_image = 110'000;  // an ImageNet JPEG
   c.image.reads_per_image = 1;
   c.h2d_bytes_per_image = 150'528;
-  c.dataset_bytes = 20'000'000'000;  // 20 GB
+  c.setting.dataset_bytes = 20'000'000'000;  // 20 GB
   c.peak_rss_mb = 500;
-  c.image.queue_depth = 64;
+  c.setting.queue_depth = 64;
   return c;
 }
 
@@ -90,12 +90,31 @@ TEST(InstanceModel, DiskRateFromBandwidthIopsAndLatency) {
   EXPECT_TRUE(std::isinf(disk_images_per_s(costs(), {})));
 }
 
+// The run's own machine takes the run's workers, share of its cores and disk rate from its
+// costs; any other instance, with the same shape, gets a decode thread per core of its own.
+TEST(InstanceModel, TheRunsMachineRunsAsMeasured) {
+  RunCosts run = costs();
+  run.setting.num_workers = 1;
+  run.image.cpu_share = 0.5;
+  run.disk_images_per_s = 300;
+  const Demand demand{2000, 1, 0};
+  Instance here = parse_instance("2,64,nvme");
+  const Projection elsewhere = project(run, demand, here);
+  EXPECT_DOUBLE_EQ(elsewhere.cpu_images_per_s, 1000);  // 2 cores of 2 ms an image
+  EXPECT_GT(elsewhere.disk_images_per_s, 300);
+  here.runs_as_measured = true;
+  const Projection measured = project(run, demand, here);
+  EXPECT_DOUBLE_EQ(measured.cpu_images_per_s, 250);  // 1 worker at half a core
+  EXPECT_DOUBLE_EQ(measured.disk_images_per_s, 300);
+  EXPECT_EQ(measured.binding, Resource::kCpu);
+}
+
 RunCosts shards(const std::string& shuffle) {
   RunCosts c = costs();
-  c.format = "tar-shards";
-  c.shuffle = shuffle;
-  c.tar_chunk_bytes = 4'000'000;
-  c.dataset_samples = 181'818;  // 110 KB each
+  c.setting.format = "tar-shards";
+  c.setting.shuffle = shuffle;
+  c.setting.chunk_bytes = 4'000'000;
+  c.setting.dataset_samples = 181'818;  // 110 KB each
   return c;
 }
 
@@ -139,7 +158,7 @@ TEST(InstanceModel, ShuffleModesOfABlocksRunAndOfAFolder) {
   EXPECT_DOUBLE_EQ(modes[1].costs.image.reads_per_image, 0.03);
   // A folder reads a file per sample in every order: its blocks need tar shards first.
   RunCosts folder = shards("blocks");
-  folder.format = "image-folder";
+  folder.setting.format = "image-folder";
   const std::vector<ShuffleProjection> folder_modes =
       shuffle_projections(folder, demand, parse_instance("8,16,hdd"));
   ASSERT_EQ(folder_modes.size(), 2u);
@@ -148,7 +167,7 @@ TEST(InstanceModel, ShuffleModesOfABlocksRunAndOfAFolder) {
   EXPECT_DOUBLE_EQ(folder_modes[1].costs.image.reads_per_image, 110'000 / 4e6);
   // A run that recorded no storage (older JSON) gets the full shuffle's line only.
   RunCosts older = costs();
-  older.tar_chunk_bytes = 4'000'000;
+  older.setting.chunk_bytes = 4'000'000;
   EXPECT_EQ(shuffle_projections(older, demand, parse_instance("8,16,hdd")).size(), 1u);
 }
 
@@ -163,7 +182,7 @@ TEST(InstanceModel, PackedCostsFromTheRunsMeasurement) {
   const RunCosts packed = packed_run_costs(run);
   EXPECT_DOUBLE_EQ(packed.image.cpu_ms_per_image, 1.6);
   EXPECT_DOUBLE_EQ(packed.image.bytes_per_image, 110'000 * 0.99);
-  EXPECT_NEAR(static_cast<double>(packed.dataset_bytes), 19.8e9, 1);
+  EXPECT_NEAR(static_cast<double>(packed.setting.dataset_bytes), 19.8e9, 1);
   // 2 cores: 1,000 images/s unpacked, 1,250 packed; 1,800 images/s take 3 cores instead of 4.
   const Demand demand{2000, 1, 0};
   EXPECT_NEAR(project(packed, demand, parse_instance("2,64,nvme")).later_epochs_images_per_s, 1250,

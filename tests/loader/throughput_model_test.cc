@@ -13,15 +13,15 @@ constexpr double kBlock = 4'000'000;
 
 // An ImageNet-like JPEG read one member per sample: 110 KB per read.
 ImageCosts per_sample() {
-  return {2.0, 110'000, 1.0, 64};
+  return {2.0, 110'000, 1.0};
 }
 
 TEST(ThroughputModel, CoresAndDisks) {
   EXPECT_DOUBLE_EQ(cpu_images_per_s(per_sample(), 2), 1000);
-  EXPECT_TRUE(std::isinf(cpu_images_per_s({0, 1, 1, 1}, 2)));
+  EXPECT_TRUE(std::isinf(cpu_images_per_s({0, 1, 1}, 2)));
   const io::ThrottleSpec hdd = io::parse_throttle("hdd");  // 200 MB/s, 150 IOPS
-  EXPECT_DOUBLE_EQ(disk_images_per_s(per_sample(), hdd), 150);
-  EXPECT_TRUE(std::isinf(disk_images_per_s(per_sample(), {})));
+  EXPECT_DOUBLE_EQ(disk_images_per_s(per_sample(), 64, hdd), 150);
+  EXPECT_TRUE(std::isinf(disk_images_per_s(per_sample(), 64, {})));
 }
 
 TEST(ThroughputModel, AFullRunsReadsAsBlocks) {
@@ -36,7 +36,7 @@ TEST(ThroughputModel, AFullRunsReadsAsBlocks) {
   EXPECT_DOUBLE_EQ(blocks.cpu_ms_per_image, 2.0);
   // On an HDD the seeks bound the full shuffle, the bandwidth the blocks.
   const io::ThrottleSpec hdd = io::parse_throttle("hdd");
-  EXPECT_NEAR(disk_images_per_s(blocks, hdd), 200e6 / 110'000, 1e-6);
+  EXPECT_NEAR(disk_images_per_s(blocks, 64, hdd), 200e6 / 110'000, 1e-6);
   // Storage order reads the same blocks.
   EXPECT_DOUBLE_EQ(costs_under_shuffle(per_sample(), ShuffleMode::kFull, ShuffleMode::kNone, layout)
                        .reads_per_image,
@@ -45,7 +45,7 @@ TEST(ThroughputModel, AFullRunsReadsAsBlocks) {
 
 TEST(ThroughputModel, ABlocksRunsReadsAsAFullShuffle) {
   // Measured: whole 4 MB blocks, 112 KB read per delivered image (tar headers and labels).
-  const ImageCosts measured{2.0, 112'000, 0.028, 64};
+  const ImageCosts measured{2.0, 112'000, 0.028};
   const ReadLayout layout{110'000, kBlock};
   const ImageCosts same =
       costs_under_shuffle(measured, ShuffleMode::kBlocks, ShuffleMode::kBlocks, layout);
@@ -69,7 +69,7 @@ TEST(ThroughputModel, WithoutBlocksTheReadsStayPerSample) {
           .reads_per_image,
       1.0);
   // Blocks never read more often than the run measured.
-  const ImageCosts few{2.0, 110'000, 0.01, 64};
+  const ImageCosts few{2.0, 110'000, 0.01};
   EXPECT_DOUBLE_EQ(costs_under_shuffle(few, ShuffleMode::kFull, ShuffleMode::kBlocks, {0, kBlock})
                        .reads_per_image,
                    0.01);

@@ -20,16 +20,16 @@ std::string spelled(const OptionSetting& setting) {
 RunCosts sample_costs() {
   RunCosts costs;
   costs.images_per_s = 1234.5;
-  costs.num_workers = 3;
-  costs.cpus = 8;
+  costs.setting.num_workers = 3;
+  costs.setting.cpus = 8;
   costs.image.cpu_ms_per_image = 2.25;
   costs.image.bytes_per_image = 110'000;
   costs.image.reads_per_image = 0.125;
-  costs.image.queue_depth = 16;
-  costs.dataset_samples = 5000;
-  costs.batch_size = 64;
-  costs.shuffle = "blocks";
-  costs.shuffle_window_mb = 64;
+  costs.setting.queue_depth = 16;
+  costs.setting.dataset_samples = 5000;
+  costs.setting.batch_size = 64;
+  costs.setting.shuffle = "blocks";
+  costs.setting.shuffle_window_mb = 64;
   costs.packed.state = "measured";
   costs.packed.original_ms = 4;
   costs.packed.packed_ms = 3;
@@ -68,14 +68,14 @@ TEST(ReportDocument, IsOneObjectWithTheSharedKeysAndTheCostsDocument) {
 TEST(CostsDocument, ReadsBackAsWritten) {
   const RunCosts costs = costs_from_document(costs_document(sample_costs()));
   EXPECT_EQ(costs.images_per_s, 1234.5);
-  EXPECT_EQ(costs.num_workers, 3);
-  EXPECT_EQ(costs.cpus, 8);
+  EXPECT_EQ(costs.setting.num_workers, 3);
+  EXPECT_EQ(costs.setting.cpus, 8);
   EXPECT_EQ(costs.image.cpu_ms_per_image, 2.25);
   EXPECT_EQ(costs.image.reads_per_image, 0.125);
-  EXPECT_EQ(costs.image.queue_depth, 16u);
-  EXPECT_EQ(costs.dataset_samples, 5000u);
-  EXPECT_EQ(costs.shuffle, "blocks");
-  EXPECT_EQ(costs.shuffle_window_mb, 64u);
+  EXPECT_EQ(costs.setting.queue_depth, 16u);
+  EXPECT_EQ(costs.setting.dataset_samples, 5000u);
+  EXPECT_EQ(costs.setting.shuffle, "blocks");
+  EXPECT_EQ(costs.setting.shuffle_window_mb, 64u);
   EXPECT_EQ(costs.packed.decode_ratio(), 0.75);
 }
 
@@ -89,7 +89,7 @@ TEST(CostsDocument, AMissingOrMistypedFieldIsNamed) {
   EXPECT_EQ(error_of(R"({"images_per_s": "fast"})"),
             "costs: field \"images_per_s\" has the wrong type");
   // Fields older runs lack read back as their defaults.
-  EXPECT_EQ(costs_from_document(without(sample_costs(), "shuffle")).shuffle, "full");
+  EXPECT_EQ(costs_from_document(without(sample_costs(), "shuffle")).setting.shuffle, "full");
 }
 
 }  // namespace

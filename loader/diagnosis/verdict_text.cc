@@ -13,9 +13,11 @@ using text::format;
 using text::thousands;
 
 // What delivers `resource`'s capacity, as the subject of a sentence.
-std::string subject(Resource resource, const RunSetting& run) {
+std::string subject(Resource resource, const Report& report) {
+  const RunSetting& run = report.run;
   switch (resource) {
     case Resource::kIo:
+      if (report.store.remote) return format("the store (%s)", report.store.scheme.c_str());
       return run.throttle.empty() ? "the disk" : "the emulated disk";
     case Resource::kCpu:
       if (run.num_workers == 0) return "decoding on the consumer's thread";
@@ -60,7 +62,7 @@ std::string verdict_summary(const Report& report) {
   const Capacity& binding = c.of(bottleneck);
   const double rate = binding.measured ? binding.images_per_s : c.delivered;
   std::string sentence = std::string(resource_name(bottleneck)) + ": " +
-                         subject(bottleneck, report.run) + " " + deliver(bottleneck, report.run) +
+                         subject(bottleneck, report) + " " + deliver(bottleneck, report.run) +
                          " " + thousands(rate) + " images/s";
   // The runner-up: the lowest other measured capacity.
   const Capacity* next = nullptr;
@@ -73,7 +75,7 @@ std::string verdict_summary(const Report& report) {
     return sentence + "; nothing else measured limits the run";
   }
   sentence += "; ";
-  sentence += subject(next->resource, report.run);
+  sentence += subject(next->resource, report);
   sentence += " could do ";
   sentence += times(next->images_per_s / rate);
   sentence += " more";

@@ -62,6 +62,8 @@ TEST(StoreCapacity, AStoreWithItsRequestsInFlightBoundsIoAtItsRate) {
   r.verdict = judge(r);
   ASSERT_TRUE(r.verdict.bottleneck.has_value());
   EXPECT_EQ(*r.verdict.bottleneck, Resource::kIo) << verdict_summary(r);
+  EXPECT_EQ(verdict_summary(r).rfind("io: the store (https) delivers 1,131 images/s", 0), 0u)
+      << verdict_summary(r);
 }
 
 TEST(StoreCapacity, FewRequestsInFlightProjectOneRequestsRateToThoseAllowed) {

@@ -3,23 +3,27 @@
 
     PYTHONPATH=build/python FEEDRATE_RAY_TIMEOUT=3600 tests/ray/in_namespace.sh \
         build/ray-venv/bin/python bench/micro/compare_ray.py DATASET \
-        [--rounds 3] [--cpus 2] [--batch-size 64] [--size 224]
+        [--rounds 3] [--epochs 3] [--cpus 2] [--batch-size 64] [--size 224]
 
 (tests/ray/in_namespace.sh runs it in a network namespace of its own, as `make test-ray` runs
 its tests: Ray binds the address it detects, which outside would be the machine's own.)
 
-One epoch of DATASET (an ImageFolder, e.g. `feedrate make-dataset --count 5000`) with the
-train transform (RandomResizedCrop + RandomHorizontalFlip) to uint8 batches, three ways, each
-in a fresh process limited to --cpus CPUs (Ray started with num_cpus=--cpus):
+--epochs epochs (default 3) of DATASET (an ImageFolder, e.g. `feedrate make-dataset --count
+5000`) with the train transform (RandomResizedCrop + RandomHorizontalFlip) to uint8 batches,
+four ways, each in a fresh process limited to --cpus CPUs (Ray started with num_cpus=--cpus):
 
-  ray-feedrate  feedrate.ray.read(...) -> iter_torch_batches
-  ray-data      ray.data.read_images (PIL) + map_batches(torchvision RandomResizedCrop and
-                RandomHorizontalFlip) -> iter_torch_batches
-  loader        feedrate.Loader(num_workers=--cpus) in one process
+  ray-feedrate       feedrate.ray.read(..., num_tasks=--cpus, num_workers=1) -> iter_torch_batches
+  ray-feedrate-wide  feedrate.ray.read(..., num_tasks=1, num_workers=--cpus): one task, all CPUs
+  ray-data           ray.data.read_images (PIL) + map_batches(torchvision RandomResizedCrop and
+                     RandomHorizontalFlip) -> iter_torch_batches, the same dataset each epoch
+  loader             feedrate.Loader(num_workers=--cpus) in one process, set_epoch(e)
 
-The variants alternate round by round; it prints each run and the medians. images/s is the
-epoch's images over the time from building the dataset to its last batch; Ray's start-up and
-its workers' first imports come before (warm_up), as they do for every epoch but the first.
+The variants alternate round by round; it prints each run and the medians. An epoch's images/s
+is its images over the time from building its dataset (feedrate.ray.read; for the loader,
+set_epoch) to its last batch; a run's images/s is the median over its epochs but the first,
+which also starts Ray Data's own actors in the driver (its first batch came about 2 s late
+here), and is printed apart. Ray's start-up and its workers' first imports come before
+(warm_up).
 Peak memory is the largest sum of PSS (/proc/PID/smaps_rollup) over the run's whole process
 tree (the driver, Ray's GCS, raylet, workers, the object store's shared memory), sampled every
 0.2 s. feedrate.ray's report is printed after its runs (decode CPU and shipped bytes per
@@ -36,7 +40,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VARIANTS = ("ray-feedrate", "ray-data", "loader")
+VARIANTS = ("ray-feedrate", "ray-feedrate-wide", "ray-data", "loader")
 
 
 def import_feedrate_ray():
@@ -44,22 +48,32 @@ def import_feedrate_ray():
     return feedrate.ray
 
 
-def run_one(variant, dataset, cpus, batch_size, size):
-    """One epoch in this process; prints one JSON line."""
-    start = None
-    images = 0
+def run_one(variant, dataset, cpus, batch_size, size, epochs):
+    """`epochs` epochs in this process; prints one JSON line with each epoch's images/s."""
+    rates = []
     extra = {}
+
+    def epoch_of(batches, start):
+        images = 0
+        for batch in batches:
+            images += len(batch["label"] if isinstance(batch, dict) else batch[1])
+        rates.append(images / (time.perf_counter() - start))  # to the last batch
+        return images
+
     if variant == "loader":
         import feedrate
 
         start = time.perf_counter()
         loader = feedrate.Loader(dataset, batch_size=batch_size, num_workers=cpus, size=size,
                                  transform="train", seed=0)
-        for batch_images, labels in loader:
-            images += len(labels)
+        for epoch in range(epochs):
+            if epoch:
+                start = time.perf_counter()
+            loader.set_epoch(epoch)
+            images = epoch_of(loader, start)
         extra["verdict"] = loader.report()["verdict"]["bottleneck"]
     else:
-        ray_module = import_feedrate_ray() if variant == "ray-feedrate" else None
+        ray_module = import_feedrate_ray() if variant.startswith("ray-feedrate") else None
         import ray
 
         # A Ray instance of its own (address="local"), never a cluster already running here.
@@ -67,22 +81,31 @@ def run_one(variant, dataset, cpus, batch_size, size):
         from ray.data import DataContext
         DataContext.get_current().enable_progress_bars = False
         warm_up(cpus, variant)
-        start = time.perf_counter()
-        if variant == "ray-feedrate":
-            ds = ray_module.read(dataset, transform="train", size=size, batch_size=batch_size,
-                                 seed=0, epoch=0, num_tasks=cpus, num_workers=1)
-        else:
-            ds = ray_data_pipeline(dataset, size)
-        for batch in ds.iter_torch_batches(batch_size=batch_size):
-            images += len(batch["label"])
-        if variant == "ray-feedrate":
+        # ray-feedrate: one task a CPU of one decode thread each; -wide: one task of all of them.
+        threads = cpus if variant == "ray-feedrate-wide" else 1
+        dataset_of_ray_data = None
+        for epoch in range(epochs):
+            start = time.perf_counter()
+            if ray_module is not None:
+                ds = ray_module.read(dataset, transform="train", size=size,
+                                     batch_size=batch_size, seed=0, epoch=epoch,
+                                     num_tasks=cpus // threads, num_workers=threads)
+            else:
+                # One dataset, iterated once an epoch (read_images lists the files once).
+                if dataset_of_ray_data is None:
+                    dataset_of_ray_data = ray_data_pipeline(dataset, size)
+                ds = dataset_of_ray_data
+            images = epoch_of(ds.iter_torch_batches(batch_size=batch_size), start)
+        if ray_module is not None:
             r = ray_module.report(ds)
             extra = {k: r[k] for k in ("decode_cpu_ms", "task_cpu_ms", "shipped_bytes",
                                        "read_bytes", "bottleneck")}
         ray.shutdown()
-    seconds = time.perf_counter() - start
-    print(json.dumps(dict(variant=variant, images=images, seconds=seconds,
-                          images_per_s=images / seconds, **extra)), flush=True)
+    steady = rates[1:] or rates
+    print(json.dumps(dict(variant=variant, images=images, first_epoch_images_per_s=rates[0],
+                          images_per_s=statistics.median(steady),
+                          epochs_images_per_s=[round(x, 1) for x in rates], **extra)),
+          flush=True)
 
 
 def warm_up(cpus, variant):
@@ -158,7 +181,7 @@ def tree_pss_kb(root):
 def measure(variant, args):
     command = [sys.executable, os.path.abspath(__file__), args.dataset, "--one", variant,
                "--cpus", str(args.cpus), "--batch-size", str(args.batch_size),
-               "--size", str(args.size)]
+               "--size", str(args.size), "--epochs", str(args.epochs)]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     peak = 0
     while child.poll() is None:
@@ -179,10 +202,14 @@ def main():
     parser.add_argument("--cpus", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--size", type=int, default=224)
+    parser.add_argument("--epochs", type=int, default=3,
+                        help="epochs per process; images/s is the median of all but the first")
     parser.add_argument("--one", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        run_one(args.one, args.dataset, args.cpus, args.batch_size, args.size)
+        if args.epochs < 1:
+            parser.error("--epochs must be at least 1")
+        run_one(args.one, args.dataset, args.cpus, args.batch_size, args.size, args.epochs)
         return
     import ray
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
@@ -191,13 +218,13 @@ def main():
           f"{os.getloadavg()[0]:.1f}, Python {platform.python_version()}, ray {ray.__version__},"
           f" commit {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"# {args.dataset}, train transform, size {args.size}, batch {args.batch_size}, "
-          f"{args.cpus} CPUs, {args.rounds} rounds")
+          f"{args.cpus} CPUs, {args.rounds} rounds of {args.epochs} epochs a process")
     results = {v: [] for v in VARIANTS}
     for round_ in range(args.rounds):
         for variant in VARIANTS:
             r = measure(variant, args)
             results[variant].append(r)
-            print(f"round {round_ + 1} {variant:13s} {r['images']} images "
+            print(f"round {round_ + 1} {variant:17s} {r['images']} images "
                   f"{r['images_per_s']:7.1f} images/s  peak PSS {r['peak_pss_mb']:7.0f} MB  " +
                   json.dumps({k: v for k, v in r.items() if k not in (
                       "variant", "images", "seconds", "images_per_s", "peak_pss_mb")}),
@@ -206,9 +233,12 @@ def main():
     rate = {v: statistics.median(r["images_per_s"] for r in results[v]) for v in VARIANTS}
     for variant in VARIANTS:
         pss = statistics.median(r["peak_pss_mb"] for r in results[variant])
-        print(f"{variant:13s} {rate[variant]:7.1f} images/s  peak PSS {pss:7.0f} MB")
-    print(f"ray-feedrate / ray-data: {rate['ray-feedrate'] / rate['ray-data']:.2f}x; "
-          f"ray-feedrate / loader: {rate['ray-feedrate'] / rate['loader']:.2f}x")
+        first = statistics.median(r["first_epoch_images_per_s"] for r in results[variant])
+        print(f"{variant:17s} {rate[variant]:7.1f} images/s (first epoch {first:7.1f})  "
+              f"peak PSS {pss:7.0f} MB")
+    for variant in ("ray-feedrate", "ray-feedrate-wide"):
+        print(f"{variant} / ray-data: {rate[variant] / rate['ray-data']:.2f}x; "
+              f"{variant} / loader: {rate[variant] / rate['loader']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -36,18 +36,6 @@ io::ReaderOptions reader_options(const LoaderOptions& options, Clock& clock) {
   return reader;
 }
 
-// A remote dataset's read-ahead: the bytes arrived or in flight ahead of the batches. 64 MB
-// keeps 64 requests of 1 MB in flight, or about 600 ImageNet JPEGs. Under shuffle=blocks it
-// spans a whole shuffle window: a window's runs of storage neighbours go as one GET each and are
-// held until their last sample is taken, anywhere in the window's deliveries, so a read-ahead
-// shorter than the window fills with runs half taken and keeps few GETs in flight (15 of 64 with
-// 64 MB under the default 128 MB window, over an emulated 25 ms, 1 Gbit/s link).
-std::uint64_t remote_window_bytes(const LoaderOptions& options) {
-  const std::uint64_t least = std::uint64_t{64} << 20;
-  if (options.shuffle != ShuffleMode::kBlocks) return least;
-  return std::max<std::uint64_t>(least, std::uint64_t{options.shuffle_window_mb} << 20);
-}
-
 // What the loader holds besides its slots: the reader's O_DIRECT bounce buffers (as many as
 // reads in flight, each as long as the longest aligned read, capped by the reader) and each
 // worker's float scratch.
@@ -99,7 +87,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
     RemoteSettings settings = remote_settings(options_.source);
     settings.fetch.max_in_flight = std::min(options_.io_queue_depth, 1024u);
     remote = std::make_unique<RemoteWindow>(dataset_, std::move(settings),
-                                            remote_window_bytes(options_), mirror_.get());
+                                            read_ahead_bytes(options_), mirror_.get());
   } else if (!options_.cache_dir.empty()) {
     // The decode threads that can run at once; the writer starts with the first epoch, once the
     // telemetry it reads exists.
@@ -138,7 +126,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   needs.shared_bytes =
       shared_buffer_bytes(options_, dataset_, decode_to_u8) +
       static_cast<double>(held_blocks) * static_cast<double>(options_.tar_chunk_bytes) +
-      (dataset_.is_remote() ? static_cast<double>(remote_window_bytes(options_)) : 0.0);
+      (dataset_.is_remote() ? static_cast<double>(read_ahead_bytes(options_)) : 0.0);
   const MemoryInfo memory = memory_info();
   const std::uint64_t memory_limit = memory.limit_bytes;
   options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,

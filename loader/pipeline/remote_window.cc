@@ -321,4 +321,10 @@ StoreFigures store_figures(const RemoteWindow& window) {
   return figures;
 }
 
+std::uint64_t read_ahead_bytes(const LoaderOptions& options) {
+  const std::uint64_t least = std::uint64_t{64} << 20;
+  if (options.shuffle != ShuffleMode::kBlocks) return least;
+  return std::max<std::uint64_t>(least, std::uint64_t{options.shuffle_window_mb} << 20);
+}
+
 }  // namespace feedrate

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "feedrate/dataset.h"
+#include "feedrate/options.h"
 #include "feedrate/report.h"
 #include "io/remote/fetch_stats.h"
 #include "io/remote/range_fetcher.h"
@@ -155,5 +156,10 @@ class RemoteWindow {
 
 // The window's figures as the report carries them (Report::store).
 StoreFigures store_figures(const RemoteWindow& window);
+
+// The read-ahead's window for `options`, which the memory budget counts: 64 MB (64 requests of
+// 1 MB in flight, about 600 ImageNet JPEGs), and under shuffle=blocks at least a whole shuffle
+// window, whose first batch draws on every block of it.
+std::uint64_t read_ahead_bytes(const LoaderOptions& options);
 
 }  // namespace feedrate

@@ -239,7 +239,7 @@ TEST(PlanCliInput, AnUnknownShuffleNamesTheFile) {
       {"images_per_s", 100},      {"num_workers", 1},     {"cpus", 1},
       {"cpu_ms_per_image", 2},    {"bytes_per_image", 1}, {"reads_per_image", 1},
       {"h2d_bytes_per_image", 1}, {"dataset_bytes", 1},   {"dataset_samples", 1},
-      {"peak_rss_mb", 1},         {"batch_size", 1},      {"prefetch", 1},
+      {"peak_rss_mb", 1},         {"batch_size", 1},      {"prefetch_batches", 1},
       {"queue_depth", 1},         {"throttle", ""},       {"shuffle", "sideways"}};
   std::ofstream(path) << nlohmann::json{{"costs", costs}}.dump();
   const CliResult result = run_cli("plan " + path + " --rate 100");

@@ -1,5 +1,8 @@
 #include "bench/cli/loader_args.h"
 
+#include <fmt/core.h>
+
+#include <string>
 #include <string_view>
 
 #include "feedrate/option_bounds.h"
@@ -67,9 +70,20 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
                        "--shuffle blocks: shuffle together the samples of this many MB of blocks")
           ->check(bounds_of("shuffle_window_mb"))
           ->capture_default_str();
-  command->add_option("--prefetch", args->prefetch, "Batches in flight (prefetch_batches)")
+  CLI::Option* prefetch_batches =
+      command
+          ->add_option("--prefetch-batches", args->prefetch_batches,
+                       "Batches in flight at most (the memory budget may allow fewer)")
+          ->check(bounds_of("prefetch_batches"))
+          ->capture_default_str();
+  // Its former name: still read, with a note on stderr; not in --help.
+  command->add_option("--prefetch", args->prefetch_batches)
       ->check(bounds_of("prefetch_batches"))
-      ->capture_default_str();
+      ->each([](const std::string&) {
+        fmt::print(stderr, "feedrate: --prefetch is deprecated; use --prefetch-batches\n");
+      })
+      ->excludes(prefetch_batches)
+      ->group("");
   command
       ->add_option("--memory-budget-mb", args->memory_budget_mb,
                    "Cap the memory of the batches in flight (0: a quarter of what this process "
@@ -113,7 +127,7 @@ LoaderOptions loader_options(const LoaderArgs& args) {
   options.on_bad = parse_policy(args.on_bad);
   options.layout = parse_layout(args.layout);
   options.device = args.device;
-  options.prefetch_batches = args.prefetch;
+  options.prefetch_batches = args.prefetch_batches;
   options.memory_budget_mb = args.memory_budget_mb;
   options.io_queue_depth = args.queue_depth;
   options.force_pread = args.pread;

@@ -27,7 +27,7 @@ struct LoaderArgs {
   std::string shuffle = "full";
   bool no_shuffle = false;  // --shuffle none
   std::size_t shuffle_window_mb = LoaderOptions{}.shuffle_window_mb;
-  std::size_t prefetch = LoaderOptions{}.prefetch_batches;
+  std::size_t prefetch_batches = LoaderOptions{}.prefetch_batches;
   std::size_t memory_budget_mb = 0;
   unsigned queue_depth = LoaderOptions{}.io_queue_depth;
   bool pread = false;

@@ -20,7 +20,7 @@ std::string flag_spelling(const OptionSetting& setting) {
       {"layout", "--layout"},
       {"memory_budget_mb", "--memory-budget-mb"},
       {"num_workers", "--workers"},
-      {"prefetch_batches", "--prefetch"},
+      {"prefetch_batches", "--prefetch-batches"},
       {"shuffle", "--shuffle"},
       {"shuffle_window_mb", "--shuffle-window-mb"},
       {"throttle", "--throttle"}};

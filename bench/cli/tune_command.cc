@@ -52,7 +52,7 @@ struct TuneArgs {
 
 struct Setting {
   int workers = 1;
-  std::size_t prefetch = 3;
+  std::size_t prefetch_batches = 3;
   unsigned queue_depth = 64;
 };
 
@@ -65,7 +65,7 @@ struct AdjustPoint {
 LoaderOptions options_for(const TuneArgs& args, const Setting& setting) {
   LoaderOptions options = loader_options(args.loader);
   options.num_workers = setting.workers;
-  options.prefetch_batches = setting.prefetch;
+  options.prefetch_batches = setting.prefetch_batches;
   options.io_queue_depth = setting.queue_depth;
   return options;
 }
@@ -129,7 +129,7 @@ class Tuner {
 
  private:
   static std::tuple<int, std::size_t, unsigned> key(const Setting& s) {
-    return {s.workers, s.prefetch, s.queue_depth};
+    return {s.workers, s.prefetch_batches, s.queue_depth};
   }
   const TuneArgs& args_;
   const double margin_mb_;
@@ -149,8 +149,9 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
   TuneResult result;
   std::vector<CurvePoint> measured;
   const MeasureWorkers measure = [&](int workers) {
-    CurvePoint point = tuner.measure({workers, args.loader.prefetch, args.loader.queue_depth},
-                                     tuner.project_workers(measured, workers));
+    CurvePoint point =
+        tuner.measure({workers, args.loader.prefetch_batches, args.loader.queue_depth},
+                      tuner.project_workers(measured, workers));
     measured.push_back(point);
     if (!args.json) {
       fmt::print(stderr, "tune      {} worker(s): {}\n", workers,
@@ -170,7 +171,7 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
         "every setting tried would pass the memory limit ({:.0f} MB): {}", args.memory_limit_mb,
         result.search.points.empty() ? "" : result.search.points.front().reason));
   }
-  result.recommended = {result.search.knee, args.loader.prefetch, args.loader.queue_depth};
+  result.recommended = {result.search.knee, args.loader.prefetch_batches, args.loader.queue_depth};
   for (const CurvePoint& p : result.search.points) {
     if (p.workers == result.search.knee) {
       result.recommended_images_per_s = p.images_per_s;
@@ -185,16 +186,17 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
   const double slot_mb = static_cast<double>(knee_costs.setting.batch_size) *
                          (knee_costs.h2d_bytes_per_image + knee_costs.image.bytes_per_image) / 1e6;
   const std::vector<Setting> candidates = {
-      {knee.workers, knee.prefetch * 2, knee.queue_depth},
-      {knee.workers, knee.prefetch, std::max(1u, knee.queue_depth / 4)},
-      {knee.workers, knee.prefetch, std::min(4096u, knee.queue_depth * 4)}};
+      {knee.workers, knee.prefetch_batches * 2, knee.queue_depth},
+      {knee.workers, knee.prefetch_batches, std::max(1u, knee.queue_depth / 4)},
+      {knee.workers, knee.prefetch_batches, std::min(4096u, knee.queue_depth * 4)}};
   for (const Setting& s : candidates) {
-    const double projected =
-        knee_rss + slot_mb * (static_cast<double>(s.prefetch) - static_cast<double>(knee.prefetch));
+    const double projected = knee_rss + slot_mb * (static_cast<double>(s.prefetch_batches) -
+                                                   static_cast<double>(knee.prefetch_batches));
     AdjustPoint adjusted{s, tuner.measure(s, projected)};
     result.seconds += adjusted.point.seconds;
     if (!args.json) {
-      fmt::print(stderr, "adjust    prefetch {}, queue depth {}: {}\n", s.prefetch, s.queue_depth,
+      fmt::print(stderr, "adjust    prefetch_batches {}, queue depth {}: {}\n", s.prefetch_batches,
+                 s.queue_depth,
                  adjusted.point.refused
                      ? "refused, " + adjusted.point.reason
                      : fmt::format("{:.1f} images/s, bottleneck {}", adjusted.point.images_per_s,
@@ -213,7 +215,7 @@ TuneResult tune(const TuneArgs& args, Tuner& tuner) {
 
 nlohmann::json point_json(const CurvePoint& p, const Setting& s) {
   return {{"workers", s.workers},
-          {"prefetch", s.prefetch},
+          {"prefetch_batches", s.prefetch_batches},
           {"queue_depth", s.queue_depth},
           {"images_per_s", p.images_per_s},
           {"peak_rss_mb", p.peak_rss_mb},
@@ -233,7 +235,8 @@ void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
   out["throttle"] = args.loader.throttle;
   nlohmann::json curve = nlohmann::json::array();
   for (const CurvePoint& p : r.search.points) {
-    curve.push_back(point_json(p, {p.workers, args.loader.prefetch, args.loader.queue_depth}));
+    curve.push_back(
+        point_json(p, {p.workers, args.loader.prefetch_batches, args.loader.queue_depth}));
   }
   out["curve"] = curve;  // in the order measured
   out["workers_measured"] = r.search.points.size();
@@ -250,7 +253,7 @@ void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
   out["best"] = {{"workers", r.search.best}, {"images_per_s", best_rate}};
   out["knee"] = {{"workers", r.search.knee}, {"images_per_s", knee_rate}};
   out["recommended"] = {{"workers", r.recommended.workers},
-                        {"prefetch", r.recommended.prefetch},
+                        {"prefetch_batches", r.recommended.prefetch_batches},
                         {"queue_depth", r.recommended.queue_depth},
                         {"images_per_s", r.recommended_images_per_s},
                         {"bottleneck", resource_name(r.recommended_bottleneck, "none")}};
@@ -276,15 +279,17 @@ void print_text(const TuneArgs& args, const TuneResult& r) {
       "worker(s))\n",
       r.search.knee, 100 * kKneeShare, r.search.best);
   fmt::print(
-      "recommend --workers {} --prefetch {} --queue-depth {}: {:.1f} images/s, bottleneck {}\n",
-      r.recommended.workers, r.recommended.prefetch, r.recommended.queue_depth,
+      "recommend --workers {} --prefetch-batches {} --queue-depth {}: {:.1f} images/s, bottleneck "
+      "{}\n",
+      r.recommended.workers, r.recommended.prefetch_batches, r.recommended.queue_depth,
       r.recommended_images_per_s, resource_name(r.recommended_bottleneck, "none"));
 }
 
 int run_window_sweep(const TuneArgs& args) {
   WindowSweep sweep{args.loader.dataset, {}};
   sweep.points = sweep_windows(
-      options_for(args, {args.loader.workers, args.loader.prefetch, args.loader.queue_depth}),
+      options_for(args,
+                  {args.loader.workers, args.loader.prefetch_batches, args.loader.queue_depth}),
       args.shuffle_windows, [&](const WindowPoint& p) {
         if (args.json) return;
         fmt::print(stderr,

@@ -33,9 +33,11 @@ SETTINGS = [
     ("2 workers, training at 700/s", "--workers 2 --consume-rate 700"),
     ("1 worker, 60 MB/s, training at 300/s", "--workers 1 --throttle 60 --consume-rate 300"),
     ("2 workers, 1 batch in flight, training at 1,000/s",
-     "--workers 2 --prefetch 1 --consume-rate 1000"),
-    ("1 worker, 1 batch in flight, 100 MB/s disk", "--workers 1 --prefetch 1 --throttle 100"),
-    ("2 workers, 1 batch in flight, 150 MB/s disk", "--workers 2 --prefetch 1 --throttle 150"),
+     "--workers 2 --prefetch-batches 1 --consume-rate 1000"),
+    ("1 worker, 1 batch in flight, 100 MB/s disk",
+     "--workers 1 --prefetch-batches 1 --throttle 100"),
+    ("2 workers, 1 batch in flight, 150 MB/s disk",
+     "--workers 2 --prefetch-batches 1 --throttle 150"),
 ]
 
 
@@ -63,7 +65,7 @@ def remove(resource, options):
     if resource == "consumer":
         return " ".join(drop("--consume-rate")) if "--consume-rate" in words else None
     if resource == "ram":
-        return " ".join(drop("--prefetch") + ["--prefetch", "6"])
+        return " ".join(drop("--prefetch-batches") + ["--prefetch-batches", "6"])
     if resource == "cpu":
         workers = int(setting("--workers") or 1)
         if workers >= os.cpu_count():

@@ -50,12 +50,13 @@ struct ImageCosts {
 // emulated disk).
 // RunSetting (include/feedrate/report.h) is this plus the process's other facts; RunCosts
 // carries this part, so a costs record read back (`feedrate plan`) holds the same facts under
-// the same names. Its JSON keys are loader/diagnosis/report_json.h's: `slots` is written as
-// "prefetch" and `chunk_bytes` as "tar_chunk_bytes".
+// the same names. Its JSON keys are loader/diagnosis/report_json.h's: `chunk_bytes` is written
+// as "tar_chunk_bytes".
 struct CostSetting {
   std::size_t batch_size = 1;
   int num_workers = 1;
-  std::size_t slots = 1;     // batches in flight at most (prefetch_batches under the budget)
+  // batches in flight at most: prefetch_batches after the memory budget
+  std::size_t prefetch_batches = 1;
   int cpus = 1;              // available to the run (affinity and quota)
   unsigned queue_depth = 1;  // reads in flight at most
   std::uint64_t dataset_bytes = 0;

@@ -88,7 +88,7 @@ SlotCycle slot_cycle(const Report& r, double images) {
   const auto batches = static_cast<double>(std::max<std::uint64_t>(f.batches, 1));
   const double threads = std::max(1, std::min(std::max(1, r.run.num_workers), r.run.cpus));
   SlotCycle cycle;
-  cycle.slots = static_cast<double>(std::max<std::size_t>(r.run.slots, 1));
+  cycle.slots = static_cast<double>(std::max<std::size_t>(r.run.prefetch_batches, 1));
   cycle.batch_size = static_cast<double>(std::max<std::size_t>(r.run.batch_size, 1));
   cycle.read_s = f.read_busy_s / batches;
   // CPU time, as the cpu capacity takes it: a decode preempted by other processes waits, which
@@ -105,7 +105,7 @@ Capacity ram_capacity(const Report& r, const SlotCycle& cycle) {
   return measured(Resource::kRam, ram_images_per_s(cycle),
                   format("%zu batch(es) in flight, each needing its slot for %.1f ms (reads %.1f, "
                          "decodes %.1f, copy %.1f, held by the consumer %.1f)",
-                         r.run.slots, cycle.total_s() * 1e3, cycle.read_s * 1e3,
+                         r.run.prefetch_batches, cycle.total_s() * 1e3, cycle.read_s * 1e3,
                          cycle.decode_s * 1e3, cycle.copy_s * 1e3, cycle.held_s * 1e3));
 }
 

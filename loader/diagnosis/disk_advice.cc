@@ -154,7 +154,7 @@ void page_cache_advice(const Measured& m, Verdict& v) {
   const RunSetting& run = m.report.run;
   if (run.memory_bytes == 0) return;
   const bool io_binds = v.bottleneck == Resource::kIo || v.runner_up == Resource::kIo;
-  const std::uint64_t in_flight = run.slots * run.slot_bytes;
+  const std::uint64_t in_flight = run.prefetch_batches * run.slot_bytes;
   const std::uint64_t needed = run.dataset_bytes + in_flight;
   const std::string limit_text =
       run.container_limit ? format("this container's %.1f GB memory limit", gb(run.memory_bytes))

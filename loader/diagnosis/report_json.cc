@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "feedrate/resource.h"
 #include "feedrate/verdict_text.h"
@@ -39,7 +40,7 @@ void costs_fields(Costs& c, Visit&& visit) {
   visit("dataset_samples", c.setting.dataset_samples, kRequired);
   visit("peak_rss_mb", c.peak_rss_mb, kRequired);
   visit("batch_size", c.setting.batch_size, kRequired);
-  visit("prefetch", c.setting.slots, kRequired);
+  visit("prefetch_batches", c.setting.prefetch_batches, kRequired);
   visit("queue_depth", c.setting.queue_depth, kRequired);
   visit("throttle", c.setting.throttle, kRequired);
   visit("format", c.setting.format, kOptional);
@@ -61,19 +62,27 @@ void packed_fields(Packed& p, Visit&& visit) {
   visit("seconds", p.seconds, Field::kOptional);
 }
 
-// Reads `key` of `object` into `value`; throws naming `where` and the key when it is missing
-// (and required) or of the wrong type.
+// The key a field was written under before it was renamed, which records of older runs carry
+// instead; nullptr when it never had another.
+const char* former_key(std::string_view key) {
+  return key == "prefetch_batches" ? "prefetch" : nullptr;
+}
+
+// Reads `key` of `object` (or its former key) into `value`; throws naming `where` and the key
+// when it is missing (and required) or of the wrong type.
 template <class T>
 void read_field(const nlohmann::json& object, const std::string& where, const char* key, T& value,
                 Field field) {
-  if (!object.contains(key)) {
+  const char* former = former_key(key);
+  const char* found = !object.contains(key) && former && object.contains(former) ? former : key;
+  if (!object.contains(found)) {
     if (field == Field::kOptional) return;
     throw std::runtime_error(where + ": missing field \"" + key + "\"");
   }
   try {
-    value = object.at(key).get<T>();
+    value = object.at(found).get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw std::runtime_error(where + ": field \"" + key + "\" has the wrong type");
+    throw std::runtime_error(where + ": field \"" + found + "\" has the wrong type");
   }
 }
 

@@ -26,7 +26,8 @@ nlohmann::json stages_json(const Report& report);
 // The `costs` object (include/feedrate/run_costs.h).
 nlohmann::json costs_json(const RunCosts& costs);
 // Reads the `costs` object back; throws std::runtime_error naming a missing or mistyped field
-// (the order, storage, decode share and packing fields may be missing: older runs lack them).
+// (the order, storage, decode share and packing fields may be missing: older runs lack them;
+// older runs wrote prefetch_batches as "prefetch", which reads the same).
 RunCosts costs_from_json(const nlohmann::json& costs);
 
 }  // namespace feedrate

@@ -68,15 +68,16 @@ void ram_advice(const Measured& m, Verdict& v) {
   v.advice.push_back(make_finding(
       "ram.slots",
       format("only %zu batch(es) may be in flight (%.0f MB each), and %s: they allow %s images/s",
-             run.slots, slot_mb, m.capacities.of(Resource::kRam).basis.c_str(),
+             run.prefetch_batches, slot_mb, m.capacities.of(Resource::kRam).basis.c_str(),
              thousands(m.capacity(Resource::kRam)).c_str())));
-  const double more = m.capacity(Resource::kRam) * static_cast<double>(run.slots + 2) /
-                      static_cast<double>(std::max<std::size_t>(run.slots, 1));
-  v.advice.push_back(make_remedy(
-      "ram.prefetch", "allow 2 more batches in flight ({0}, within the memory budget)",
-      {{"prefetch_batches", std::to_string(run.slots + 2)}}, m.lifted(Resource::kRam, more),
-      format("about %.0f MB more RAM (this process may use %.1f GB)", 2 * slot_mb,
-             gb(run.memory_bytes))));
+  const double more = m.capacity(Resource::kRam) * static_cast<double>(run.prefetch_batches + 2) /
+                      static_cast<double>(std::max<std::size_t>(run.prefetch_batches, 1));
+  v.advice.push_back(make_remedy("ram.prefetch",
+                                 "allow 2 more batches in flight ({0}, within the memory budget)",
+                                 {{"prefetch_batches", std::to_string(run.prefetch_batches + 2)}},
+                                 m.lifted(Resource::kRam, more),
+                                 format("about %.0f MB more RAM (this process may use %.1f GB)",
+                                        2 * slot_mb, gb(run.memory_bytes))));
 }
 
 void h2d_advice(const Measured& m, Verdict& v) {

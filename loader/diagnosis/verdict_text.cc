@@ -23,7 +23,8 @@ std::string subject(Resource resource, const Report& report) {
       if (run.num_workers == 0) return "decoding on the consumer's thread";
       return format("the %d decode thread%s", run.num_workers, run.num_workers == 1 ? "" : "s");
     case Resource::kRam:
-      return format("the %zu batch%s in flight", run.slots, run.slots == 1 ? "" : "es");
+      return format("the %zu batch%s in flight", run.prefetch_batches,
+                    run.prefetch_batches == 1 ? "" : "es");
     case Resource::kH2d:
       return "the copy to the GPU";
     case Resource::kConsumer:
@@ -38,7 +39,7 @@ std::string deliver(Resource resource, const RunSetting& run) {
     case Resource::kConsumer:
       return "takes";
     case Resource::kRam:
-      return run.slots > 1 ? "allow" : "allows";
+      return run.prefetch_batches > 1 ? "allow" : "allows";
     case Resource::kCpu:
       return run.num_workers > 1 ? "deliver" : "delivers";
     case Resource::kIo:
@@ -62,8 +63,8 @@ std::string verdict_summary(const Report& report) {
   const Capacity& binding = c.of(bottleneck);
   const double rate = binding.measured ? binding.images_per_s : c.delivered;
   std::string sentence = std::string(resource_name(bottleneck)) + ": " +
-                         subject(bottleneck, report) + " " + deliver(bottleneck, report.run) +
-                         " " + thousands(rate) + " images/s";
+                         subject(bottleneck, report) + " " + deliver(bottleneck, report.run) + " " +
+                         thousands(rate) + " images/s";
   // The runner-up: the lowest other measured capacity.
   const Capacity* next = nullptr;
   for (const Capacity& capacity : c.resources) {

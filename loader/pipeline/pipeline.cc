@@ -151,7 +151,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   RunSetting run;
   run.batch_size = options_.batch_size;
   run.num_workers = options_.num_workers;
-  run.slots = options_.prefetch_batches;
+  run.prefetch_batches = options_.prefetch_batches;
   run.slot_bytes = options_.batch_size * sample_bytes;
   run.image_size = options_.transform.size;
   run.dataset_bytes = dataset_.total_bytes();

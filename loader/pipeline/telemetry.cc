@@ -101,7 +101,7 @@ RunStats Telemetry::stats() const {
 Report Telemetry::report() const {
   Report r;
   r.run = run_;
-  r.in_flight_capacity = static_cast<double>(run_.slots);
+  r.in_flight_capacity = static_cast<double>(run_.prefetch_batches);
   const Clock::duration::rep start = run_start_;
   if (start == 0) {
     r.capacities = capacities(r);

@@ -204,6 +204,64 @@ TEST(Cli, TuneTakesTheLoaderOptionsBenchDoes) {
   EXPECT_EQ(json_of(result)["costs"]["tar_chunk_bytes"], 64 << 10);
 }
 
+// How often `needle` stands in `text`.
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+TEST(Cli, PrefetchBatchesIsTheFlagAndPrefetchItsDeprecatedFormerName) {
+  testing::TempDir dir;
+  testing::make_image_folder(dir / "data", 8, 2);
+  const std::string bench = "bench " + (dir / "data").string() + " --batch 4 --size 32 --json ";
+  const Result current = run(bench + "--prefetch-batches 2");
+  ASSERT_EQ(current.status, 0) << current.output;
+  EXPECT_EQ(json_of(current)["costs"]["prefetch_batches"], 2);
+  EXPECT_EQ(current.output.find("deprecated"), std::string::npos) << current.output;
+
+  const Result former = run(bench + "--prefetch 2");
+  ASSERT_EQ(former.status, 0) << former.output;
+  EXPECT_EQ(json_of(former)["costs"]["prefetch_batches"], 2);
+  EXPECT_EQ(count_of(former.output, "--prefetch is deprecated; use --prefetch-batches\n"), 1u)
+      << former.output;
+  EXPECT_EQ(count_of(former.output, "deprecated"), 1u) << former.output;
+
+  EXPECT_NE(run(bench + "--prefetch 0").status, 0);  // the same bounds
+  EXPECT_NE(run(bench + "--prefetch 2 --prefetch-batches 3").status, 0);
+  // --help shows the current name only.
+  const std::string help = run("bench --help").output;
+  EXPECT_EQ(count_of(help, "--prefetch"), count_of(help, "--prefetch-batches")) << help;
+  EXPECT_GT(count_of(help, "--prefetch-batches"), 0u) << help;
+}
+
+TEST(Cli, TuneNamesPrefetchBatchesInItsJsonAndItsRecommendation) {
+  testing::TempDir dir;
+  testing::make_image_folder(dir / "data", 8, 2);
+  const std::string tune = "tune " + (dir / "data").string() +
+                           " --batch 4 --size 32 --window 0.1 --max-workers 1 --no-adjust ";
+  const Result json = run(tune + "--prefetch 2 --json");
+  ASSERT_EQ(json.status, 0) << json.output;
+  EXPECT_EQ(count_of(json.output, "--prefetch is deprecated"), 1u) << json.output;
+  const nlohmann::json out = json_of(json);
+  EXPECT_EQ(out["recommended"]["prefetch_batches"], 2);
+  EXPECT_FALSE(out["recommended"].contains("prefetch"));
+  for (const nlohmann::json& point : out["curve"]) {
+    EXPECT_EQ(point["prefetch_batches"], 2) << point.dump();
+    EXPECT_FALSE(point.contains("prefetch")) << point.dump();
+  }
+  EXPECT_EQ(out["costs"]["prefetch_batches"], 2);
+  EXPECT_FALSE(out["costs"].contains("prefetch"));
+
+  const Result text = run(tune + "--prefetch-batches 2");
+  ASSERT_EQ(text.status, 0) << text.output;
+  EXPECT_NE(text.output.find("recommend --workers 1 --prefetch-batches 2 --queue-depth"),
+            std::string::npos)
+      << text.output;
+}
+
 TEST(Cli, TheThrottleTakesEveryDiskClass) {
   testing::TempDir dir;
   testing::make_image_folder(dir / "data", 4, 2);

@@ -102,7 +102,7 @@ TEST_F(Throttled, TuneAdjustsAndPlots) {
                                    "--throttle 0,300 --window 0.3 --max-workers 2 --plot " + svg);
   ASSERT_EQ(result.status, 0) << result.output;
   EXPECT_NE(result.output.find("knee"), std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("adjust    prefetch 6"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("adjust    prefetch_batches 6"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("recommend --workers"), std::string::npos) << result.output;
   std::ifstream file(svg);
   std::stringstream text;

@@ -212,6 +212,26 @@ TEST_F(PlanCli, TuneSweepsTheShuffleWindow) {
   EXPECT_NE(table.output.find("labels/batch"), std::string::npos) << table.output;
 }
 
+// A file bench wrote before the key was renamed carries "prefetch" where it now writes
+// "prefetch_batches": plan reads it as the same record.
+TEST_F(PlanCli, AnOlderBenchFileWithPrefetchPlansAsItsCurrentForm) {
+  const std::string path = bench("current", "--prefetch-batches 2");
+  nlohmann::json current;
+  std::ifstream(path) >> current;
+  ASSERT_EQ(current["costs"]["prefetch_batches"], 2) << current["costs"].dump();
+  nlohmann::json older = current;
+  older["costs"]["prefetch"] = older["costs"]["prefetch_batches"];
+  older["costs"].erase("prefetch_batches");
+  const std::string older_path = file("older.json");
+  std::ofstream(older_path) << older.dump();
+
+  const CliResult now = run_cli("plan " + path + " --rate 100 --json");
+  const CliResult then = run_cli("plan " + older_path + " --rate 100 --json");
+  ASSERT_EQ(now.status, 0) << now.output;
+  ASSERT_EQ(then.status, 0) << then.output;
+  EXPECT_EQ(json_of(then), json_of(now));
+}
+
 TEST(PlanCliInput, AnUnknownShuffleNamesTheFile) {
   testing::TempDir dir;
   const std::string path = (dir / "run.json").string();
@@ -219,7 +239,7 @@ TEST(PlanCliInput, AnUnknownShuffleNamesTheFile) {
       {"images_per_s", 100},      {"num_workers", 1},     {"cpus", 1},
       {"cpu_ms_per_image", 2},    {"bytes_per_image", 1}, {"reads_per_image", 1},
       {"h2d_bytes_per_image", 1}, {"dataset_bytes", 1},   {"dataset_samples", 1},
-      {"peak_rss_mb", 1},         {"batch_size", 1},      {"prefetch", 1},
+      {"peak_rss_mb", 1},         {"batch_size", 1},      {"prefetch_batches", 1},
       {"queue_depth", 1},         {"throttle", ""},       {"shuffle", "sideways"}};
   std::ofstream(path) << nlohmann::json{{"costs", costs}}.dump();
   const CliResult result = run_cli("plan " + path + " --rate 100");

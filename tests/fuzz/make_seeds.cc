@@ -170,7 +170,7 @@ void bench_args_seeds(const fs::path& dir) {
       {"typical", "/data/train\n--workers\n8\n--batch\n256\n--epochs\n2\n--json"},
       {"eval", "shards/*.tar\n-t\neval\n--size\n384\n--layout\nfloat32\n--no-shuffle"},
       {"io", "--pread\n--direct\n--cold\n--queue-depth\n128\n--throttle\nhdd\n--tar-chunk-kb\n0"},
-      {"throttle", "--throttle\n100,200,3000\n--memory-budget-mb\n512\n--prefetch\n8"},
+      {"throttle", "--throttle\n100,200,3000\n--memory-budget-mb\n512\n--prefetch-batches\n8"},
       {"step", "--step-ms\n120\n--on-bad\nskip\n--seed\n42\n--batches\n10\n--trace\nt.json"},
       {"device", "--device\ncuda:1\n--layout\nfloat16\n--consume-rate\n2500"},
       {"conflict", "--epochs\n2\n--batches\n3\n--step-ms\n1\n--consume-rate\n5"},

@@ -19,7 +19,7 @@ Report tar_run() {
   Report r;
   r.run.batch_size = 32;
   r.run.num_workers = 3;
-  r.run.slots = 5;
+  r.run.prefetch_batches = 5;
   r.run.cpus = 6;
   r.run.dataset_bytes = 110'000'000;
   r.run.dataset_samples = 1'000;
@@ -45,7 +45,7 @@ Report tar_run() {
 void expect_setting_of(const CostSetting& s, const RunSetting& run) {
   EXPECT_EQ(s.batch_size, run.batch_size);
   EXPECT_EQ(s.num_workers, run.num_workers);
-  EXPECT_EQ(s.slots, run.slots);
+  EXPECT_EQ(s.prefetch_batches, run.prefetch_batches);
   EXPECT_EQ(s.cpus, run.cpus);
   EXPECT_EQ(s.dataset_bytes, run.dataset_bytes);
   EXPECT_EQ(s.dataset_samples, run.dataset_samples);
@@ -68,7 +68,7 @@ TEST(CostsJson, CarriesTheRunsSettingThereAndBack) {
   RunCosts probed = costs;
   probed.packed = {"measured", "", 8, 4.0, 3.0, 110'000, 100'000, 0.5};
   const nlohmann::json j = costs_json(probed);
-  EXPECT_EQ(j["prefetch"], 5);  // the slots, under the key the record always had
+  EXPECT_EQ(j["prefetch_batches"], 5);  // the batches in flight after the budget
   EXPECT_EQ(j["tar_chunk_bytes"], 4'000'000);
   const RunCosts back = costs_from_json(j);
   expect_setting_of(back.setting, r.run);
@@ -102,7 +102,7 @@ TEST(CostsJson, WritesTheKeysPlanReads) {
                                           "dataset_samples",
                                           "peak_rss_mb",
                                           "batch_size",
-                                          "prefetch",
+                                          "prefetch_batches",
                                           "throttle",
                                           "format",
                                           "shuffle",
@@ -119,7 +119,8 @@ TEST(CostsJson, WritesTheKeysPlanReads) {
 }
 
 // What bench wrote before it recorded the order, the storage, the decode share, the disk's
-// rate and packing: a full shuffle of an unknown format, every core's time its own.
+// rate and packing, and while it named prefetch_batches "prefetch": a full shuffle of an
+// unknown format, every core's time its own.
 TEST(CostsJson, ReadsARecordOfAnOlderRun) {
   const nlohmann::json older = {
       {"images_per_s", 400},      {"num_workers", 2},       {"cpus", 4},
@@ -131,7 +132,7 @@ TEST(CostsJson, ReadsARecordOfAnOlderRun) {
   EXPECT_EQ(c.setting.num_workers, 2);
   EXPECT_EQ(c.setting.cpus, 4);
   EXPECT_EQ(c.setting.batch_size, 64u);
-  EXPECT_EQ(c.setting.slots, 3u);
+  EXPECT_EQ(c.setting.prefetch_batches, 3u);
   EXPECT_EQ(c.setting.queue_depth, 64u);
   EXPECT_EQ(c.setting.dataset_samples, 5000u);
   EXPECT_EQ(c.setting.throttle, "200,1000");
@@ -148,9 +149,28 @@ TEST(CostsJson, ReadsARecordOfAnOlderRun) {
   missing.erase("prefetch");
   try {
     costs_from_json(missing);
-    ADD_FAILURE() << "a record without prefetch was accepted";
+    ADD_FAILURE() << "a record without prefetch_batches was accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("missing field \"prefetch\""), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("missing field \"prefetch_batches\""), std::string::npos)
+        << e.what();
+  }
+}
+
+// A record under the current key reads it, whatever the former key beside it says; a former
+// key of the wrong type is named as written.
+TEST(CostsJson, ReadsPrefetchBatchesUnderItsCurrentKeyFirst) {
+  nlohmann::json j = costs_json(run_costs(tar_run()));
+  j["prefetch"] = 9;
+  EXPECT_EQ(costs_from_json(j).setting.prefetch_batches, 5u);
+
+  j.erase("prefetch_batches");
+  j["prefetch"] = "three";
+  try {
+    costs_from_json(j);
+    ADD_FAILURE() << "a record with a text prefetch was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("field \"prefetch\" has the wrong type"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -156,7 +156,7 @@ TEST_F(FakeClockVerdict, OneSlotWithSlowReadsAndAStepIsRamBound) {
   // the step 100 s: a slot serves a batch per 200 s or more, below the disk and the consumer.
   o.throttle = "0,0,100000000";
   const Report r = run(o, seconds(100), 5);
-  EXPECT_EQ(r.run.slots, 1u);
+  EXPECT_EQ(r.run.prefetch_batches, 1u);
   EXPECT_EQ(r.verdict.bottleneck, Resource::kRam) << explain(r);
 }
 
@@ -166,7 +166,7 @@ TEST_F(FakeClockVerdict, AMemoryBudgetOfOneBatchIsRamBound) {
   o.memory_budget_mb = 4;  // room for one batch of 16 x 64 x 64 x 3 bytes and its reads
   o.throttle = "0,0,100000000";
   const Report r = run(o, seconds(100), 5);
-  ASSERT_EQ(r.run.slots, 1u) << "the budget should allow one batch";
+  ASSERT_EQ(r.run.prefetch_batches, 1u) << "the budget should allow one batch";
   EXPECT_EQ(r.verdict.bottleneck, Resource::kRam) << explain(r);
 }
 

@@ -26,16 +26,16 @@ constexpr double kOverheadMb = 16;
 constexpr double kPerWorkerMb = 4;
 
 struct Probe {
-  std::size_t slots = 0;
-  double added_mb = 0;  // peak RSS minus RSS before the Loader
+  std::size_t prefetch_batches = 0;  // after the budget
+  double added_mb = 0;               // peak RSS minus RSS before the Loader
   std::string error;
 };
 
-Probe run_probe(const std::string& source, int workers, std::size_t prefetch, std::size_t batch,
-                int size, std::size_t budget_mb) {
+Probe run_probe(const std::string& source, int workers, std::size_t prefetch_batches,
+                std::size_t batch, int size, std::size_t budget_mb) {
   const std::string command = std::string(FEEDRATE_MEMORY_PROBE) + " '" + source + "' " +
-                              std::to_string(workers) + " " + std::to_string(prefetch) + " " +
-                              std::to_string(batch) + " " + std::to_string(size) + " " +
+                              std::to_string(workers) + " " + std::to_string(prefetch_batches) +
+                              " " + std::to_string(batch) + " " + std::to_string(size) + " " +
                               std::to_string(budget_mb) + " 2";
   const std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
   char line[512] = {};
@@ -45,8 +45,8 @@ Probe run_probe(const std::string& source, int workers, std::size_t prefetch, st
     return probe;
   }
   long baseline = 0, peak = 0;
-  if (std::sscanf(line, "slots=%zu baseline_kb=%ld peak_kb=%ld", &probe.slots, &baseline, &peak) !=
-      3) {
+  if (std::sscanf(line, "prefetch_batches=%zu baseline_kb=%ld peak_kb=%ld", &probe.prefetch_batches,
+                  &baseline, &peak) != 3) {
     probe.error = line;
     return probe;
   }
@@ -89,7 +89,7 @@ TEST_F(MemoryBudgetTest, PeakRssStaysWithinTheBudgetPlusTheOverhead) {
 #endif
   struct Case {
     int workers;
-    std::size_t prefetch, batch;
+    std::size_t prefetch_batches, batch;
     std::size_t budget_mb;
   };
   const Case cases[] = {
@@ -97,17 +97,17 @@ TEST_F(MemoryBudgetTest, PeakRssStaysWithinTheBudgetPlusTheOverhead) {
       {2, 3, 64, 40}, {4, 8, 64, 40}, {2, 16, 8, 24}, {3, 4, 32, 120},
   };
   for (const Case& c : cases) {
-    const Probe p = run_probe(source(), c.workers, c.prefetch, c.batch, 224, c.budget_mb);
-    SCOPED_TRACE("num_workers " + std::to_string(c.workers) + ", prefetch " +
-                 std::to_string(c.prefetch) + ", batch " + std::to_string(c.batch) + ", budget " +
-                 std::to_string(c.budget_mb) + " MB");
+    const Probe p = run_probe(source(), c.workers, c.prefetch_batches, c.batch, 224, c.budget_mb);
+    SCOPED_TRACE("num_workers " + std::to_string(c.workers) + ", prefetch_batches " +
+                 std::to_string(c.prefetch_batches) + ", batch " + std::to_string(c.batch) +
+                 ", budget " + std::to_string(c.budget_mb) + " MB");
     ASSERT_TRUE(p.error.empty()) << p.error;
-    const double slots_mb = static_cast<double>(p.slots) * slot_mb(c.batch, 224);
+    const double slots_mb = static_cast<double>(p.prefetch_batches) * slot_mb(c.batch, 224);
     std::printf(
-        "workers %d prefetch %2zu batch %2zu budget %3zu MB: %zu slots (%.1f MB), peak RSS "
+        "workers %d prefetch_batches %2zu batch %2zu budget %3zu MB: %zu slots (%.1f MB), peak RSS "
         "added %.1f MB, beyond the slots %.1f MB\n",
-        c.workers, c.prefetch, c.batch, c.budget_mb, p.slots, slots_mb, p.added_mb,
-        p.added_mb - slots_mb);
+        c.workers, c.prefetch_batches, c.batch, c.budget_mb, p.prefetch_batches, slots_mb,
+        p.added_mb, p.added_mb - slots_mb);
     EXPECT_LE(slots_mb, static_cast<double>(c.budget_mb));
     EXPECT_LE(p.added_mb,
               static_cast<double>(c.budget_mb) + kOverheadMb + kPerWorkerMb * c.workers);

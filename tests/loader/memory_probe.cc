@@ -1,6 +1,7 @@
-// loader_memory_probe SOURCE NUM_WORKERS PREFETCH BATCH SIZE BUDGET_MB EPOCHS
+// loader_memory_probe SOURCE NUM_WORKERS PREFETCH_BATCHES BATCH SIZE BUDGET_MB EPOCHS
 // Runs a Loader over SOURCE in this fresh process and prints one line:
-//   slots=<prefetch after the budget> baseline_kb=<RSS before the Loader> peak_kb=<peak RSS>
+//   prefetch_batches=<prefetch_batches after the budget> baseline_kb=<RSS before the Loader>
+//   peak_kb=<peak RSS>
 // The peak is the kernel's high-water mark (VmHWM), reset to the current RSS just before the
 // Loader is built (writing 5 to /proc/self/clear_refs), so peak - baseline is what the Loader
 // added at its worst, whatever the process held before. Used by memory_budget_test.
@@ -28,7 +29,7 @@ long status_kb(const char* field) {
 
 int main(int argc, char** argv) {
   if (argc != 8) {
-    std::fprintf(stderr, "usage: %s SOURCE WORKERS PREFETCH BATCH SIZE BUDGET_MB EPOCHS\n",
+    std::fprintf(stderr, "usage: %s SOURCE WORKERS PREFETCH_BATCHES BATCH SIZE BUDGET_MB EPOCHS\n",
                  argv[0]);
     return 2;
   }
@@ -58,8 +59,8 @@ int main(int argc, char** argv) {
       while (std::optional<feedrate::Batch> batch = loader.next()) {
       }
     }
-    std::printf("slots=%zu baseline_kb=%ld peak_kb=%ld\n", loader.options().prefetch_batches,
-                baseline, status_kb("VmHWM"));
+    std::printf("prefetch_batches=%zu baseline_kb=%ld peak_kb=%ld\n",
+                loader.options().prefetch_batches, baseline, status_kb("VmHWM"));
   } catch (const std::exception& e) {
     std::printf("error=%s\n", e.what());
     return 1;

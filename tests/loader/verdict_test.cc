@@ -25,7 +25,7 @@ Report figures() {
   r.run.batch_size = 64;
   r.run.num_workers = 2;
   r.run.cpus = 2;
-  r.run.slots = 3;
+  r.run.prefetch_batches = 3;
   r.run.slot_bytes = 9'633'792;
   r.run.image_size = 224;
   r.run.dataset_bytes = 4'100'000'000;
@@ -175,7 +175,7 @@ TEST(Judge, TheSummaryNamesTheRateAndTheRunnerUpsHeadroom) {
 
 TEST(Judge, TooFewSlotsBind) {
   Report r = figures();
-  r.run.slots = 1;
+  r.run.prefetch_batches = 1;
   r.figures.consumer_busy_s = 9;  // the consumer holds each batch for a 57 ms step
   const Report j = judged(r);
   EXPECT_EQ(j.verdict.bottleneck, Resource::kRam) << capacities_text(j.capacities, j.verdict);
@@ -256,7 +256,7 @@ TEST(Judge, EveryPairWithinAndBeyondTheMargin) {
       if (&first == &second) continue;
       for (const double ratio : {1.1, 1.3}) {
         Report r = figures();
-        r.run.slots = 64;  // memory far from binding
+        r.run.prefetch_batches = 64;  // memory far from binding
         r.figures.read_busy_s = 0.1;
         r.figures.decode_busy_s = r.figures.decode_cpu_s = r.figures.loader_cpu_s = 0.1;
         first.set(r, 1000);

@@ -34,6 +34,9 @@ def test_report_has_the_verdict_and_stages(image_folder):
     assert report["stages"]["decode"]["items"] == COUNT
     assert report["stages"]["read"]["bytes"] > 0
     assert report["stages"]["in_flight"]["capacity"] > 0
+    # The batches in flight after the budget, under the one name the option has.
+    assert report["costs"]["prefetch_batches"] == report["stages"]["in_flight"]["capacity"]
+    assert "prefetch" not in report["costs"]
     assert report["images_per_s"] > 0 and report["device"] == "host"
     assert report["io"]["backend"]
     assert report["verdict"]["summary"].startswith(report["verdict"]["bottleneck"] + ": ")

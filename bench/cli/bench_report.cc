@@ -40,7 +40,8 @@ std::string bench_text(const BenchResult& r) {
   }
   text += fmt::format("speed     {:.1f} images/s, {:.1f} MB/s\n", r.report.images_per_s,
                       r.report.mb_per_s);
-  text += fmt::format("decode    {:.2f} ms of CPU per image\n", r.report.decode_cpu_ms_per_image);
+  text += fmt::format("decode    {:.2f} ms of CPU per image\n",
+                      r.report.costs.image.decode_ms_per_image);
   if (const std::string packing = describe(r.report.costs.packed); !packing.empty()) {
     text += fmt::format("packing   {}\n", packing);
   }

@@ -9,9 +9,8 @@
 //   verdict     which resource binds, and advice as data (loader/diagnosis/verdict.h)
 //   costs       the per-image costs `feedrate plan` projects from (include/feedrate/run_costs.h)
 //   cache       the pack cache's figures
-// The per-image figures below (decode_cpu_ms_per_image, read_bytes_per_image) are also in
-// costs, derived from the same figures; its JSON is built once
-// (include/feedrate/report_document.h).
+// The per-image figures (decode CPU, bytes read) are costs.image's alone; the report's JSON, built
+// once (include/feedrate/report_document.h), writes them from there.
 // Thread-safety: a plain value.
 #pragma once
 
@@ -189,9 +188,6 @@ struct Report {
   double images_per_s = 0;
   double mb_per_s = 0;
   RunFigures figures;
-  // Per-sample figures behind the advice.
-  double decode_cpu_ms_per_image = 0;
-  double read_bytes_per_image = 0;
   double consumer_ms_per_batch = 0;  // the training step, as the loader saw it
   double in_flight_mean = 0, in_flight_max = 0, in_flight_capacity = 0;  // batches
   std::vector<StageFigures> stages;

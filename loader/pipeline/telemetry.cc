@@ -142,10 +142,6 @@ Report Telemetry::report() const {
     if (in_flight_samples_ > 0) r.in_flight_mean = in_flight_sum_ / in_flight_samples_;
     r.in_flight_max = in_flight_max_;
   }
-  if (r.images > 0) {
-    r.decode_cpu_ms_per_image = f.decode_cpu_s * 1e3 / static_cast<double>(r.images);
-    r.read_bytes_per_image = static_cast<double>(f.bytes_read) / static_cast<double>(r.images);
-  }
   if (f.batches > 0) {
     r.consumer_ms_per_batch = f.consumer_busy_s * 1e3 / static_cast<double>(f.batches);
   }

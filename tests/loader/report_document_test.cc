@@ -65,6 +65,17 @@ TEST(ReportDocument, IsOneObjectWithTheSharedKeysAndTheCostsDocument) {
   EXPECT_EQ(document.at("costs"), nlohmann::json::parse(costs_document(report.costs)));
 }
 
+// The per-image figures at the top are the costs' own, not a second computation of them.
+TEST(ReportDocument, PerImageFiguresAreTheCosts) {
+  Report report;
+  report.costs = sample_costs();
+  report.costs.image.decode_ms_per_image = 1.75;
+  const nlohmann::json document =
+      nlohmann::json::parse(report_document(report, RunStats{}, spelled));
+  EXPECT_DOUBLE_EQ(document.at("decode_cpu_ms_per_image").get<double>(), 1.75);
+  EXPECT_DOUBLE_EQ(document.at("read_bytes_per_image").get<double>(), 110'000);
+}
+
 TEST(CostsDocument, ReadsBackAsWritten) {
   const RunCosts costs = costs_from_document(costs_document(sample_costs()));
   EXPECT_EQ(costs.images_per_s, 1234.5);

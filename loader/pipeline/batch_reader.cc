@@ -235,10 +235,14 @@ std::string BatchReader::read_failure(std::uint32_t index, const io::ReadRequest
 }
 
 void BatchReader::start_epoch(const std::vector<std::uint32_t>& order,
-                              const std::vector<std::uint32_t>& units) {
+                              const std::vector<std::uint32_t>& units, std::size_t taken,
+                              std::vector<std::uint32_t> next) {
   if (blocks_) blocks_->start_epoch(order, units);
   if (mirror_ != nullptr) mirror_->refresh();
-  if (remote_) remote_->start_epoch(order);
+  if (remote_) {
+    const auto end = order.begin() + static_cast<std::ptrdiff_t>(std::min(taken, order.size()));
+    remote_->start_epoch(std::vector<std::uint32_t>(order.begin(), end), std::move(next));
+  }
 }
 
 void BatchReader::read_remote(Slot& slot) {

@@ -59,9 +59,11 @@ class BatchReader {
               std::unique_ptr<RemoteWindow> remote = nullptr, RemoteMirror* mirror = nullptr);
 
   // Block reads: this rank's `order` for the epoch and the epoch's read units
-  // (BlockStore::start_epoch). Call before the epoch's first read().
-  void start_epoch(const std::vector<std::uint32_t>& order,
-                   const std::vector<std::uint32_t>& units);
+  // (BlockStore::start_epoch); a remote source's read-ahead: the samples the epoch's batches take
+  // and those the next epoch's are expected to (RemoteWindow::start_epoch). Call before the
+  // epoch's first read().
+  void start_epoch(const std::vector<std::uint32_t>& order, const std::vector<std::uint32_t>& units,
+                   std::size_t taken, std::vector<std::uint32_t> next);
 
   // Reads the samples slot.indices[0, slot.count): fills labels, errors, encoded and
   // encoded_offset. Returns when every read has finished or failed.

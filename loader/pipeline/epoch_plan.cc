@@ -1,5 +1,6 @@
 #include "loader/pipeline/epoch_plan.h"
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -41,6 +42,18 @@ void EpochPlan::begin(std::uint64_t epoch) {
   order_ = epoch_order(dataset_.size(), sampler, epoch, deal_.sample);
   if (!block_starts_.empty()) read_units_ = epoch_read_units(dataset_.size(), sampler, epoch);
   batches_ = batch_count(order_.size(), options_.batch_size, options_.drop_last);
+}
+
+std::size_t EpochPlan::taken_samples() const {
+  return std::min(order_.size(), batches_ * options_.batch_size);
+}
+
+std::vector<std::uint32_t> EpochPlan::next_epoch_order() const {
+  std::vector<std::uint32_t> order =
+      epoch_order(dataset_.size(), sampler_options(), deal_.epoch + 1, 0);
+  const std::size_t batches = batch_count(order.size(), options_.batch_size, options_.drop_last);
+  order.resize(std::min(order.size(), batches * options_.batch_size));
+  return order;
 }
 
 std::optional<std::uint64_t> EpochPlan::restored_epoch() const {

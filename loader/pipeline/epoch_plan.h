@@ -41,6 +41,11 @@ class EpochPlan {
   // shuffle=blocks: the deal's epoch's read units (epoch_read_units); empty otherwise.
   const std::vector<std::uint32_t>& read_units() const { return read_units_; }
   std::size_t batches() const { return batches_; }
+  // The samples of order() its batches take (drop_last leaves a partial batch's out).
+  std::size_t taken_samples() const;
+  // The samples the next epoch's batches take from its start, as begin(epoch + 1) without a
+  // restored point deals them: what a remote source reads ahead into.
+  std::vector<std::uint32_t> next_epoch_order() const;
   std::size_t first_batch() const { return deal_.batch; }
   // The epoch a restored state waits to continue, if any.
   std::optional<std::uint64_t> restored_epoch() const;

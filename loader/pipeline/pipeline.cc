@@ -205,7 +205,10 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   if (cache_) cache_->begin_epoch();
   started_ = true;
   plan_.begin(epoch);
-  reader_->start_epoch(plan_.order(), plan_.read_units());
+  // A remote source reads ahead into the next epoch (RemoteWindow).
+  reader_->start_epoch(
+      plan_.order(), plan_.read_units(), plan_.taken_samples(),
+      dataset_.is_remote() ? plan_.next_epoch_order() : std::vector<std::uint32_t>());
   next_number_ = 0;
   epoch_over_ = false;
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });

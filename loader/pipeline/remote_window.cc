@@ -44,9 +44,25 @@ void RemoteWindow::stop() {
   held_bytes_ = 0;
 }
 
-void RemoteWindow::start_epoch(const std::vector<std::uint32_t>& order) {
+void RemoteWindow::start_epoch(std::vector<std::uint32_t> order, std::vector<std::uint32_t> next) {
+  {
+    std::unique_lock lock(mutex_);
+    const bool expected = thread_.joinable() && failure_ == nullptr && next_take_ == epoch_end_ &&
+                          std::equal(order_.begin() + static_cast<std::ptrdiff_t>(epoch_end_),
+                                     order_.end(), order.begin(), order.end());
+    if (expected && epoch_end_ < order_.size()) {
+      begin_next_ = next;
+      if (fetcher_ != nullptr) fetcher_->wake();
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return !begin_next_ || failure_ != nullptr; });
+      if (failure_ == nullptr) return;
+      begin_next_.reset();  // the read-ahead failed: start afresh, and fail again if it must
+    }
+  }
   stop();
-  order_ = order;
+  epoch_end_ = order.size();
+  order_ = std::move(order);
+  order_.insert(order_.end(), next.begin(), next.end());
   group_of_.assign(order_.size(), 0);
   next_submit_ = 0;
   next_take_ = 0;
@@ -66,6 +82,38 @@ void RemoteWindow::extend_horizon() {
     ahead_bytes_ += ref.size;
     ++horizon_end_;
   }
+}
+
+void RemoteWindow::begin_next(std::vector<std::uint32_t> next) {
+  // Every position of the finished epoch was taken: a group holding some of them holds them
+  // first (its positions ascend), as taken samples whose pieces are let go.
+  const std::size_t done = epoch_end_;
+  const auto rebase = [done](std::size_t& position) { position -= done; };
+  for (auto& [id, group] : groups_) {
+    const auto kept = std::lower_bound(group.positions.begin(), group.positions.end(), done);
+    const auto gone = kept - group.positions.begin();
+    group.positions.erase(group.positions.begin(), kept);
+    if (!group.pieces.empty())
+      group.pieces.erase(group.pieces.begin(), group.pieces.begin() + gone);
+    group.taken -= static_cast<std::size_t>(gone);
+    std::for_each(group.positions.begin(), group.positions.end(), rebase);
+  }
+  if (staged_) std::for_each(staged_->positions.begin(), staged_->positions.end(), rebase);
+  Ahead ahead;
+  for (auto [where, position] : ahead_) ahead.emplace(where, position - done);
+  ahead_.swap(ahead);
+  const auto erase_done = [done](auto& v) {
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(done));
+  };
+  erase_done(order_);
+  erase_done(group_of_);
+  epoch_end_ = order_.size();
+  order_.insert(order_.end(), next.begin(), next.end());
+  group_of_.resize(order_.size(), 0);
+  horizon_end_ -= done;
+  next_submit_ -= done;
+  next_take_ = 0;
+  wanted_ = wanted_ > done ? wanted_ - done : 0;
 }
 
 RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
@@ -91,12 +139,15 @@ RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
     group.local = true;
     group.arrived = true;
   } else {
-    // Storage neighbours of the same file before the sample, then after it.
+    // Storage neighbours of the same file before the sample, then after it. The same sample at
+    // another place in the horizon (the next epoch's) is passed over: it is fetched on its own.
     std::uint64_t begin = first.offset;
     std::uint64_t end = first.offset + first.size;
+    std::uint64_t last = first.offset;  // of the last neighbour after it
     for (auto it = at; it != ahead_.begin();) {
       --it;
       const SampleRef& ref = dataset_.sample(order_[it->second]);
+      if (ref.file == first.file && ref.offset == begin) continue;
       if (ref.file != first.file || ref.offset + ref.size > begin ||
           begin - (ref.offset + ref.size) > kMaxGap || end - ref.offset > most || cached(it)) {
         break;
@@ -106,11 +157,13 @@ RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
     }
     for (auto it = std::next(at); it != ahead_.end(); ++it) {
       const SampleRef& ref = dataset_.sample(order_[it->second]);
+      if (ref.file == first.file && ref.offset == last) continue;
       if (ref.file != first.file || ref.offset < end || ref.offset - end > kMaxGap ||
           ref.offset + ref.size - begin > most || cached(it)) {
         break;
       }
       end = ref.offset + ref.size;
+      last = ref.offset;
       members.push_back(it);
     }
     group.offset = begin;
@@ -140,6 +193,11 @@ void RemoteWindow::run() {
     std::unique_lock lock(mutex_);
     fetcher_ = &fetcher;
     while (!stopping_) {
+      if (begin_next_) {
+        begin_next(std::move(*begin_next_));
+        begin_next_.reset();
+        changed_.notify_all();
+      }
       // Submit while the window has room; a group larger than the window goes alone, and the
       // group take() waits for goes whatever the window holds.
       while (next_submit_ < order_.size() && fetcher.pending() < settings_.fetch.max_in_flight) {

@@ -23,6 +23,14 @@
 // Retries are the fetcher's (io/remote/range_fetcher.h); a sample whose GET fails for good is
 // delivered as its error ("WHERE: MESSAGE", naming the object), for the bad-input policy.
 //
+// Across epochs: start_epoch() may name the samples the next epoch takes. Once the horizon
+// reaches the end of this epoch's, it goes on into the next's, so that the next epoch's first
+// GETs are in flight while this epoch's last batches decode (else every epoch would begin with an
+// empty window: a round trip, and under shuffle=blocks a whole shuffle window to fetch, before
+// its first batch). The next start_epoch() keeps what was read ahead when it is given those
+// samples and this epoch was taken to its end; otherwise it drops it and starts afresh. The
+// store's figures then run on over the epochs kept, as the rest of the report does.
+//
 // With a local-disk cache (loader/cache/remote_mirror.h) the samples it holds are not fetched:
 // take() hands them over as `local`, for the I/O thread to read from the disk; every sample
 // that arrives is stored there by this thread, before take() sees it.
@@ -67,9 +75,11 @@ class RemoteWindow {
   RemoteWindow(const RemoteWindow&) = delete;
   RemoteWindow& operator=(const RemoteWindow&) = delete;
 
-  // Starts reading ahead from the first sample of `order` (this rank's samples, in delivery
-  // order), dropping whatever the previous epoch had in flight.
-  void start_epoch(const std::vector<std::uint32_t>& order);
+  // Starts the epoch whose batches take `order` (this rank's samples, in delivery order); `next`:
+  // the samples the epoch expected after it takes, to read ahead into (empty: none). Keeps what
+  // was read ahead when `order` is the previous call's `next` and all of that epoch was taken;
+  // otherwise drops whatever the previous epoch had in flight and reads ahead from order's first.
+  void start_epoch(std::vector<std::uint32_t> order, std::vector<std::uint32_t> next = {});
 
   // One sample as take() hands it over: its bytes, or why there are none, or that the local
   // cache holds it.
@@ -120,6 +130,9 @@ class RemoteWindow {
   // ones; returns the id (under mutex_).
   std::uint64_t add_group(Group group);
   void stop();
+  // The window's thread, at the next epoch's start (under mutex_): drops the finished epoch's
+  // positions, numbers the rest from 0 and appends `next` to the order.
+  void begin_next(std::vector<std::uint32_t> next);
   // Stores an arrived group's samples in the mirror (the window's thread, unlocked).
   void store(const Group& group) const;
   // Moves an arrived group's samples into pieces of their own and lets the range go (the
@@ -135,7 +148,10 @@ class RemoteWindow {
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  std::vector<std::uint32_t> order_;
+  std::vector<std::uint32_t> order_;  // this epoch's samples, then the next's
+  std::size_t epoch_end_ = 0;         // where the next epoch's begin in order_
+  // Set by start_epoch() for the window's thread to begin the next epoch with; reset once done.
+  std::optional<std::vector<std::uint32_t>> begin_next_;
   std::map<std::uint64_t, Group> groups_;  // by id, until their last sample is taken
   std::vector<std::uint64_t> group_of_;    // per position: its group's id + 1; 0: none yet
   std::uint64_t next_id_ = 0;

@@ -339,8 +339,12 @@ TEST_F(RemoteSource, TheReportCarriesTheStoresFigures) {
   run(options_for(e().bucket_url() + "folder/"), &report, 1);
   EXPECT_TRUE(report.store.remote);
   EXPECT_EQ(report.store.scheme, "s3");
-  EXPECT_EQ(report.store.requests, 48u);  // one object per image
-  EXPECT_EQ(report.store.bytes, report.run.dataset_bytes);
+  // One object per image, and the read-ahead's of the next epoch (all of it fits the window,
+  // some may still be waiting when the epoch ends).
+  EXPECT_GE(report.store.requests, 48u);
+  EXPECT_LE(report.store.requests, 96u);
+  EXPECT_GE(report.store.bytes, report.run.dataset_bytes);
+  EXPECT_LE(report.store.bytes, 2 * report.run.dataset_bytes);
   EXPECT_GT(report.store.first_byte_p50_ms, 0);
   EXPECT_GE(report.store.peak_in_flight, 2u);
   EXPECT_EQ(report.run.io_backend, "remote");
@@ -432,9 +436,13 @@ TEST_F(RemoteSource, AnObjectChangedAfterIndexingIsAnErrorNamingIt) {
   ASSERT_TRUE(loader.next().has_value());
   const std::vector<unsigned char> other = testing::small_jpeg(4);
   put_object(e(), key, std::string(other.begin(), other.end()));
-  loader.start_epoch(1);
+  // The read-ahead may hold the next epoch's samples as indexed, fetched before the change; the
+  // first GET after it fails.
   try {
-    while (loader.next()) {
+    for (std::uint64_t epoch = 1; epoch <= 3; ++epoch) {
+      loader.start_epoch(epoch);
+      while (loader.next()) {
+      }
     }
     FAIL() << "a changed object was read";
   } catch (const Error& error) {

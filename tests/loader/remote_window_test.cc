@@ -93,10 +93,18 @@ class RemoteWindowTest : public ::testing::Test {
     if (in_flight != 0) settings.fetch.max_in_flight = in_flight;
     RemoteWindow window(dataset_, settings, window_bytes, nullptr);
     window.start_epoch(order);
+    take(window, order, order.size(), batch);
+    return window.stats().requests;
+  }
+
+  // Takes the first `count` samples of the epoch `order` from `window`, `batch` a take(), and
+  // checks each one's bytes.
+  static void take(RemoteWindow& window, const std::vector<std::uint32_t>& order, std::size_t count,
+                   std::size_t batch) {
     std::size_t position = 0;
-    while (position < order.size()) {
-      const std::size_t count = std::min(batch, order.size() - position);
-      window.take(count, [&](const RemoteWindow::Sample& sample) {
+    while (position < count) {
+      const std::size_t n = std::min(batch, count - position);
+      window.take(n, [&](const RemoteWindow::Sample& sample) {
         EXPECT_EQ(sample.index, order[position + sample.position]);
         EXPECT_TRUE(sample.error.empty()) << sample.error;
         const std::vector<unsigned char> want = sample_bytes(sample.index);
@@ -105,9 +113,8 @@ class RemoteWindowTest : public ::testing::Test {
                                reinterpret_cast<const unsigned char*>(sample.bytes.data())))
             << "sample " << sample.index;
       });
-      position += count;
+      position += n;
     }
-    return window.stats().requests;
   }
 
   // The longest ranged GET the server has answered since the last call, in bytes.
@@ -206,6 +213,56 @@ TEST_F(RemoteWindowTest, ATakenSampleLetsItsBytesGoWhileItsNeighboursWait) {
     EXPECT_EQ(window.held_bytes(), left) << "after " << position + 1 << " samples";
   }
   EXPECT_EQ(window.stats().requests, 1u);
+}
+
+// The next epoch's GETs go out while this epoch is taken, and the next start_epoch() given
+// the samples promised keeps them: two epochs of the whole shard cost one GET each, both made
+// before the second epoch starts (each epoch's samples are storage neighbours, the same samples
+// of the two epochs are not grouped together).
+TEST_F(RemoteWindowTest, TheNextEpochIsReadAheadAndKept) {
+  const std::vector<std::uint32_t> first = storage_order();
+  const std::vector<std::uint32_t> second = interleaved_blocks();
+  RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()),
+                      std::uint64_t{1} << 30, nullptr);
+  window.start_epoch(first, second);
+  take(window, first, first.size(), 5);
+  EXPECT_EQ(window.stats().requests, 2u);
+  window.start_epoch(second, backwards());
+  take(window, second, second.size(), 7);
+  EXPECT_GT(window.held_bytes(), 0u);  // the third epoch's, read ahead in turn
+  window.start_epoch(backwards());
+  take(window, backwards(), kSamples, 4);
+  EXPECT_EQ(window.stats().requests, 3u);  // one fetcher throughout: nothing started afresh
+  EXPECT_EQ(window.held_bytes(), 0u);
+}
+
+// A window of a few samples goes on into the next epoch as its room allows, and a group may
+// hold samples of both epochs: every sample still arrives with its own bytes, and the window
+// ends empty.
+TEST_F(RemoteWindowTest, ASmallWindowCarriesOverIntoTheNextEpoch) {
+  const std::vector<std::uint32_t> first = interleaved_blocks();
+  const std::vector<std::uint32_t> second = storage_order();
+  RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()),
+                      4 * (3'000 + 97 * kSamples), nullptr);
+  window.start_epoch(first, second);
+  take(window, first, first.size(), 3);
+  window.start_epoch(second);
+  take(window, second, second.size(), 3);
+  EXPECT_EQ(window.held_bytes(), 0u);
+}
+
+// An epoch other than the one promised, or a promise made before the previous epoch was taken to
+// its end, starts afresh: what was read ahead is dropped and the new epoch's samples are fetched.
+TEST_F(RemoteWindowTest, AnEpochOtherThanTheOnePromisedStartsAfresh) {
+  RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()),
+                      std::uint64_t{1} << 30, nullptr);
+  window.start_epoch(storage_order(), backwards());
+  take(window, storage_order(), kSamples, 6);
+  window.start_epoch(interleaved_blocks(), storage_order());  // not backwards()
+  take(window, interleaved_blocks(), kSamples / 2, 6);
+  window.start_epoch(storage_order());  // promised, but the epoch before was half taken
+  take(window, storage_order(), kSamples, 6);
+  EXPECT_EQ(window.held_bytes(), 0u);
 }
 
 }  // namespace

@@ -21,7 +21,9 @@ CROP = 224
 BATCH = 64
 WORKERS = 2
 CONTENDERS = ["curl-s3", "curl-https", "local", "s3-full", "s3-blocks", "https-full",
-              "https-blocks", "s3-cache", "https-cache", "wds-https", "s3tc-s3"]
+              "https-blocks", "https-blocks-steady", "s3-cache", "https-cache", "wds-https",
+              "s3tc-s3"]
+STEADY_EPOCHS = 3  # https-blocks-steady: epochs of one process; its rate is the later ones' median
 
 
 # ----------------------------------------------------------------------------- peers (child)
@@ -149,17 +151,24 @@ class Bench:
         return {"images_per_s": self.count / seconds, "mb_per_s": sizes / 1e6 / seconds,
                 "seconds": seconds}
 
-    def feedrate(self, source, extra, epoch=0):
+    def feedrate(self, source, extra, epoch=0, epochs=1):
+        """One process's run; the figures of its epoch `epoch`, or with epochs > 1 (and epoch 0)
+        the median of its epochs after the first, whole epochs each."""
         cmd = [self.args.feedrate, "bench", source, "--workers", str(WORKERS), "--transform",
                "train", "--batch", str(BATCH), "--json", "--no-pack-probe"] + extra
+        if epochs > 1:
+            cmd += ["--epochs", str(epochs)]
         try:
-            r = sh(cmd, env=self.env, timeout=self.args.cap_s * (2 if epoch else 1))
+            r = sh(cmd, env=self.env, timeout=self.args.cap_s * max(epochs, epoch + 1))
         except subprocess.TimeoutExpired:
             return {"error": f"capped at {self.args.cap_s} s per epoch", "command": cmd}
         if r.returncode != 0:
             return {"error": (r.stderr or r.stdout)[-800:], "command": cmd}
         j = json.loads(r.stdout[r.stdout.index("{"):])
         e = j["epochs"][epoch]
+        if epochs > 1:
+            later = sorted(j["epochs"][1:], key=lambda x: x["images_per_s"])
+            e = later[len(later) // 2]
         store = j["stages"].get("store")
         out = {"images_per_s": e["images_per_s"], "mb_per_s": e["mb_per_s"],
                "seconds": e["seconds"], "images": e["images"],
@@ -173,8 +182,10 @@ class Bench:
             out["store"] = {k: store[k] for k in (
                 "requests", "average_in_flight", "max_in_flight", "first_byte_p50_ms",
                 "first_byte_p99_ms", "bytes_per_s", "bytes_per_s_per_connection", "retries")}
-        if epoch:
+        if epoch or epochs > 1:
             out["epoch1_images_per_s"] = j["epochs"][0]["images_per_s"]
+        if epochs > 1:
+            out["epochs_images_per_s"] = [x["images_per_s"] for x in j["epochs"]]
             out["cache_hits"] = e.get("cache_hits")
         return out
 
@@ -216,6 +227,8 @@ class Bench:
             if s3 and self.args.s3_batches:
                 extra += ["--batches", str(self.args.s3_batches)]
             return self.feedrate(self.s3_source if s3 else self.https_source, extra)
+        if name == "https-blocks-steady":
+            return self.feedrate(self.https_source, ["--shuffle", "blocks"], epochs=STEADY_EPOCHS)
         if name in ("s3-cache", "https-cache"):
             cache = Path(tempfile.mkdtemp(prefix="cache-", dir=self.tmp))
             src = self.s3_source if name.startswith("s3") else self.https_source

@@ -69,6 +69,7 @@ void RemoteWindow::start_epoch(std::vector<std::uint32_t> order, std::vector<std
   wanted_ = 0;
   horizon_end_ = 0;
   ahead_bytes_ = 0;
+  this_epoch_in_flight_ = 0;
   stopping_ = false;
   failure_ = nullptr;
   thread_ = std::thread([this] { run(); });
@@ -211,6 +212,10 @@ void RemoteWindow::run() {
         const std::size_t size = staged_->bytes.size();
         const bool waited_for = wanted_ >= staged_->positions.front();
         if (held_bytes_ > 0 && held_bytes_ + size > window_bytes_ && !waited_for) break;
+        // The next epoch's GETs wait for this epoch's to arrive, whose link they would share.
+        const bool this_epoch = staged_->positions.front() < epoch_end_;
+        if (!this_epoch && this_epoch_in_flight_ > 0) break;
+        this_epoch_in_flight_ += this_epoch ? 1 : 0;
         held_bytes_ += size;
         const SampleRef& first = dataset_.sample(order_[staged_->positions.front()]);
         io::FetchRequest request;
@@ -236,6 +241,7 @@ void RemoteWindow::run() {
         const auto it = groups_.find(result.tag);
         if (it == groups_.end()) continue;
         Group& group = it->second;  // stays in place: take() lets go only of arrived groups
+        if (group.positions.front() < epoch_end_) --this_epoch_in_flight_;
         if (result.error) {
           group.error = result.message.empty() ? result.error.message() : result.message;
           release(group.bytes.size());

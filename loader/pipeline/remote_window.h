@@ -24,12 +24,13 @@
 // delivered as its error ("WHERE: MESSAGE", naming the object), for the bad-input policy.
 //
 // Across epochs: start_epoch() may name the samples the next epoch takes. Once the horizon
-// reaches the end of this epoch's, it goes on into the next's, so that the next epoch's first
-// GETs are in flight while this epoch's last batches decode (else every epoch would begin with an
-// empty window: a round trip, and under shuffle=blocks a whole shuffle window to fetch, before
-// its first batch). The next start_epoch() keeps what was read ahead when it is given those
-// samples and this epoch was taken to its end; otherwise it drops it and starts afresh. The
-// store's figures then run on over the epochs kept, as the rest of the report does.
+// reaches the end of this epoch's, it goes on into the next's once all of this epoch's GETs
+// have arrived (they would share the link), so that the next epoch's first GETs are in flight
+// while this epoch's last batches decode (else every epoch would begin with an empty window: a
+// round trip, and under shuffle=blocks a whole shuffle window to fetch, before its first batch).
+// The next start_epoch() keeps what was read ahead when it is given those samples and this epoch
+// was taken to its end; otherwise it drops it and starts afresh. The store's figures then run on
+// over the epochs kept, as the rest of the report does.
 //
 // With a local-disk cache (loader/cache/remote_mirror.h) the samples it holds are not fetched:
 // take() hands them over as `local`, for the I/O thread to read from the disk; every sample
@@ -148,8 +149,9 @@ class RemoteWindow {
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  std::vector<std::uint32_t> order_;  // this epoch's samples, then the next's
-  std::size_t epoch_end_ = 0;         // where the next epoch's begin in order_
+  std::vector<std::uint32_t> order_;      // this epoch's samples, then the next's
+  std::size_t epoch_end_ = 0;             // where the next epoch's begin in order_
+  std::size_t this_epoch_in_flight_ = 0;  // GETs of this epoch's samples in flight
   // Set by start_epoch() for the window's thread to begin the next epoch with; reset once done.
   std::optional<std::vector<std::uint32_t>> begin_next_;
   std::map<std::uint64_t, Group> groups_;  // by id, until their last sample is taken

@@ -216,8 +216,8 @@ TEST_F(RemoteWindowTest, ATakenSampleLetsItsBytesGoWhileItsNeighboursWait) {
 }
 
 // The next epoch's GETs go out while this epoch is taken, and the next start_epoch() given
-// the samples promised keeps them: two epochs of the whole shard cost one GET each, both made
-// before the second epoch starts (each epoch's samples are storage neighbours, the same samples
+// the samples promised keeps them: three epochs of the whole shard cost one GET each, each made
+// before its epoch starts (each epoch's samples are storage neighbours, the same samples
 // of the two epochs are not grouped together).
 TEST_F(RemoteWindowTest, TheNextEpochIsReadAheadAndKept) {
   const std::vector<std::uint32_t> first = storage_order();
@@ -226,7 +226,7 @@ TEST_F(RemoteWindowTest, TheNextEpochIsReadAheadAndKept) {
                       std::uint64_t{1} << 30, nullptr);
   window.start_epoch(first, second);
   take(window, first, first.size(), 5);
-  EXPECT_EQ(window.stats().requests, 2u);
+  EXPECT_GT(window.held_bytes(), 0u);  // the next epoch's, asked for once this epoch's arrived
   window.start_epoch(second, backwards());
   take(window, second, second.size(), 7);
   EXPECT_GT(window.held_bytes(), 0u);  // the third epoch's, read ahead in turn

@@ -19,7 +19,7 @@ What it measures
     local                 feedrate bench on the same shards on the local disk (warm page cache)
     s3-full, https-full   feedrate bench SOURCE, full shuffle (one ranged GET per sample)
     s3-blocks, https-blocks   --shuffle blocks (neighbouring samples in one GET)
-    https-blocks-steady   the same over 3 epochs of one process: the median of epochs 2-3, whose
+    https-blocks-steady   the same over 4 epochs of one process: the median of epochs 3-4, whose
                           first windows were read ahead while the epoch before decoded
     s3-cache, https-cache feedrate bench --epochs 2 --cache-dir (fresh each round): epoch 2
                           reads the samples stored in epoch 1 from the local disk
@@ -132,7 +132,7 @@ def targets(s, link_bound):
             add(f"{src}-blocks >= 0.9x local (not link-bound)", f"{src}-blocks", "local", 0.9)
         add(f"{src}-full (per-sample GETs) >= 0.8x curl-{src}", f"{src}-full", f"curl-{src}", 0.8)
     if link_bound:
-        add("https-blocks-steady (epochs 2-3 of a process) >= 0.9x curl-https (link-bound)",
+        add("https-blocks-steady (epochs 3-4 of a process) >= 0.9x curl-https (link-bound)",
             "https-blocks-steady", "curl-https", 0.9)
     add("s3-cache epoch 2 >= 0.95x local", "s3-cache", "local", 0.95)
     add("https-cache epoch 2 >= 0.95x local", "https-cache", "local", 0.95)

@@ -23,7 +23,7 @@ WORKERS = 2
 CONTENDERS = ["curl-s3", "curl-https", "local", "s3-full", "s3-blocks", "https-full",
               "https-blocks", "https-blocks-steady", "s3-cache", "https-cache", "wds-https",
               "s3tc-s3"]
-STEADY_EPOCHS = 3  # https-blocks-steady: epochs of one process; its rate is the later ones' median
+STEADY_EPOCHS = 4  # https-blocks-steady: epochs of one process; its rate: epochs 3-4's median
 
 
 # ----------------------------------------------------------------------------- peers (child)
@@ -152,8 +152,9 @@ class Bench:
                 "seconds": seconds}
 
     def feedrate(self, source, extra, epoch=0, epochs=1):
-        """One process's run; the figures of its epoch `epoch`, or with epochs > 1 (and epoch 0)
-        the median of its epochs after the first, whole epochs each."""
+        """One process's run; the figures of its epoch `epoch`, or with epochs > 2 (and epoch 0)
+        the median of its epochs after the second, whole epochs each: a loader reads ahead into
+        the next epoch from its second epoch on."""
         cmd = [self.args.feedrate, "bench", source, "--workers", str(WORKERS), "--transform",
                "train", "--batch", str(BATCH), "--json", "--no-pack-probe"] + extra
         if epochs > 1:
@@ -166,8 +167,8 @@ class Bench:
             return {"error": (r.stderr or r.stdout)[-800:], "command": cmd}
         j = json.loads(r.stdout[r.stdout.index("{"):])
         e = j["epochs"][epoch]
-        if epochs > 1:
-            later = sorted(j["epochs"][1:], key=lambda x: x["images_per_s"])
+        if epochs > 2:
+            later = sorted(j["epochs"][2:], key=lambda x: x["images_per_s"])
             e = later[len(later) // 2]
         store = j["stages"].get("store")
         out = {"images_per_s": e["images_per_s"], "mb_per_s": e["mb_per_s"],

@@ -205,10 +205,12 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   if (cache_) cache_->begin_epoch();
   started_ = true;
   plan_.begin(epoch);
-  // A remote source reads ahead into the next epoch (RemoteWindow).
-  reader_->start_epoch(
-      plan_.order(), plan_.read_units(), plan_.taken_samples(),
-      dataset_.is_remote() ? plan_.next_epoch_order() : std::vector<std::uint32_t>());
+  // A remote source reads ahead into the next epoch (RemoteWindow) from the second epoch a loader
+  // runs on: a run of one epoch (a benchmark, an evaluation pass) would fetch samples it never
+  // delivers, sharing the cores with its last batches' decodes.
+  const bool read_into_next = dataset_.is_remote() && epochs_started_++ > 0;
+  reader_->start_epoch(plan_.order(), plan_.read_units(), plan_.taken_samples(),
+                       read_into_next ? plan_.next_epoch_order() : std::vector<std::uint32_t>());
   next_number_ = 0;
   epoch_over_ = false;
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });

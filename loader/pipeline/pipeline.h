@@ -83,9 +83,9 @@ class Pipeline {
   EpochPlan plan_;
   TraceRecorder trace_;
 
-  std::unique_ptr<PackCache> cache_;     // null without cache_dir, or for a remote source
+  std::unique_ptr<PackCache> cache_;      // null without cache_dir, or for a remote source
   std::unique_ptr<RemoteMirror> mirror_;  // a remote source's cache_dir; null without one
-  std::unique_ptr<BatchReader> reader_;  // used by the I/O thread only
+  std::unique_ptr<BatchReader> reader_;   // used by the I/O thread only
   std::unique_ptr<Telemetry> telemetry_;
   std::shared_ptr<SlotRing> ring_;
   std::unique_ptr<SampleDecoder> decoder_;
@@ -100,7 +100,8 @@ class Pipeline {
 
   // Consumer-side epoch state.
   bool started_ = false;
-  std::size_t next_number_ = 0;  // batches of the deal taken by the consumer
+  std::uint64_t epochs_started_ = 0;  // by start_epoch(), over the pipeline's life
+  std::size_t next_number_ = 0;       // batches of the deal taken by the consumer
   bool epoch_over_ = false;
 };
 

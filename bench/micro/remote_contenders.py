@@ -9,6 +9,7 @@ the peers' interpreter can load it.
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -23,7 +24,6 @@ WORKERS = 2
 CONTENDERS = ["curl-s3", "curl-https", "local", "s3-full", "s3-blocks", "https-full",
               "https-blocks", "https-blocks-steady", "s3-cache", "https-cache", "wds-https",
               "s3tc-s3"]
-STEADY_EPOCHS = 4  # https-blocks-steady: epochs of one process; its rate: epochs 3-4's median
 
 
 # ----------------------------------------------------------------------------- peers (child)
@@ -153,7 +153,7 @@ class Bench:
 
     def feedrate(self, source, extra, epoch=0, epochs=1):
         """One process's run; the figures of its epoch `epoch`, or with epochs > 2 (and epoch 0)
-        the median of its epochs after the second, whole epochs each: a loader reads ahead into
+        the medians of its epochs after the second, whole epochs each: a loader reads ahead into
         the next epoch from its second epoch on."""
         cmd = [self.args.feedrate, "bench", source, "--workers", str(WORKERS), "--transform",
                "train", "--batch", str(BATCH), "--json", "--no-pack-probe"] + extra
@@ -168,8 +168,9 @@ class Bench:
         j = json.loads(r.stdout[r.stdout.index("{"):])
         e = j["epochs"][epoch]
         if epochs > 2:
-            later = sorted(j["epochs"][2:], key=lambda x: x["images_per_s"])
-            e = later[len(later) // 2]
+            later = j["epochs"][2:]
+            e = dict(later[-1], **{k: statistics.median(x[k] for x in later)
+                                   for k in ("images_per_s", "mb_per_s", "seconds")})
         store = j["stages"].get("store")
         out = {"images_per_s": e["images_per_s"], "mb_per_s": e["mb_per_s"],
                "seconds": e["seconds"], "images": e["images"],
@@ -229,7 +230,8 @@ class Bench:
                 extra += ["--batches", str(self.args.s3_batches)]
             return self.feedrate(self.s3_source if s3 else self.https_source, extra)
         if name == "https-blocks-steady":
-            return self.feedrate(self.https_source, ["--shuffle", "blocks"], epochs=STEADY_EPOCHS)
+            return self.feedrate(self.https_source, ["--shuffle", "blocks"],
+                                 epochs=self.args.steady_epochs)
         if name in ("s3-cache", "https-cache"):
             cache = Path(tempfile.mkdtemp(prefix="cache-", dir=self.tmp))
             src = self.s3_source if name.startswith("s3") else self.https_source

@@ -134,7 +134,7 @@ test-remote-deps:
 	  $(REMOTE_VENV)/bin/pip install -q 'moto[server]' boto3 pytest; \
 	fi
 
-# feedrate.ray's tests (tests/ray) on a local Ray cluster of three 1-CPU raylets, against the
+# feedrate.ray's tests (tests/ray) on a local Ray cluster of three 2-CPU raylets, against the
 # Python module and the `feedrate` command (which makes their datasets), built here. Ray comes from PyPI into a virtual environment over Debian's python3
 # (whose torch and torchvision it sees), made only when missing (or when it cannot import
 # ray.data); `make test` stays offline. ray[train] because iter_torch_batches imports

@@ -2,7 +2,7 @@
 
     import feedrate.ray
     ds = feedrate.ray.read("/data/train", transform="train", size=224, batch_size=64,
-                           seed=0, epoch=0, num_tasks=16, num_workers=4)
+                           seed=0, epoch=0)   # one task per CPU node, num_workers its CPUs
     for batch in ds.iter_torch_batches(batch_size=256):   # {"image", "label", "index"}
         ...
     print(feedrate.ray.report(ds)["summary"])             # what held the epoch back
@@ -73,14 +73,16 @@ class _Part:
 
 
 def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
-         num_tasks: Optional[int] = None, num_workers: int = 1, on_bad="error",
+         num_tasks: Optional[int] = None, num_workers: Optional[int] = None, on_bad="error",
          max_retries: int = 3, **loader_options):
     """A ray.data.Dataset of one epoch of decoded batches, read by num_tasks feedrate Loaders.
 
     Columns: "image" (N, H, W, 3) uint8 (NCHW float with dtype="float32"), "label" int64,
     "index" int64 (the sample's dataset index). source and every option are the Loader's
-    (docs/python.md); num_workers is each task's decode threads and its num_cpus. num_tasks
-    defaults to the cluster's CPUs // max(num_workers, 1), and is at most the dataset's size.
+    (docs/python.md); num_workers is each task's decode threads and its num_cpus, by default
+    the CPUs of the smallest alive node that has CPUs (so a task fits on every CPU node).
+    num_tasks defaults to the cluster's CPUs // max(num_workers, 1) (one task per node on a
+    cluster of equal nodes), and is at most the dataset's size.
     max_retries: how often Ray re-runs a task whose worker died. The options are checked here,
     by a Loader on the driver that is never iterated, before anything is scheduled: a bad one
     raises the Loader's own exception and message.
@@ -105,17 +107,22 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
         raise ValueError(f"feedrate.ray.read: num_tasks={num_tasks!r} must be an integer >= 1")
 
     options = dict(loader_options, transform=transform, size=size, batch_size=batch_size,
-                   seed=seed, num_workers=num_workers, on_bad=on_bad, pad_shards=False,
-                   return_indices=True, arrays="numpy")
+                   seed=seed, on_bad=on_bad, pad_shards=False, return_indices=True,
+                   arrays="numpy")
+    if num_workers is not None:
+        options["num_workers"] = num_workers
     # The Loader's own checks, on the driver: type, range and vocabulary errors, a missing or
     # empty source. It indexes the dataset (the tasks index it again) and is never iterated.
+    # Without num_workers it checks the rest with the Loader's default, before Ray is started.
     probe = feedrate.Loader(source, rank=0, world_size=1, **options)
     samples = probe.num_samples
     del probe
 
     if not ray.is_initialized():
         ray.init()
-    cpus_per_task = max(int(num_workers), 1)
+    if num_workers is None:
+        options["num_workers"] = _task_threads(ray.nodes())
+    cpus_per_task = max(int(options["num_workers"]), 1)
     if num_tasks is None:
         num_tasks = max(1, int(ray.cluster_resources().get("CPU", 1)) // cpus_per_task)
     num_tasks = max(1, min(num_tasks, samples))
@@ -231,6 +238,13 @@ def _row_bytes(options) -> Optional[int]:
     return options["size"] * options["size"] * 3 * width + 16
 
 
+def _task_threads(nodes) -> int:
+    """The default decode threads of a task: the CPUs of the smallest alive node of
+    `nodes` (ray.nodes()) that has CPUs, so that a task fits on every CPU node; 1 without one."""
+    cpus = [int(n.get("Resources", {}).get("CPU", 0)) for n in nodes if n.get("Alive")]
+    return min((c for c in cpus if c > 0), default=1)
+
+
 def _rows_of(batch) -> int:
     if isinstance(batch, dict):
         for value in batch.values():
@@ -299,7 +313,7 @@ def _read_part(spec: _Part) -> Iterator:
     context = ray.get_runtime_context()
     ray.get(collector.started.remote(spec.collector, attempt, {
         "part": spec.part, "pid": os.getpid(), "node": context.get_node_id(),
-        "start": time.time()}))
+        "cpus": context.get_assigned_resources().get("CPU", 0.0), "start": time.time()}))
     clocks = {"setup_s": 0.0, "wait_s": 0.0, "emit_s": 0.0, "emit_cpu_s": 0.0,
               "shipped_bytes": 0, "rows": 0, "batches": 0}
     reports = []

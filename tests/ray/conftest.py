@@ -1,4 +1,4 @@
-"""A local Ray cluster of three 1-CPU nodes on this machine (the head and two more raylets,
+"""A local Ray cluster of three 2-CPU nodes on this machine (the head and two more raylets,
 150 MB of object store each), and generated datasets. Ray comes from PyPI, and the tests run in
 a network namespace of their own (`make test-ray`, tests/ray/in_namespace.sh): the cluster binds
 the namespace's address, never this machine's interfaces."""
@@ -16,6 +16,7 @@ import feedrate.ray  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 OBJECT_STORE = 150 * 2**20
+NODE_CPUS = 2  # logical CPUs: more than 1, so that the default task width is observable
 
 
 def cli():
@@ -54,11 +55,11 @@ def cluster():
     # waiting on it). The dashboard is off.
     address = namespace_address()
     nodes = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "object_store_memory": OBJECT_STORE, "include_dashboard": False,
+        "num_cpus": NODE_CPUS, "object_store_memory": OBJECT_STORE, "include_dashboard": False,
         "node_ip_address": address})
     try:
         for _ in range(2):
-            nodes.add_node(num_cpus=1, object_store_memory=OBJECT_STORE, node_ip_address=address)
+            nodes.add_node(num_cpus=NODE_CPUS, object_store_memory=OBJECT_STORE, node_ip_address=address)
         ray.init(address=nodes.address)
         nodes.wait_for_nodes()
         yield nodes

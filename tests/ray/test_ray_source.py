@@ -81,6 +81,32 @@ def test_epoch_is_the_loaders_each_sample_once(cluster, photos, num_tasks, shuff
     assert report["projection"]["images_per_s_per_added_node"] > 0
 
 
+def test_default_layout_is_one_task_per_node_as_wide_as_the_node(cluster, photos):
+    import ray
+
+    cpus = [int(n["Resources"]["CPU"]) for n in ray.nodes() if n["Alive"]]
+    width = cpus[0]
+    assert width > 1 and set(cpus) == {width}, cpus  # the fixture: equal nodes of N > 1 CPUs
+    expected, _ = loader_epoch(photos, 3, seed=4, size=32, batch_size=8)
+    dataset = feedrate.ray.read(photos, seed=4, epoch=3, size=32, batch_size=8)
+    assert_exact(delivered(dataset), expected)
+    parts = feedrate.ray.report(dataset)["parts"]
+    assert len(parts) == len(cpus)
+    assert [p["rows"] for p in parts] == [67, 67, 69]
+    for part in parts:
+        assert part["cpus"] == width  # the task's num_cpus
+        assert [r["num_workers"] for r in part["reports"]] == [width] * len(part["reports"])
+
+
+def test_default_width_is_the_smallest_alive_cpu_node():
+    node = lambda alive, **resources: {"Alive": alive, "Resources": resources}
+    nodes = [node(True, CPU=8.0), node(True, CPU=4.0, GPU=1.0), node(False, CPU=2.0),
+             node(True, GPU=8.0), node(True, CPU=0.0)]
+    assert feedrate.ray._task_threads(nodes) == 4
+    assert feedrate.ray._task_threads([node(True, GPU=8.0), node(False, CPU=16.0)]) == 1
+    assert feedrate.ray._task_threads([]) == 1
+
+
 def test_streaming_split_gives_two_trainers_the_epoch(cluster, photos):
     import torch
 

@@ -98,6 +98,11 @@ void RemoteWindow::begin_next(std::vector<std::uint32_t> next) {
       group.pieces.erase(group.pieces.begin(), group.pieces.begin() + gone);
     group.taken -= static_cast<std::size_t>(gone);
     std::for_each(group.positions.begin(), group.positions.end(), rebase);
+    // The next epoch's GETs still in flight are this epoch's now.
+    if (!group.arrived && !group.counted) {
+      group.counted = true;
+      ++this_epoch_in_flight_;
+    }
   }
   if (staged_) std::for_each(staged_->positions.begin(), staged_->positions.end(), rebase);
   Ahead ahead;
@@ -215,6 +220,7 @@ void RemoteWindow::run() {
         // The next epoch's GETs wait for this epoch's to arrive, whose link they would share.
         const bool this_epoch = staged_->positions.front() < epoch_end_;
         if (!this_epoch && this_epoch_in_flight_ > 0) break;
+        staged_->counted = this_epoch;
         this_epoch_in_flight_ += this_epoch ? 1 : 0;
         held_bytes_ += size;
         const SampleRef& first = dataset_.sample(order_[staged_->positions.front()]);
@@ -241,7 +247,8 @@ void RemoteWindow::run() {
         const auto it = groups_.find(result.tag);
         if (it == groups_.end()) continue;
         Group& group = it->second;  // stays in place: take() lets go only of arrived groups
-        if (group.positions.front() < epoch_end_) --this_epoch_in_flight_;
+        if (group.counted) --this_epoch_in_flight_;
+        group.counted = false;
         if (result.error) {
           group.error = result.message.empty() ? result.error.message() : result.message;
           release(group.bytes.size());

@@ -115,8 +115,9 @@ class RemoteWindow {
     // one's are let go.
     std::vector<std::vector<std::byte>> pieces;
     bool arrived = false;
-    bool local = false;  // the cache holds it: not fetched
-    std::string error;   // the fetcher's message when it failed
+    bool local = false;    // the cache holds it: not fetched
+    bool counted = false;  // in flight, among this_epoch_in_flight_
+    std::string error;     // the fetcher's message when it failed
   };
   // An ungrouped sample of the horizon, by where it lies: (file, offset) -> position.
   using Ahead = std::multimap<std::pair<std::uint32_t, std::uint64_t>, std::size_t>;

@@ -8,10 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -80,6 +83,9 @@ class RemoteWindowTest : public ::testing::Test {
       : shard_(shard_bytes()),
         server_([this](const std::string& request, std::size_t) {
           record(request);
+          if (request.starts_with("GET ")) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(get_delay_ms_.load()));
+          }
           return answer(shard_, request);
         }),
         dataset_(Dataset::open(server_.url("/set/shard.tar"))) {}
@@ -131,7 +137,8 @@ class RemoteWindowTest : public ::testing::Test {
   }
 
   std::mutex mutex_;
-  std::size_t longest_get_ = 0;  // under mutex_
+  std::size_t longest_get_ = 0;       // under mutex_
+  std::atomic<int> get_delay_ms_{0};  // before the server answers a GET
   std::string shard_;
   ScriptedServer server_;
   Dataset dataset_;
@@ -216,12 +223,14 @@ TEST_F(RemoteWindowTest, ATakenSampleLetsItsBytesGoWhileItsNeighboursWait) {
 }
 
 // The next epoch's GETs go out while this epoch is taken, and the next start_epoch() given
-// the samples promised keeps them: three epochs of the whole shard cost one GET each, each made
-// before its epoch starts (each epoch's samples are storage neighbours, the same samples
+// the samples promised keeps them: four epochs of the whole shard cost one GET each, each made
+// before its epoch starts, also when the next epoch's GET is still in flight as it starts (the
+// server answers a GET after 100 ms) (each epoch's samples are storage neighbours, the same samples
 // of the two epochs are not grouped together).
 TEST_F(RemoteWindowTest, TheNextEpochIsReadAheadAndKept) {
   const std::vector<std::uint32_t> first = storage_order();
   const std::vector<std::uint32_t> second = interleaved_blocks();
+  get_delay_ms_ = 100;
   RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()),
                       std::uint64_t{1} << 30, nullptr);
   window.start_epoch(first, second);
@@ -230,9 +239,12 @@ TEST_F(RemoteWindowTest, TheNextEpochIsReadAheadAndKept) {
   window.start_epoch(second, backwards());
   take(window, second, second.size(), 7);
   EXPECT_GT(window.held_bytes(), 0u);  // the third epoch's, read ahead in turn
-  window.start_epoch(backwards());
+  window.start_epoch(backwards(), first);
   take(window, backwards(), kSamples, 4);
-  EXPECT_EQ(window.stats().requests, 3u);  // one fetcher throughout: nothing started afresh
+  EXPECT_GT(window.held_bytes(), 0u);  // the fourth epoch's
+  window.start_epoch(first);
+  take(window, first, first.size(), 6);
+  EXPECT_EQ(window.stats().requests, 4u);  // one fetcher throughout: nothing started afresh
   EXPECT_EQ(window.held_bytes(), 0u);
 }
 

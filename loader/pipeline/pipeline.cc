@@ -17,6 +17,7 @@
 #include "loader/diagnosis/verdict.h"
 #include "loader/pipeline/memory_budget.h"
 #include "loader/pipeline/remote_window.h"
+#include "loader/pipeline/store_figures.h"
 
 namespace feedrate {
 namespace {
@@ -208,7 +209,8 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   // A remote source reads ahead into the next epoch (RemoteWindow) from the second epoch a loader
   // runs on: a run of one epoch (a benchmark, an evaluation pass) would fetch samples it never
   // delivers, sharing the cores with its last batches' decodes.
-  const bool read_into_next = dataset_.is_remote() && epochs_started_++ > 0;
+  const bool read_into_next = dataset_.is_remote() && began_an_epoch_;
+  began_an_epoch_ = true;
   reader_->start_epoch(plan_.order(), plan_.read_units(), plan_.taken_samples(),
                        read_into_next ? plan_.next_epoch_order() : std::vector<std::uint32_t>());
   next_number_ = 0;

@@ -100,8 +100,8 @@ class Pipeline {
 
   // Consumer-side epoch state.
   bool started_ = false;
-  std::uint64_t epochs_started_ = 0;  // by start_epoch(), over the pipeline's life
-  std::size_t next_number_ = 0;       // batches of the deal taken by the consumer
+  bool began_an_epoch_ = false;  // start_epoch() was called before, over the pipeline's life
+  std::size_t next_number_ = 0;  // batches of the deal taken by the consumer
   bool epoch_over_ = false;
 };
 

@@ -371,27 +371,6 @@ io::FetchStats RemoteWindow::stats() const {
   return stats_;
 }
 
-StoreFigures store_figures(const RemoteWindow& window) {
-  const io::FetchStats stats = window.stats();
-  StoreFigures figures;
-  figures.remote = true;
-  const std::string& url = window.first_url();
-  figures.scheme = url.substr(0, url.find("://"));
-  figures.max_in_flight = window.settings().fetch.max_in_flight;
-  figures.average_in_flight = stats.average_in_flight;
-  figures.peak_in_flight = stats.peak_in_flight;
-  figures.requests = stats.requests;
-  figures.retries = stats.retries_total();
-  figures.failed = stats.failed;
-  figures.bytes = stats.bytes;
-  figures.first_byte_p50_ms = stats.first_byte_p50_ms;
-  figures.first_byte_p99_ms = stats.first_byte_p99_ms;
-  figures.bytes_per_s = stats.bytes_per_second;
-  figures.bytes_per_s_per_connection = stats.bytes_per_second_per_connection;
-  figures.busy_s = stats.busy_seconds;
-  return figures;
-}
-
 std::uint64_t read_ahead_bytes(const LoaderOptions& options) {
   const std::uint64_t least = std::uint64_t{64} << 20;
   if (options.shuffle != ShuffleMode::kBlocks) return least;

@@ -173,9 +173,6 @@ class RemoteWindow {
   std::thread thread_;
 };
 
-// The window's figures as the report carries them (Report::store).
-StoreFigures store_figures(const RemoteWindow& window);
-
 // The read-ahead's window for `options`, which the memory budget counts: 64 MB (64 requests of
 // 1 MB in flight, about 600 ImageNet JPEGs), and under shuffle=blocks at least a whole shuffle
 // window, whose first batch draws on every block of it.

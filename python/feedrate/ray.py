@@ -57,12 +57,19 @@ _OWNED = {
 }
 
 _DEFAULT_NODE_CORES = 32
+# A block holds whole batches, about _BLOCK_BYTES (at least one batch, at most
+# _MAX_BLOCK_BATCHES). Ray Data pays per block, in the driver's executor and in Ray's object
+# store and raylet (several milliseconds of CPU): one block a batch of 224 x 224 images spent a
+# quarter of a 2-core node's CPU on Ray's side. A bigger block delays a task's first one by its
+# batches' decoding.
+_BLOCK_BYTES = 32 << 20
+_MAX_BLOCK_BATCHES = 8
 
 
 class _Part:
     """What one read task needs: picklable plain data (no Loader, no Ray objects)."""
 
-    def __init__(self, source, options, epoch, part, parts, tail, collector):
+    def __init__(self, source, options, epoch, part, parts, tail, collector, block_batches):
         self.source = source
         self.options = options
         self.epoch = epoch
@@ -70,6 +77,7 @@ class _Part:
         self.parts = parts
         self.tail = tail  # also deal the samples the pad_shards=False deal drops
         self.collector = collector  # the run's name (_ray_collector: it names the actor too)
+        self.block_batches = block_batches  # the Loader batches of one block
 
 
 def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
@@ -140,12 +148,13 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
                                   ray_remote_args={"max_retries": max_retries})
     # Ray Data coalesces a read task's blocks up to target_max_block_size (128 MiB) before it
     # hands any on, which would hold a task's batches back until the end of its part. This
-    # dataset's own context asks for about one batch a block instead: 3/4 of a batch's bytes,
-    # so that a full batch passes the limit and is not sliced (Ray slices at 1.5 times it);
-    # 1 MiB blocks when the transform's output size is not known here.
+    # dataset's own context asks for the tasks' blocks instead: 3/4 of a block's bytes, so that
+    # a full block passes the limit and is not sliced (Ray slices at 1.5 times it); 1 MiB
+    # blocks of one batch when the transform's output size is not known here.
     row_bytes = _row_bytes(options)
     dataset.context.target_max_block_size = (
-        max(int(0.75 * batch_size * row_bytes), 1) if row_bytes else 2**20)
+        max(int(0.75 * _block_batches(options) * batch_size * row_bytes), 1)
+        if row_bytes else 2**20)
     _RUNS[id(dataset)] = (weakref.ref(dataset), name)
     weakref.finalize(dataset, _release, id(dataset), name)
     return dataset
@@ -238,6 +247,16 @@ def _row_bytes(options) -> Optional[int]:
     return options["size"] * options["size"] * 3 * width + 16
 
 
+def _block_batches(options) -> int:
+    """The Loader batches of one block: about _BLOCK_BYTES, from one to _MAX_BLOCK_BATCHES;
+    one when the transform's output size is not known."""
+    row_bytes = _row_bytes(options)
+    if row_bytes is None:
+        return 1
+    fit = _BLOCK_BYTES // (int(options["batch_size"]) * row_bytes)
+    return min(max(fit, 1), _MAX_BLOCK_BATCHES)
+
+
 def _task_threads(nodes) -> int:
     """The default decode threads of a task: the CPUs of the smallest alive node of
     `nodes` (ray.nodes()) that has CPUs, so that a task fits on every CPU node; 1 without one."""
@@ -293,7 +312,7 @@ def _datasource_class():
                 rows = self._rows(part)
                 tail = part == self._parts - 1 and self._samples % self._parts != 0
                 spec = _Part(str(self._source), self._options, self._epoch, part, self._parts,
-                             tail, self._collector)
+                             tail, self._collector, _block_batches(self._options))
                 size = None if self._row_bytes is None else rows * self._row_bytes
                 tasks.append(ReadTask(functools.partial(_read_part, spec),
                                       BlockMetadata(num_rows=rows, size_bytes=size,
@@ -318,36 +337,35 @@ def _read_part(spec: _Part) -> Iterator:
               "shipped_bytes": 0, "rows": 0, "batches": 0}
     reports = []
 
-    # Yields the loader's batches as blocks; returns its state after the last one when asked
-    # (the tail's Loader starts from it).
+    # Yields the loader's batches as blocks of spec.block_batches batches; returns its state
+    # after the last batch when asked (the tail's Loader starts from it).
     def blocks(loader, keep_state=False):
         iterator = iter(loader)
         state = None
+
+        def keep():  # after each batch: the state past the end of the epoch is another one
+            nonlocal state
+            state = loader.state_dict()
+
         while True:
-            t0 = time.perf_counter()
-            try:
-                images, labels, indices = next(iterator)
-            except StopIteration:
-                clocks["wait_s"] += time.perf_counter() - t0
+            columns, batches = _gather(iterator, spec.block_batches,
+                                       int(spec.options["batch_size"]), clocks,
+                                       keep if keep_state else None)
+            if columns is None:
                 return state
             t1 = time.perf_counter()
-            clocks["wait_s"] += t1 - t0
             c1 = time.thread_time()
-            # A copy: the batch's arrays view a slot the Loader refills once they are gone.
-            block = BlockAccessor.batch_to_block({"image": images.copy(),
-                                                  "label": labels.astype("int64", copy=True),
-                                                  "index": indices.astype("int64", copy=True)})
-            del images, labels, indices
-            if keep_state:
-                state = loader.state_dict()
+            block = BlockAccessor.batch_to_block(columns)
+            del columns
             accessor = BlockAccessor.for_block(block)
             clocks["shipped_bytes"] += accessor.size_bytes()
             clocks["rows"] += accessor.num_rows()
-            clocks["batches"] += 1
             yield block
             clocks["emit_s"] += time.perf_counter() - t1
             clocks["emit_cpu_s"] += time.thread_time() - c1
             collector.progress.remote(spec.collector, attempt, clocks["batches"])
+            if batches < spec.block_batches:
+                return state  # the Loader ended within this block
 
     try:
         t0 = time.perf_counter()
@@ -383,3 +401,46 @@ def _read_part(spec: _Part) -> Iterator:
         raise named from error
     ray.get(collector.finished.remote(spec.collector, attempt,
                                       dict(clocks, end=time.time(), reports=reports)))
+
+
+def _gather(iterator, count, batch_size, clocks, after_batch=None):
+    """Up to `count` batches (of at most batch_size rows: fewer where on_bad="skip" left a
+    sample out) of a Loader's iterator copied into one block's columns: returns
+    (columns, batches gathered), columns None when the iterator had none left. The copy is the
+    one the batches need anyway: their arrays view a slot the Loader refills once they are
+    gone. Calls after_batch() after each batch. Adds the time waited on the Loader to
+    clocks["wait_s"], the copying's to clocks["emit_s"] and clocks["emit_cpu_s"], and the
+    batches to clocks["batches"]."""
+    import numpy as np
+
+    columns = None
+    rows = batches = 0
+    for _ in range(count):
+        t0 = time.perf_counter()
+        try:
+            images, labels, indices = next(iterator)
+        except StopIteration:
+            clocks["wait_s"] += time.perf_counter() - t0
+            break
+        t1 = time.perf_counter()
+        clocks["wait_s"] += t1 - t0
+        c1 = time.thread_time()
+        if columns is None:
+            capacity = count * batch_size
+            columns = {"image": np.empty((capacity,) + images.shape[1:], images.dtype),
+                       "label": np.empty(capacity, np.int64),
+                       "index": np.empty(capacity, np.int64)}
+        end = rows + len(labels)
+        for name, values in (("image", images), ("label", labels), ("index", indices)):
+            columns[name][rows:end] = values
+        del images, labels, indices
+        rows = end
+        batches += 1
+        if after_batch is not None:
+            after_batch()
+        clocks["emit_cpu_s"] += time.thread_time() - c1
+        clocks["emit_s"] += time.perf_counter() - t1
+    clocks["batches"] += batches
+    if columns is None:
+        return None, 0
+    return {name: values[:rows] for name, values in columns.items()}, batches

@@ -81,6 +81,21 @@ def test_epoch_is_the_loaders_each_sample_once(cluster, photos, num_tasks, shuff
     assert report["projection"]["images_per_s_per_added_node"] > 0
 
 
+def test_a_block_holds_several_batches_in_their_order(cluster, photos):
+    # 203 samples in batches of 8: 25 full ones and one of 3. A 32 x 32 batch is far below
+    # the block's bytes, so a block holds the most batches a block may (8), the last the rest.
+    expected = []
+    loader = feedrate.Loader(photos, arrays="numpy", return_indices=True, seed=3, **SMALL)
+    loader.set_epoch(0)
+    for _, _, indices in loader:
+        expected += [int(i) for i in indices]
+    dataset = feedrate.ray.read(photos, seed=3, epoch=0, num_tasks=1, **SMALL)
+    blocks = [[int(i) for i in block["index"]]
+              for block in dataset.iter_batches(batch_size=None, batch_format="numpy")]
+    assert [len(b) for b in blocks] == [64, 64, 64, 11]
+    assert sum(blocks, []) == expected
+
+
 def test_default_layout_is_one_task_per_node_as_wide_as_the_node(cluster, photos):
     import ray
 

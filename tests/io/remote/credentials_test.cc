@@ -56,8 +56,8 @@ class Credentials : public ::testing::Test {
 
 TEST_F(Credentials, NoneMeansUnsignedRequestsToAws) {
   const auto settings = resolve_s3_settings(env().lookup());
-  EXPECT_FALSE(settings.credentials.signs());
-  EXPECT_EQ(settings.source, "none: unsigned requests");
+  EXPECT_FALSE(settings.credentials->signs());
+  EXPECT_EQ(settings.credentials->source(), "none: unsigned requests");
   EXPECT_EQ(settings.region, "us-east-1");
   EXPECT_EQ(settings.endpoint, "");
   EXPECT_FALSE(settings.path_style);
@@ -70,10 +70,10 @@ TEST_F(Credentials, EnvironmentKeysComeFirst) {
                                                 .set("AWS_SECRET_ACCESS_KEY", kSecret)
                                                 .set("AWS_SESSION_TOKEN", "token")
                                                 .lookup());
-  EXPECT_EQ(settings.credentials.access_key_id, "AKIAENV");
-  EXPECT_EQ(settings.credentials.secret_access_key.reveal(), kSecret);
-  EXPECT_EQ(settings.credentials.session_token.reveal(), "token");
-  EXPECT_EQ(settings.source, "environment (AWS_ACCESS_KEY_ID)");
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "AKIAENV");
+  EXPECT_EQ(settings.credentials->current()->secret_access_key.reveal(), kSecret);
+  EXPECT_EQ(settings.credentials->current()->session_token.reveal(), "token");
+  EXPECT_EQ(settings.credentials->source(), "environment (AWS_ACCESS_KEY_ID)");
 }
 
 TEST_F(Credentials, DefaultProfileFromTheCredentialsFile) {
@@ -82,10 +82,10 @@ TEST_F(Credentials, DefaultProfileFromTheCredentialsFile) {
         "[default]\n  aws_access_key_id=AKIAFILE  \naws_secret_access_key = " +
             std::string(kSecret) + "\n; another comment\n");
   const auto settings = resolve_s3_settings(env().lookup());
-  EXPECT_EQ(settings.credentials.access_key_id, "AKIAFILE");
-  EXPECT_EQ(settings.credentials.secret_access_key.reveal(), kSecret);
-  EXPECT_TRUE(settings.credentials.session_token.empty());
-  EXPECT_EQ(settings.source, "profile 'default' in " + path("credentials"));
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "AKIAFILE");
+  EXPECT_EQ(settings.credentials->current()->secret_access_key.reveal(), kSecret);
+  EXPECT_TRUE(settings.credentials->current()->session_token.empty());
+  EXPECT_EQ(settings.credentials->source(), "profile 'default' in " + path("credentials"));
 }
 
 TEST_F(Credentials, NamedProfileFromTheConfigFileWithRegionAndEndpoint) {
@@ -94,8 +94,8 @@ TEST_F(Credentials, NamedProfileFromTheConfigFileWithRegionAndEndpoint) {
         "[profile minio]\nregion = auto\naws_access_key_id = AKIACONF\n"
         "aws_secret_access_key = s\nendpoint_url = http://127.0.0.1:9000/\n");
   const auto settings = resolve_s3_settings(env().set("AWS_PROFILE", "minio").lookup());
-  EXPECT_EQ(settings.credentials.access_key_id, "AKIACONF");
-  EXPECT_EQ(settings.source, "profile 'minio' in " + path("config"));
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "AKIACONF");
+  EXPECT_EQ(settings.credentials->source(), "profile 'minio' in " + path("config"));
   EXPECT_EQ(settings.region, "auto");
   EXPECT_EQ(settings.endpoint, "http://127.0.0.1:9000");
   EXPECT_TRUE(settings.path_style);
@@ -105,7 +105,7 @@ TEST_F(Credentials, TheCredentialsFileWinsOverTheConfigFile) {
   write("credentials", "[p]\naws_access_key_id = CRED\naws_secret_access_key = s\n");
   write("config", "[profile p]\naws_access_key_id = CONF\naws_secret_access_key = s\n");
   const auto settings = resolve_s3_settings(env().set("AWS_PROFILE", "p").lookup());
-  EXPECT_EQ(settings.credentials.access_key_id, "CRED");
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "CRED");
 }
 
 TEST_F(Credentials, FileLocationsCanBeOverridden) {
@@ -118,10 +118,11 @@ TEST_F(Credentials, FileLocationsCanBeOverridden) {
                               .set("AWS_SHARED_CREDENTIALS_FILE", (elsewhere / "creds").string())
                               .set("AWS_CONFIG_FILE", (elsewhere / "conf").string())
                               .lookup());
-  EXPECT_EQ(settings.credentials.access_key_id, "OVR");
-  EXPECT_EQ(settings.credentials.session_token.reveal(), "t");
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "OVR");
+  EXPECT_EQ(settings.credentials->current()->session_token.reveal(), "t");
   EXPECT_EQ(settings.region, "ap-south-1");
-  EXPECT_EQ(settings.source, "profile 'default' in " + (elsewhere / "creds").string());
+  EXPECT_EQ(settings.credentials->source(),
+            "profile 'default' in " + (elsewhere / "creds").string());
 }
 
 TEST_F(Credentials, RegionPrecedence) {
@@ -158,8 +159,8 @@ TEST_F(Credentials, NoSignRequestForcesUnsigned) {
                                                 .set("AWS_SECRET_ACCESS_KEY", kSecret)
                                                 .set("AWS_NO_SIGN_REQUEST", "true")
                                                 .lookup());
-  EXPECT_FALSE(settings.credentials.signs());
-  EXPECT_EQ(settings.source, "none: unsigned requests (AWS_NO_SIGN_REQUEST)");
+  EXPECT_FALSE(settings.credentials->signs());
+  EXPECT_EQ(settings.credentials->source(), "none: unsigned requests (AWS_NO_SIGN_REQUEST)");
 }
 
 // Every error of the chain names the problem and never the secret.

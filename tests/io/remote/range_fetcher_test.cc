@@ -41,10 +41,9 @@ S3Settings signed_settings(unsigned port) {
   S3Settings settings;
   settings.endpoint = "http://127.0.0.1:" + std::to_string(port);
   settings.path_style = true;
-  settings.credentials.access_key_id = "AKIATEST";
-  settings.credentials.secret_access_key = Secret(kSecret);
-  settings.credentials.session_token = Secret(std::string(kSecret) + "token");
-  settings.source = "environment (AWS_ACCESS_KEY_ID)";
+  settings.credentials = CredentialProvider::fixed(
+      {"AKIATEST", Secret(kSecret), Secret(std::string(kSecret) + "token")},
+      "environment (AWS_ACCESS_KEY_ID)");
   return settings;
 }
 

@@ -21,6 +21,10 @@ CredentialProvider::CredentialProvider(std::string source, TimedCredentials firs
   if (snapshot_.expiration && (!fetch_ || !signs_)) {
     throw std::invalid_argument(source_ + ": expiring credentials need a key and a way to renew");
   }
+  if (snapshot_.expiration && *snapshot_.expiration <= clock_()) {
+    throw std::runtime_error(source_ + ": the answer's credentials expired at " +
+                             format_utc_time(*snapshot_.expiration));
+  }
 }
 
 CredentialProvider::Snapshot CredentialProvider::snapshot() const {

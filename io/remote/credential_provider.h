@@ -41,8 +41,9 @@ class CredentialProvider {
 
   // Credentials that never change; an empty key means unsigned requests.
   static std::shared_ptr<CredentialProvider> fixed(AwsCredentials credentials, std::string source);
-  // Starts from `first` (what the chain fetched already) and refreshes with `fetch`. `first`
-  // must sign.
+  // Starts from `first` (what the chain fetched already) and refreshes with `fetch`. Throws
+  // std::invalid_argument when `first` expires but cannot sign or `fetch` is empty,
+  // std::runtime_error naming the source when it has expired already.
   CredentialProvider(std::string source, TimedCredentials first, Fetch fetch, WallClock clock);
 
   // The credentials to sign a request with now. Throws CredentialsUnavailable once they have

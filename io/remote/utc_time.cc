@@ -59,8 +59,9 @@ WallTime parse_utc_time(const std::string& text) {
     }
     offset_seconds = (offset_hours * 60L + offset_minutes) * 60L * (text[at] == '-' ? -1 : 1);
     at += 6;
+  } else {
+    throw bad;  // no zone: the time would be a guess
   }
-  if (at != text.size()) throw bad;
   fields.tm_year = year - 1900;
   fields.tm_mon = month - 1;
   fields.tm_mday = day;

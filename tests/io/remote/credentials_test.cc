@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <map>
 #include <stdexcept>
 #include <string>
 
 #include "io/remote/aws_config_file.h"
+#include "tests/io/remote/credential_test_util.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate::io {
@@ -18,23 +18,7 @@ namespace {
 
 constexpr const char* kSecret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYSECRET";
 
-class Environment {
- public:
-  Environment& set(const std::string& name, const std::string& value) {
-    values_[name] = value;
-    return *this;
-  }
-  EnvLookup lookup() const {
-    return [values = values_](const std::string& name) -> std::optional<std::string> {
-      const auto it = values.find(name);
-      if (it == values.end()) return std::nullopt;
-      return it->second;
-    };
-  }
-
- private:
-  std::map<std::string, std::string> values_;
-};
+using test_support::Environment;
 
 class Credentials : public ::testing::Test {
  protected:
@@ -165,14 +149,7 @@ TEST_F(Credentials, NoSignRequestForcesUnsigned) {
 
 // Every error of the chain names the problem and never the secret.
 void expect_error(const EnvLookup& env, const std::string& fragment) {
-  try {
-    resolve_s3_settings(env);
-    ADD_FAILURE() << "resolved";
-  } catch (const std::exception& error) {
-    const std::string what = error.what();
-    EXPECT_NE(what.find(fragment), std::string::npos) << what;
-    EXPECT_EQ(what.find(kSecret), std::string::npos) << what;
-  }
+  test_support::expect_resolve_error(env, fragment, kSecret);
 }
 
 TEST_F(Credentials, InconsistentSettingsFailWithoutTheSecret) {

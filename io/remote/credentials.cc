@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "io/remote/aws_config_file.h"
+#include "io/remote/credential_cache.h"
 #include "io/remote/credential_process.h"
 #include "io/remote/metadata_credentials.h"
 #include "io/remote/url.h"
@@ -93,6 +94,29 @@ std::shared_ptr<CredentialProvider> temporary(std::string source, CredentialProv
                                               options.clock);
 }
 
+// The process-wide provider of `key` when the options ask for reuse, else a new one.
+std::shared_ptr<CredentialProvider> reused(const CredentialChainOptions& options,
+                                           const std::string& key, const ProviderFactory& make) {
+  return options.reuse ? shared_provider(key, make) : make();
+}
+
+// The instance's role credentials, else unsigned requests saying why there are none.
+std::shared_ptr<CredentialProvider> instance_provider(const std::string& endpoint,
+                                                      const CredentialChainOptions& options) {
+  auto instance = fetch_instance_credentials(endpoint);
+  if (instance.role.empty()) {
+    return CredentialProvider::fixed({}, "none: unsigned requests (" + instance.why_none + ")");
+  }
+  auto fetch = [endpoint] {
+    auto again = fetch_instance_credentials(endpoint);
+    if (again.role.empty()) throw std::runtime_error(again.why_none);
+    return std::move(again.credentials);
+  };
+  return std::make_shared<CredentialProvider>(instance_source_text(instance.role),
+                                              std::move(instance.credentials), std::move(fetch),
+                                              options.clock);
+}
+
 std::optional<ContainerSource> container_source(const EnvLookup& env) {
   ContainerSource source;
   if (auto relative = variable(env, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
@@ -136,37 +160,32 @@ std::shared_ptr<CredentialProvider> chain_credentials(const EnvLookup& env, cons
   if (command.empty()) command = setting(profile.config, "credential_process");
   if (!command.empty()) {
     std::string source = "credential_process of profile '" + profile.name + "'";
-    return temporary(
-        source, [command, source] { return run_credential_process(command, source); }, options);
+    return reused(options, source + "\n" + command, [&] {
+      return temporary(
+          source, [command, source] { return run_credential_process(command, source); }, options);
+    });
   }
   if (auto keys = section_credentials(profile.config, profile.name, profile.config_path);
       keys.signs()) {
     return CredentialProvider::fixed(std::move(keys), in + profile.config_path.string());
   }
   if (auto container = container_source(env)) {
-    return temporary(
-        source_text(*container), [container] { return fetch_container_credentials(*container); },
-        options);
+    const std::string key = "container\n" + container->url + "\n" + container->token_file + "\n" +
+                            container->token.reveal();
+    return reused(options, key, [&] {
+      return temporary(
+          source_text(*container), [container] { return fetch_container_credentials(*container); },
+          options);
+    });
   }
-  std::string none = "none: unsigned requests";
   if (options.instance_metadata && !is_true(env("AWS_EC2_METADATA_DISABLED"))) {
     std::string endpoint =
         variable(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT").value_or(kDefaultMetadataEndpoint);
     while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
-    auto instance = fetch_instance_credentials(endpoint);
-    if (!instance.role.empty()) {
-      auto fetch = [endpoint] {
-        auto again = fetch_instance_credentials(endpoint);
-        if (again.role.empty()) throw std::runtime_error(again.why_none);
-        return std::move(again.credentials);
-      };
-      return std::make_shared<CredentialProvider>(instance_source_text(instance.role),
-                                                  std::move(instance.credentials), std::move(fetch),
-                                                  options.clock);
-    }
-    none += " (" + instance.why_none + ")";
+    return reused(options, "imds\n" + endpoint,
+                  [&] { return instance_provider(endpoint, options); });
   }
-  return CredentialProvider::fixed({}, none);
+  return CredentialProvider::fixed({}, "none: unsigned requests");
 }
 
 }  // namespace

@@ -55,6 +55,9 @@ struct CredentialChainOptions {
   // sources only, since a machine without one pays its connect timeout (about a second).
   bool instance_metadata = false;
   WallClock clock;  // what expirations are compared with; empty: the system clock
+  // Share the providers of temporary credentials process-wide (io/remote/credential_cache.h):
+  // a Loader's resolutions run a credential_process, ask an endpoint, once.
+  bool reuse = false;
 };
 
 // Throws std::runtime_error when the environment or a file is inconsistent (a key without its

@@ -12,6 +12,7 @@ RemoteSettings remote_settings(const std::string& source) {
   try {
     io::CredentialChainOptions chain;
     chain.instance_metadata = source.rfind("s3://", 0) == 0;
+    chain.reuse = true;
     settings.s3 = io::resolve_s3_settings(env, chain);
   } catch (const std::exception& e) {
     throw Error(source + ": " + e.what());

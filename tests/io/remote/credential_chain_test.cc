@@ -20,6 +20,7 @@ namespace feedrate::io {
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::closed_port;
 using test_support::Environment;
 using test_support::expect_resolve_error;
 using test_support::header_value;
@@ -312,6 +313,43 @@ TEST_F(CredentialChain, ProcessCredentialsAreRefreshedByRunningItAgain) {
   clock_.advance(6min);
   settings.credentials->current();
   EXPECT_EQ(runs(), 2u);
+}
+
+TEST_F(CredentialChain, NoMetadataServiceMeansUnsignedRequests) {
+  const std::string endpoint = "http://127.0.0.1:" + std::to_string(closed_port());
+  const auto settings = resolve_s3_settings(
+      env().set("AWS_EC2_METADATA_SERVICE_ENDPOINT", endpoint).lookup(), with_imds());
+  EXPECT_FALSE(settings.credentials->signs());
+  EXPECT_NE(settings.credentials->source().find("none: unsigned requests (instance metadata: PUT " +
+                                                endpoint + "/latest/api/token: "),
+            std::string::npos)
+      << settings.credentials->source();
+}
+
+TEST_F(CredentialChain, ReuseRunsEachSourceOncePerProcess) {
+  write("config", "[default]\ncredential_process = " +
+                      script("{\"Version\": 1, \"AccessKeyId\": \"K\", \"SecretAccessKey\": \"" +
+                             std::string(kSecret) + "\"}") +
+                      "\n");
+  auto reuse = options();
+  reuse.reuse = true;
+  const auto first = resolve_s3_settings(env().lookup(), reuse);
+  const auto second = resolve_s3_settings(env().lookup(), reuse);
+  EXPECT_EQ(first.credentials, second.credentials);
+  EXPECT_EQ(runs(), 1u);
+  resolve_s3_settings(env().lookup(), options());
+  EXPECT_EQ(runs(), 2u);  // without reuse, the command runs again
+
+  // An instance metadata service that gives nothing is asked once too.
+  write("config", "");
+  ScriptedServer refusing([](const std::string&, std::size_t) { return http(403); });
+  reuse.instance_metadata = true;
+  const auto lookup = env().set("AWS_EC2_METADATA_SERVICE_ENDPOINT", refusing.url("")).lookup();
+  EXPECT_EQ(resolve_s3_settings(lookup, reuse).credentials->source(),
+            "none: unsigned requests (instance metadata: PUT " + refusing.url("") +
+                "/latest/api/token: HTTP 403)");
+  resolve_s3_settings(lookup, reuse);
+  EXPECT_EQ(refusing.requests().size(), 1u);
 }
 
 }  // namespace

@@ -137,7 +137,9 @@ std::string instance_source_text(const std::string& role) {
 InstanceCredentials fetch_instance_credentials(const std::string& endpoint) {
   InstanceCredentials found;
   const std::string token_url = endpoint + "/latest/api/token";
-  const Answer token = ask("PUT", token_url, {"X-aws-ec2-metadata-token-ttl-seconds: 21600"});
+  // A PUT without a body, as the SDKs send it (Content-Length 0).
+  const Answer token =
+      ask("PUT", token_url, {"X-aws-ec2-metadata-token-ttl-seconds: 21600", "Content-Length: 0"});
   if (token.status != 200 || token.body.empty()) {
     found.why_none = "instance metadata: " + failure("PUT", token_url, token);
     return found;

@@ -194,6 +194,7 @@ TEST_F(CredentialChain, InstanceMetadataNeedsTheSessionToken) {
   EXPECT_EQ(request_line(requests[2]),
             "GET /latest/meta-data/iam/security-credentials/role-a HTTP/1.1");
   EXPECT_EQ(header_value(requests[0], "X-aws-ec2-metadata-token-ttl-seconds"), "21600");
+  EXPECT_EQ(header_value(requests[0], "Content-Length"), "0");
   // Both GETs carry the session token (the fake answers 401 without it, as IMDSv2 does).
   EXPECT_EQ(header_value(requests[1], "X-aws-ec2-metadata-token"), kImdsToken);
   EXPECT_EQ(header_value(requests[2], "X-aws-ec2-metadata-token"), kImdsToken);

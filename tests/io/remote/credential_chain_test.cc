@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "io/remote/credential_process.h"
 #include "io/remote/credentials.h"
 #include "tests/io/remote/credential_test_util.h"
 #include "tests/io/remote/scripted_server.h"
@@ -314,6 +315,23 @@ TEST_F(CredentialChain, ProcessCredentialsAreRefreshedByRunningItAgain) {
   clock_.advance(6min);
   settings.credentials->current();
   EXPECT_EQ(runs(), 2u);
+}
+
+TEST_F(CredentialChain, AHangingOrKilledProcessFails) {
+  try {
+    run_credential_process("sleep 30", "credential_process of profile 'slow'", 200ms);
+    ADD_FAILURE() << "a hanging command gave credentials";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(),
+                 "credential_process of profile 'slow': the command did not finish within 200 ms "
+                 "and was killed");
+  }
+  try {
+    run_credential_process("kill -TERM $$", "origin");
+    ADD_FAILURE() << "a killed command gave credentials";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "origin: the command was killed by signal 15");
+  }
 }
 
 TEST_F(CredentialChain, NoMetadataServiceMeansUnsignedRequests) {

@@ -1,25 +1,35 @@
-// Where S3 requests go and how they are signed, resolved in the order the AWS tools use:
+// Where S3 requests go and how they are signed, resolved in the order of botocore's chain:
 //   credentials: AWS_NO_SIGN_REQUEST=true forces unsigned requests; else AWS_ACCESS_KEY_ID +
-//     AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN); else the profile AWS_PROFILE (default
-//     "default") from the credentials file, then from the config file ("[profile NAME]");
-//     else none, and requests go unsigned (public buckets).
+//     AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN); else, for the profile AWS_PROFILE (default
+//     "default"), its keys in the credentials file, its credential_process (credentials file,
+//     then config file "[profile NAME]"), its keys in the config file; else container
+//     credentials (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI); else, when the options
+//     ask for it and AWS_EC2_METADATA_DISABLED is not true, the instance metadata service
+//     (AWS_EC2_METADATA_SERVICE_ENDPOINT, default http://169.254.169.254); else none, and
+//     requests go unsigned (public buckets). The last three give temporary credentials, which
+//     the provider fetches again before they expire (io/remote/credential_provider.h).
 //   files: AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE, else ~/.aws/credentials and
 //     ~/.aws/config under HOME.
 //   region: AWS_REGION, AWS_DEFAULT_REGION, the profile's region, then us-east-1.
 //   endpoint: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's s3 endpoint_url, then its
 //     endpoint_url; a custom endpoint is addressed path-style (endpoint/bucket/key), AWS
 //     itself virtual-hosted style (bucket.s3.region.amazonaws.com/key).
-// The environment comes through an EnvLookup, so tests give a fake one.
+// The environment comes through an EnvLookup, so tests give a fake one (a credential_process
+// runs with the real process environment, as the AWS CLI runs it).
 //
-// A secret never reaches a message: Secret has no conversion, no stream operator and no
-// formatter, only reveal(), which the code handing it to libcurl calls. Texts for errors and
-// reports use S3Settings::source. Thread-safety: values; resolve_s3_settings() is a pure function
-// of the environment it is given and the files it reads.
+// Texts for errors and reports use the provider's source(); a secret never reaches a message
+// (Secret, io/remote/aws_credentials.h). Thread-safety: S3Settings is a value whose provider is
+// shared by its copies and is itself thread-safe; resolve_s3_settings() may be called from any
+// thread.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "io/remote/aws_credentials.h"
+#include "io/remote/credential_provider.h"
 
 namespace feedrate::io {
 
@@ -28,38 +38,33 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string& na
 // The process environment (getenv).
 EnvLookup process_environment();
 
-class Secret {
- public:
-  Secret() = default;
-  explicit Secret(std::string value) : value_(std::move(value)) {}
-  bool empty() const { return value_.empty(); }
-  // The text itself, for libcurl only; never for a message.
-  const std::string& reveal() const { return value_; }
-
- private:
-  std::string value_;
-};
-
-struct AwsCredentials {
-  std::string access_key_id;  // empty: unsigned requests
-  Secret secret_access_key;
-  Secret session_token;  // temporary credentials only
-  bool signs() const { return !access_key_id.empty(); }
-};
-
 struct S3Settings {
-  AwsCredentials credentials;
+  // Never null; source() says where the credentials came from: "environment
+  // (AWS_ACCESS_KEY_ID)", "profile 'x' in /root/.aws/credentials", "credential_process of
+  // profile 'x'", "container credentials (AWS_CONTAINER_CREDENTIALS_FULL_URI)", "instance
+  // metadata (IMDSv2, role 'r')", "none: unsigned requests", ...
+  std::shared_ptr<CredentialProvider> credentials =
+      CredentialProvider::fixed({}, "none: unsigned requests");
   std::string region = "us-east-1";
   std::string endpoint;  // "scheme://host[:port]" without a trailing '/'; empty: AWS
   bool path_style = false;
-  // Where the credentials came from, for messages: "environment (AWS_ACCESS_KEY_ID)",
-  // "profile 'x' in /root/.aws/credentials", "none: unsigned requests", ...
-  std::string source = "none: unsigned requests";
+};
+
+struct CredentialChainOptions {
+  // Ask the instance metadata service when nothing before it gave credentials: for s3://
+  // sources only, since a machine without one pays its connect timeout (about a second).
+  bool instance_metadata = false;
+  WallClock clock;  // what expirations are compared with; empty: the system clock
+  // Share the providers of temporary credentials process-wide (io/remote/credential_cache.h):
+  // a Loader's resolutions run a credential_process, ask an endpoint, once.
+  bool reuse = false;
 };
 
 // Throws std::runtime_error when the environment or a file is inconsistent (a key without its
-// secret, an AWS_PROFILE found in neither file, an unreadable file), std::invalid_argument for an
-// endpoint that is not an http(s) URL; the messages never contain a secret.
-S3Settings resolve_s3_settings(const EnvLookup& env);
+// secret, an AWS_PROFILE found in neither file, an unreadable file) or a source of temporary
+// credentials fails (a credential_process's exit status or output, a container endpoint's or
+// an instance role's answer), std::invalid_argument for an endpoint that is not an http(s) URL;
+// the messages never contain a secret.
+S3Settings resolve_s3_settings(const EnvLookup& env, const CredentialChainOptions& options = {});
 
 }  // namespace feedrate::io

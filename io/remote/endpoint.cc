@@ -51,7 +51,7 @@ std::string RemoteEndpoint::bucket_url(
 }
 
 bool RemoteEndpoint::signs(const RemoteUrl& url) const {
-  return url.scheme == UrlScheme::kS3 && settings_.credentials.signs();
+  return url.scheme == UrlScheme::kS3 && settings_.credentials->signs();
 }
 
 void RemoteEndpoint::configure(CURL* easy, const std::string& http_url, bool sign,
@@ -69,15 +69,16 @@ void RemoteEndpoint::configure(CURL* easy, const std::string& http_url, bool sig
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   if (!options_.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options_.ca_file.c_str());
   if (sign) {
-    const auto& credentials = settings_.credentials;
+    // libcurl copies the strings, so the snapshot may be replaced once this returns.
+    const auto credentials = settings_.credentials->current();
     curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, sigv4_.c_str());
     // USERNAME and PASSWORD rather than USERPWD "key:secret": a secret may contain ':'.
-    curl_easy_setopt(easy, CURLOPT_USERNAME, credentials.access_key_id.c_str());
-    curl_easy_setopt(easy, CURLOPT_PASSWORD, credentials.secret_access_key.reveal().c_str());
+    curl_easy_setopt(easy, CURLOPT_USERNAME, credentials->access_key_id.c_str());
+    curl_easy_setopt(easy, CURLOPT_PASSWORD, credentials->secret_access_key.reveal().c_str());
     // Every request here is a GET or HEAD without a body: S3 accepts UNSIGNED-PAYLOAD for it.
     append_header(headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
-    if (!credentials.session_token.empty()) {
-      const std::string token = "x-amz-security-token: " + credentials.session_token.reveal();
+    if (!credentials->session_token.empty()) {
+      const std::string token = "x-amz-security-token: " + credentials->session_token.reveal();
       append_header(headers, token.c_str());
     }
   }

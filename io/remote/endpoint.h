@@ -7,8 +7,10 @@
 // libcurl 7.88 (Debian 12) signs what it is given and no more, so this class adds what S3 needs:
 // the x-amz-content-sha256 header (libcurl sends none; S3 and moto reject the signature without
 // it), x-amz-security-token for temporary credentials, and a query string already sorted and
-// percent-encoded, since 7.88 signs the query exactly as written. Thread-safety: immutable after
-// construction; configure() writes only the handle it is given.
+// percent-encoded, since 7.88 signs the query exactly as written. Signed requests take the
+// provider's current credentials (io/remote/credential_provider.h), refreshed there before they
+// expire. Thread-safety: immutable after construction but for the provider, which is
+// thread-safe; configure() writes only the handle it is given.
 #pragma once
 
 #include <curl/curl.h>
@@ -49,14 +51,15 @@ class RemoteEndpoint {
 
   // Sets the URL, signing, TLS and timeout options of `easy` and fills `headers` (which must
   // outlive the transfer) with the signing headers plus `extra_headers`. `sign`: the URL is an
-  // s3:// one and there are credentials.
+  // s3:// one and there are credentials. Throws CredentialsUnavailable when `sign` and the
+  // credentials have expired without a refresh (the message names their source).
   void configure(CURL* easy, const std::string& http_url, bool sign, CurlList& headers,
                  const std::vector<std::string>& extra_headers) const;
 
   // Whether requests for `url` are signed.
   bool signs(const RemoteUrl& url) const;
-  // Where the credentials came from (S3Settings::source), for messages about denied access.
-  const std::string& credentials_source() const { return settings_.source; }
+  // Where the credentials came from (the provider's source()), for messages about denied access.
+  const std::string& credentials_source() const { return settings_.credentials->source(); }
 
  private:
   std::string bucket_base(const std::string& bucket) const;

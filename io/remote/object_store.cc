@@ -60,7 +60,12 @@ ObjectStore::Response ObjectStore::attempt(const std::string& what, const std::s
   CURL* easy = easy_.get();
   curl_easy_reset(easy);
   CurlList headers;
-  endpoint_.configure(easy, http_url, sign, headers, {});
+  try {
+    endpoint_.configure(easy, http_url, sign, headers, {});
+  } catch (const CredentialsUnavailable& error) {
+    response.failure = {RemoteErrc::kAccessDenied, what + ": " + error.what()};
+    return response;
+  }
   if (nobody) curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
   BodySink sink{&response.body, options_.max_get_bytes};
   char error_buffer[CURL_ERROR_SIZE] = {};

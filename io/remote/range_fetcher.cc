@@ -84,7 +84,7 @@ void RangeFetcher::finish_job(std::unique_ptr<FetchJob> job, RemoteFailure failu
   completed.push_back(std::move(result));
 }
 
-void RangeFetcher::start_ready(FetchClock::time_point now) {
+void RangeFetcher::start_ready(FetchClock::time_point now, std::vector<FetchResult>& completed) {
   // Retries whose delay has passed go first: they are the oldest requests.
   auto due = std::stable_partition(waiting_.begin(), waiting_.end(),
                                    [now](const auto& job) { return job->retry_at > now; });
@@ -96,9 +96,18 @@ void RangeFetcher::start_ready(FetchClock::time_point now) {
   bool changed = false;
   while (!idle_.empty() && !queued_.empty()) {
     RangeTransfer* transfer = idle_.back();
-    idle_.pop_back();
-    transfer->start(std::move(queued_.front()), endpoint_);
+    auto job = std::move(queued_.front());
     queued_.pop_front();
+    try {
+      transfer->start(std::move(job), endpoint_);
+    } catch (const CredentialsUnavailable& error) {
+      // Expired credentials that no refresh renewed: the request fails, naming their source.
+      finish_job(transfer->take_job(),
+                 {RemoteErrc::kAccessDenied, transfer->describe() + ": " + error.what()},
+                 completed);
+      continue;
+    }
+    idle_.pop_back();
     curl_multi_add_handle(multi_.get(), transfer->easy());
     changed = true;
   }
@@ -161,11 +170,11 @@ std::size_t RangeFetcher::poll(std::chrono::milliseconds timeout,
   immediate_.clear();
   const auto deadline = FetchClock::now() + timeout;
   while (true) {
-    start_ready(FetchClock::now());
+    start_ready(FetchClock::now(), completed);
     int running = 0;
     curl_multi_perform(multi_.get(), &running);
     reap(completed);
-    start_ready(FetchClock::now());
+    start_ready(FetchClock::now(), completed);
     if (completed.size() > before || pending_ == 0) break;
     const auto now = FetchClock::now();
     if (now >= deadline) break;

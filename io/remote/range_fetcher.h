@@ -91,7 +91,9 @@ class RangeFetcher {
   FetchStats stats() const { return meter_.stats(FetchClock::now()); }
 
  private:
-  void start_ready(FetchClock::time_point now);
+  // Starts the queued requests there is room for; one whose credentials expired fails into
+  // `completed`.
+  void start_ready(FetchClock::time_point now, std::vector<FetchResult>& completed);
   void reap(std::vector<FetchResult>& completed);
   void finish_job(std::unique_ptr<FetchJob> job, RemoteFailure failure,
                   std::vector<FetchResult>& completed);

@@ -57,20 +57,22 @@ class RangeTransfer {
   RangeTransfer(const RangeTransfer&) = delete;
   RangeTransfer& operator=(const RangeTransfer&) = delete;
 
-  // Sets the handle up for the next attempt of `job`, which it holds until take_job().
+  // Sets the handle up for the next attempt of `job`, which it holds until take_job(), also when
+  // it throws (CredentialsUnavailable from the endpoint).
   void start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& endpoint);
   // Judges the attempt libcurl reported done with `result`.
   AttemptOutcome finish(CURLcode result, const RemoteEndpoint& endpoint);
   AttemptMetrics metrics() const;
   std::unique_ptr<FetchJob> take_job() { return std::move(job_); }
   CURL* easy() const { return easy_.get(); }
+  // "GET URL bytes A-B" of the job held, for messages.
+  std::string describe() const;
 
  private:
   enum class Body { kUnseen, kData, kError, kRejected };
   static std::size_t on_body(char* data, std::size_t size, std::size_t count, void* self);
   std::size_t take_body(const char* data, std::size_t size);
   void begin_body();
-  std::string describe() const;
 
   CurlEasy easy_;
   CurlList headers_;

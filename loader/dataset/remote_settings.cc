@@ -10,7 +10,10 @@ RemoteSettings remote_settings(const std::string& source) {
   const io::EnvLookup env = io::process_environment();
   RemoteSettings settings;
   try {
-    settings.s3 = io::resolve_s3_settings(env);
+    io::CredentialChainOptions chain;
+    chain.instance_metadata = source.rfind("s3://", 0) == 0;
+    chain.reuse = true;
+    settings.s3 = io::resolve_s3_settings(env, chain);
   } catch (const std::exception& e) {
     throw Error(source + ": " + e.what());
   }

@@ -34,8 +34,7 @@ TEST(Endpoint, AwsIsVirtualHosted) {
 
 TEST(Endpoint, HttpUrlsGoAsTheyAreAndUnsigned) {
   S3Settings settings = custom_endpoint();
-  settings.credentials.access_key_id = "AKIA";
-  settings.credentials.secret_access_key = Secret("s");
+  settings.credentials = CredentialProvider::fixed({"AKIA", Secret("s"), {}}, "test");
   const RemoteEndpoint endpoint(settings, {});
   const auto url = parse_url("https://host:8443/a%20b.tar");
   EXPECT_EQ(endpoint.object_url(url), "https://host:8443/a%20b.tar");

@@ -1,16 +1,21 @@
 // The object store against real servers (tests/remote/servers.py; skipped without
 // $FEEDRATE_REMOTE_ENDPOINTS): stat() sizes and ETags, get() of whole objects, a listing read
 // page by page (a small max-keys forces continuation tokens), its retries through the fault
-// proxy, and 403/404 failing at once with the URL, the credential source and no secret.
+// proxy, 403/404 failing at once with the URL, the credential source and no secret, and a
+// signed listing and GET with keys that a profile's credential_process printed.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "io/remote/object_store.h"
 #include "io/remote/range_fetcher.h"
 #include "io/remote/remote_error.h"
+#include "tests/io/remote/credential_test_util.h"
 #include "tests/io/remote/remote_servers.h"
+#include "tests/support/test_data.h"
 
 namespace feedrate::io {
 namespace {
@@ -96,6 +101,35 @@ TEST_F(RemoteObjectStore, ListingReadsEveryPage) {
   for (const auto& name : files_) expected.push_back(servers_->s3_url(name));
   EXPECT_EQ(urls, expected);  // every key once, in key order, over several pages
   for (const auto& object : listed.value) EXPECT_FALSE(object.etag.empty()) << object.url;
+}
+
+TEST_F(RemoteObjectStore, KeysFromACredentialProcessSignListingAndGet) {
+  if (!servers_->auth()) GTEST_SKIP() << "no S3 server checking signatures (servers.py --auth)";
+  testing::TempDir home;
+  const auto script = home / "moto-keys.sh";
+  std::ofstream(script) << "#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"%s\", "
+                           "\"SecretAccessKey\": \"%s\"}' '"
+                        << servers_->get("access_key") << "' '" << servers_->get("secret_key")
+                        << "'\n";
+  ::chmod(script.c_str(), 0755);
+  std::filesystem::create_directories(home / ".aws");
+  std::ofstream(home / ".aws" / "config")
+      << "[profile moto]\ncredential_process = " << script.string() << "\n";
+  test_support::Environment env;
+  env.set("HOME", home.path().string())
+      .set("AWS_PROFILE", "moto")
+      .set("AWS_ENDPOINT_URL", servers_->get("s3"))
+      .set("AWS_REGION", servers_->has("region") ? servers_->get("region") : "us-east-1");
+  const S3Settings settings = resolve_s3_settings(env.lookup());
+  EXPECT_EQ(settings.credentials->source(), "credential_process of profile 'moto'");
+  ObjectStore store(settings, options());
+  const auto listed = store.list(listing_prefix(*servers_));
+  ASSERT_TRUE(listed.ok()) << listed.message;
+  EXPECT_EQ(listed.value.size(), files_.size());
+  const auto got = store.get(servers_->s3_url(files_.front()));
+  ASSERT_TRUE(got.ok()) << got.message;
+  const auto local = servers_->local(files_.front());
+  EXPECT_EQ(got.value, std::string(local.begin(), local.end()));
 }
 
 TEST_F(RemoteObjectStore, ListingPagesAreRetried) {

@@ -3,11 +3,7 @@
 // message), wake(), and option validation.
 #include "io/remote/range_fetcher.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <stdexcept>
 #include <thread>
@@ -16,35 +12,24 @@
 #include "io/remote/object_store.h"
 #include "io/remote/remote_error.h"
 #include "tests/io/remote/fetch_test_util.h"
+#include "tests/io/remote/scripted_server.h"
 
 namespace feedrate::io {
 namespace {
 
+using test_support::closed_port;
 using test_support::drain;
 
 constexpr const char* kSecret = "Sup3r/Secret+Key=Value";
 
 // A local port with no listener: bound for a moment, then released.
-unsigned closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  socklen_t length = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 S3Settings signed_settings(unsigned port) {
   S3Settings settings;
   settings.endpoint = "http://127.0.0.1:" + std::to_string(port);
   settings.path_style = true;
-  settings.credentials.access_key_id = "AKIATEST";
-  settings.credentials.secret_access_key = Secret(kSecret);
-  settings.credentials.session_token = Secret(std::string(kSecret) + "token");
-  settings.source = "environment (AWS_ACCESS_KEY_ID)";
+  settings.credentials = CredentialProvider::fixed(
+      {"AKIATEST", Secret(kSecret), Secret(std::string(kSecret) + "token")},
+      "environment (AWS_ACCESS_KEY_ID)");
   return settings;
 }
 

@@ -220,7 +220,9 @@ TEST_F(RemoteFetch, ASessionTokenIsSignedAndNeverShown) {
   // (HTTP 400): proof that the token went out in x-amz-security-token.
   const std::string token = "FwoGZXIvYXdzEFakeSessionToken/0123456789+abc==";
   auto settings = servers_->s3_settings(servers_->get("s3"));
-  settings.credentials.session_token = Secret(token);
+  AwsCredentials with_token = *settings.credentials->current();
+  with_token.session_token = Secret(token);
+  settings.credentials = CredentialProvider::fixed(with_token, settings.credentials->source());
   RangeFetcher fetcher(settings, {});
   std::vector<std::byte> buffer(10);
   fetcher.submit({servers_->s3_url(files_.front()), 0, buffer, 0, ""});

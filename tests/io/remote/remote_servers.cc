@@ -65,9 +65,9 @@ S3Settings RemoteServers::s3_settings(const std::string& endpoint,
   settings.endpoint = endpoint;
   settings.path_style = true;
   settings.region = endpoints_.value("region", "us-east-1");
-  settings.credentials.access_key_id = get("access_key");
-  settings.credentials.secret_access_key = Secret(secret.value_or(get("secret_key")));
-  settings.source = "the test servers' endpoints file";
+  settings.credentials =
+      CredentialProvider::fixed({get("access_key"), Secret(secret.value_or(get("secret_key"))), {}},
+                                "the test servers' endpoints file");
   return settings;
 }
 

@@ -41,6 +41,9 @@ class ScriptedServer {
 // The value of a request head's header (case-insensitive name), empty when absent.
 std::string header_value(const std::string& request, const std::string& name);
 
+// A port of 127.0.0.1 that nothing listens on (bound, then closed): connections are refused.
+unsigned closed_port();
+
 // "bytes=A-B" of a request as {A, B}; {0, 0} without a Range header.
 std::pair<std::size_t, std::size_t> requested_range(const std::string& request);
 

@@ -87,8 +87,9 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
     }
     RemoteSettings settings = remote_settings(options_.source);
     settings.fetch.max_in_flight = std::min(options_.io_queue_depth, 1024u);
-    remote = std::make_unique<RemoteWindow>(dataset_, std::move(settings),
-                                            read_ahead_bytes(options_), mirror_.get());
+    remote =
+        std::make_unique<RemoteWindow>(dataset_, std::move(settings), read_ahead_bytes(options_),
+                                       mirror_.get(), options_.shuffle == ShuffleMode::kBlocks);
   } else if (!options_.cache_dir.empty()) {
     // The decode threads that can run at once; the writer starts with the first epoch, once the
     // telemetry it reads exists.

@@ -20,11 +20,12 @@ std::size_t piece_of(const Group& group, std::size_t position) {
 }  // namespace
 
 RemoteWindow::RemoteWindow(const Dataset& dataset, RemoteSettings settings,
-                           std::uint64_t window_bytes, RemoteMirror* mirror)
+                           std::uint64_t window_bytes, RemoteMirror* mirror, bool scattered)
     : dataset_(dataset),
       settings_(std::move(settings)),
       window_bytes_(window_bytes),
-      mirror_(mirror) {}
+      mirror_(mirror),
+      scattered_(scattered) {}
 
 RemoteWindow::~RemoteWindow() {
   stop();
@@ -70,9 +71,14 @@ void RemoteWindow::start_epoch(std::vector<std::uint32_t> order, std::vector<std
   horizon_end_ = 0;
   ahead_bytes_ = 0;
   this_epoch_in_flight_ = 0;
+  mark_alone(true);
   stopping_ = false;
   failure_ = nullptr;
   thread_ = std::thread([this] { run(); });
+}
+
+void RemoteWindow::mark_alone(bool fresh) {
+  alone_ = alone_positions(dataset_, order_, epoch_end_, window_bytes_, fresh, scattered_);
 }
 
 void RemoteWindow::extend_horizon() {
@@ -120,6 +126,7 @@ void RemoteWindow::begin_next(std::vector<std::uint32_t> next) {
   next_submit_ -= done;
   next_take_ = 0;
   wanted_ = wanted_ > done ? wanted_ - done : 0;
+  mark_alone(false);
 }
 
 RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
@@ -139,8 +146,10 @@ RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
   // a long round trip one connection carries a fraction of the link (8 MB GETs, 8 at once,
   // moved 33 MB/s over a 25 ms, 1 Gbit/s link that 64 GETs fill).
   const std::uint64_t share = window_bytes_ / std::max(settings_.fetch.max_in_flight, 1U);
-  const std::uint64_t most = std::min({kMaxGroup, std::max<std::uint64_t>(room, first.size),
-                                       std::max<std::uint64_t>(share, first.size)});
+  const bool alone = position < alone_.end || (position >= alone_.from && position < epoch_end_);
+  const std::uint64_t most = alone ? first.size
+                                   : std::min({kMaxGroup, std::max<std::uint64_t>(room, first.size),
+                                               std::max<std::uint64_t>(share, first.size)});
   if (cached(at)) {
     group.local = true;
     group.arrived = true;
@@ -369,12 +378,6 @@ const std::string& RemoteWindow::first_url() const {
 io::FetchStats RemoteWindow::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;
-}
-
-std::uint64_t read_ahead_bytes(const LoaderOptions& options) {
-  const std::uint64_t least = std::uint64_t{64} << 20;
-  if (options.shuffle != ShuffleMode::kBlocks) return least;
-  return std::max<std::uint64_t>(least, std::uint64_t{options.shuffle_window_mb} << 20);
 }
 
 }  // namespace feedrate

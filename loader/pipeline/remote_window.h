@@ -9,7 +9,12 @@
 // go as one ranged GET of up to kMaxGroup bytes, whatever their places in the order, so that
 // shuffle=blocks (whose window permutes whole runs of neighbours) and shuffle=none cost a GET per
 // run, not per sample; a sample with no neighbour in the horizon (a full shuffle of a dataset
-// far larger than it) is one GET. A group is held until its last sample is taken, and is no
+// far larger than it) is one GET. When the order scatters each run over the window (`scattered`:
+// shuffle=blocks, whose every batch draws on every run of its shuffle window), two windows go a
+// sample a GET, in delivery order, so that their batches fill as their bytes arrive: the first
+// of an epoch started afresh (grouped, its first batch would wait for all of it) and an epoch's
+// last when nothing is read ahead after it (grouped, it would decode with the link idle). A
+// group is held until its last sample is taken, and is no
 // larger than the room left in the window when it is formed, nor than window_bytes /
 // max_in_flight, so that the window holds max_in_flight GETs at once. Once a group of several
 // samples has arrived, each sample's bytes are held apart and let go as soon as take() hands it
@@ -61,6 +66,7 @@
 #include "io/remote/range_fetcher.h"
 #include "loader/cache/remote_mirror.h"
 #include "loader/dataset/remote_settings.h"
+#include "loader/pipeline/read_ahead_plan.h"
 
 namespace feedrate {
 
@@ -71,7 +77,7 @@ class RemoteWindow {
 
   // `mirror` (may be null) outlives the window.
   RemoteWindow(const Dataset& dataset, RemoteSettings settings, std::uint64_t window_bytes,
-               RemoteMirror* mirror);
+               RemoteMirror* mirror, bool scattered = false);
   ~RemoteWindow();
   RemoteWindow(const RemoteWindow&) = delete;
   RemoteWindow& operator=(const RemoteWindow&) = delete;
@@ -142,16 +148,20 @@ class RemoteWindow {
   std::uint64_t split(Group& group) const;
   // Takes `bytes` from held_bytes_ (under mutex_).
   void release(std::uint64_t bytes);
+  // Sets alone_ for this epoch; `fresh`: it started afresh (under mutex_).
+  void mark_alone(bool fresh);
 
   const Dataset& dataset_;
   const RemoteSettings settings_;
   const std::uint64_t window_bytes_;
   RemoteMirror* const mirror_;
+  const bool scattered_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::uint32_t> order_;      // this epoch's samples, then the next's
   std::size_t epoch_end_ = 0;             // where the next epoch's begin in order_
+  AlonePositions alone_;                  // of order_, for this epoch
   std::size_t this_epoch_in_flight_ = 0;  // GETs of this epoch's samples in flight
   // Set by start_epoch() for the window's thread to begin the next epoch with; reset once done.
   std::optional<std::vector<std::uint32_t>> begin_next_;
@@ -172,10 +182,5 @@ class RemoteWindow {
   io::RangeFetcher* fetcher_ = nullptr;  // the running thread's, for wake()
   std::thread thread_;
 };
-
-// The read-ahead's window for `options`, which the memory budget counts: 64 MB (64 requests of
-// 1 MB in flight, about 600 ImageNet JPEGs), and under shuffle=blocks at least a whole shuffle
-// window, whose first batch draws on every block of it.
-std::uint64_t read_ahead_bytes(const LoaderOptions& options);
 
 }  // namespace feedrate

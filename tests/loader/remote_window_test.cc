@@ -94,10 +94,10 @@ class RemoteWindowTest : public ::testing::Test {
   // most `in_flight` GETs at once (0: the settings' default), checks each sample's bytes; returns
   // the GETs the window made.
   std::uint64_t read(const std::vector<std::uint32_t>& order, std::uint64_t window_bytes,
-                     std::size_t batch, unsigned in_flight = 0) {
+                     std::size_t batch, unsigned in_flight = 0, bool scattered = false) {
     RemoteSettings settings = remote_settings(dataset_.files().front().string());
     if (in_flight != 0) settings.fetch.max_in_flight = in_flight;
-    RemoteWindow window(dataset_, settings, window_bytes, nullptr);
+    RemoteWindow window(dataset_, settings, window_bytes, nullptr, scattered);
     window.start_epoch(order);
     take(window, order, order.size(), batch);
     return window.stats().requests;
@@ -129,16 +129,24 @@ class RemoteWindowTest : public ::testing::Test {
     return std::exchange(longest_get_, 0);
   }
 
+  // The ranges the server has answered GETs for since the last call, in the order it got them.
+  std::vector<std::pair<std::size_t, std::size_t>> gets() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(gets_, {});
+  }
+
   void record(const std::string& request) {
     if (!request.starts_with("GET ")) return;
     const auto [first, last] = requested_range(request);
     std::lock_guard lock(mutex_);
     longest_get_ = std::max(longest_get_, last - first + 1);
+    gets_.emplace_back(first, last);
   }
 
   std::mutex mutex_;
-  std::size_t longest_get_ = 0;       // under mutex_
-  std::atomic<int> get_delay_ms_{0};  // before the server answers a GET
+  std::size_t longest_get_ = 0;                            // under mutex_
+  std::vector<std::pair<std::size_t, std::size_t>> gets_;  // under mutex_
+  std::atomic<int> get_delay_ms_{0};                       // before the server answers a GET
   std::string shard_;
   ScriptedServer server_;
   Dataset dataset_;
@@ -186,6 +194,49 @@ std::vector<std::uint32_t> storage_order() {
   std::vector<std::uint32_t> order(kSamples);
   for (std::uint32_t i = 0; i < kSamples; ++i) order[i] = i;
   return order;
+}
+
+TEST_F(RemoteWindowTest, TheFirstAndLastWindowOfAScatteredOrderGoASampleAGet) {
+  // Samples of 3,000 + 97 i bytes; a window of 10,000 holds the first three of the storage order
+  // (9,291 bytes) and the last one (5,231; with the one before, 10,365).
+  const std::vector<std::uint32_t> order = storage_order();
+  const AlonePositions alone = alone_positions(dataset_, order, kSamples, 10'000, true, true);
+  EXPECT_EQ(alone.end, 3u);
+  EXPECT_EQ(alone.from, kSamples - 1);
+  // Read ahead into the next epoch: its last window is grouped; carried over: so is its first.
+  std::vector<std::uint32_t> two = order;
+  two.insert(two.end(), order.begin(), order.end());
+  const AlonePositions carried = alone_positions(dataset_, two, kSamples, 10'000, false, true);
+  EXPECT_EQ(carried.end, 0u);
+  EXPECT_EQ(carried.from, kSamples);
+  const AlonePositions grouped = alone_positions(dataset_, order, kSamples, 10'000, true, false);
+  EXPECT_EQ(grouped.end, 0u);
+  EXPECT_EQ(grouped.from, kSamples);
+}
+
+TEST_F(RemoteWindowTest, AScatteredOrderFetchesItsFirstWindowASampleAGetInItsOrder) {
+  // interleaved_blocks() spreads each run of 4 neighbours over the order, as shuffle=blocks
+  // does. One GET at a time, so the server sees them in the window's order: grouped, the first
+  // GET holds the first sample's whole run; scattered, the first window's samples go one a GET,
+  // in the order's sequence, so that its first batch is not held up by every run of the window.
+  const std::vector<std::uint32_t> order = interleaved_blocks();
+  const std::uint64_t window = 6 * 3'000 + 6 * 97 * kSamples;
+  gets();
+  const std::uint64_t grouped = read(order, window, 4, 1);
+  const auto first_get = gets().front();
+  EXPECT_GT(first_get.second - first_get.first + 1, dataset_.sample(order[0]).size);
+  const std::uint64_t scattered = read(order, window, 4, 1, true);
+  const auto ranges = gets();
+  const AlonePositions alone = alone_positions(dataset_, order, kSamples, window, true, true);
+  ASSERT_GT(alone.end, 1u);
+  ASSERT_GE(ranges.size(), alone.end);
+  for (std::size_t i = 0; i < alone.end; ++i) {
+    const SampleRef& ref = dataset_.sample(order[i]);
+    EXPECT_EQ(ranges[i].first, ref.offset) << "GET " << i;
+    EXPECT_EQ(ranges[i].second, ref.offset + ref.size - 1) << "GET " << i;
+  }
+  EXPECT_GT(scattered, grouped);
+  EXPECT_LT(scattered, kSamples);  // between its ends, neighbours still go together
 }
 
 TEST_F(RemoteWindowTest, GroupsLeaveTheWindowRoomForEveryGetInFlight) {

@@ -4,6 +4,7 @@ options refused on the driver with the Loader's own errors; on_bad as in the Loa
 
 import gc
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -155,6 +156,56 @@ def test_streaming_split_gives_two_trainers_the_epoch(cluster, photos):
     assert len(report["consumers"]) == 2
     assert sum(c["images"] for c in report["consumers"]) == 203
     assert report["bottleneck"] in ("decode", "transfer", "trainers")
+
+
+def test_ray_train_workers_get_disjoint_equal_shares_of_the_epoch(cluster, photos, tmp_path):
+    # Ray Train's own path: TorchTrainer hands the dataset to two workers, each iterating its
+    # get_dataset_shard() with iter_torch_batches. Ray Train splits with
+    # streaming_split(equal=True), the same number of rows for each worker, so of the epoch's
+    # 203 samples it drops at most world_size - 1.
+    from ray.train import RunConfig, ScalingConfig
+    from ray.train.torch import TorchTrainer
+
+    expected, _ = loader_epoch(photos, 0, seed=6, **SMALL)
+    dataset = feedrate.ray.read(photos, seed=6, epoch=0, num_tasks=2, **SMALL)
+    out = tmp_path / "rows"
+    out.mkdir()
+
+    def loop(config):  # pickled by value: only what it imports itself
+        import hashlib
+        import json
+        import pathlib
+
+        import ray.train
+        import torch
+
+        import feedrate.ray
+
+        rows = []
+        batches = ray.train.get_dataset_shard("train").iter_torch_batches(batch_size=16)
+        for batch in feedrate.ray.timed(batches, config["run"]):
+            assert batch["image"].dtype == torch.uint8 and batch["label"].dtype == torch.int64
+            assert tuple(batch["image"].shape[1:]) == (32, 32, 3)
+            rows += [[int(index), int(label), hashlib.sha1(image.numpy().tobytes()).hexdigest()]
+                     for image, label, index in zip(batch["image"], batch["label"],
+                                                    batch["index"])]
+        rank = ray.train.get_context().get_world_rank()
+        (pathlib.Path(config["out"]) / f"{rank}.json").write_text(json.dumps(rows))
+
+    TorchTrainer(loop, train_loop_config={"out": str(out), "run": feedrate.ray.run_name(dataset)},
+                 scaling_config=ScalingConfig(num_workers=2),
+                 datasets={"train": dataset},
+                 run_config=RunConfig(name="feedrate", storage_path=str(tmp_path / "runs"))).fit()
+    shards = [[tuple(row) for row in json.loads((out / f"{rank}.json").read_text())]
+              for rank in range(2)]
+    first, second = ({index for index, _, _ in rows} for rows in shards)
+    assert len(shards[0]) == len(shards[1]) == len(first) == len(second)
+    assert not first & second
+    assert 203 - 1 <= len(first | second) <= 203
+    assert all(expected[index] == (label, digest) for index, label, digest in shards[0] + shards[1])
+    report = feedrate.ray.report(dataset)
+    assert len(report["consumers"]) == 2
+    assert sum(c["images"] for c in report["consumers"]) == len(first | second)
 
 
 def test_killed_task_worker_is_retried_and_the_epoch_stays_exact(cluster, photos):

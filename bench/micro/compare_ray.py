@@ -26,8 +26,9 @@ here), and is printed apart. Ray's start-up and its workers' first imports come 
 (warm_up).
 Peak memory is the largest sum of PSS (/proc/PID/smaps_rollup) over the run's whole process
 tree (the driver, Ray's GCS, raylet, workers, the object store's shared memory), sampled every
-second: reading a Ray tree's smaps_rollup every 0.2 s took about a fifth of a core, from the
-Ray variants (an epoch here is 2-3 s; their memory is steady over it). feedrate.ray's report is printed after its runs (decode CPU and shipped bytes per
+0.2 s in a round of its own after the timed ones (its images/s are printed, not counted):
+reading a Ray tree's smaps_rollup that often takes about a fifth of a core, from the Ray
+variants, so the timed rounds sample nothing. feedrate.ray's report is printed after its runs (decode CPU and shipped bytes per
 image). Run nothing else heavy at the same time.
 """
 
@@ -179,21 +180,31 @@ def tree_pss_kb(root):
     return total
 
 
-def measure(variant, args):
+def measure(variant, args, memory):
+    """One run of `variant` in a fresh process; with `memory`, its tree's peak PSS too."""
     command = [sys.executable, os.path.abspath(__file__), args.dataset, "--one", variant,
                "--cpus", str(args.cpus), "--batch-size", str(args.batch_size),
                "--size", str(args.size), "--epochs", str(args.epochs)]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     peak = 0
-    while child.poll() is None:
+    while memory and child.poll() is None:
         peak = max(peak, tree_pss_kb(child.pid))
-        time.sleep(1.0)
+        time.sleep(0.2)
+    child.wait()
     out = child.stdout.read().strip().splitlines()
     if child.returncode != 0 or not out:
         raise SystemExit(f"{variant} failed (exit {child.returncode})")
     result = json.loads(out[-1])
-    result["peak_pss_mb"] = peak / 1024
+    if memory:
+        result["peak_pss_mb"] = peak / 1024
     return result
+
+
+def print_run(label, variant, r):
+    pss = f"  peak PSS {r['peak_pss_mb']:7.0f} MB" if "peak_pss_mb" in r else ""
+    print(f"{label} {variant:17s} {r['images']} images {r['images_per_s']:7.1f} images/s{pss}  " +
+          json.dumps({k: v for k, v in r.items() if k not in (
+              "variant", "images", "seconds", "images_per_s", "peak_pss_mb")}), flush=True)
 
 
 def main():
@@ -223,17 +234,17 @@ def main():
     results = {v: [] for v in VARIANTS}
     for round_ in range(args.rounds):
         for variant in VARIANTS:
-            r = measure(variant, args)
-            results[variant].append(r)
-            print(f"round {round_ + 1} {variant:17s} {r['images']} images "
-                  f"{r['images_per_s']:7.1f} images/s  peak PSS {r['peak_pss_mb']:7.0f} MB  " +
-                  json.dumps({k: v for k, v in r.items() if k not in (
-                      "variant", "images", "seconds", "images_per_s", "peak_pss_mb")}),
-                  flush=True)
-    print("# medians")
+            results[variant].append(measure(variant, args, memory=False))
+            print_run(f"round {round_ + 1}", variant, results[variant][-1])
+    peaks = {}
+    for variant in VARIANTS:
+        r = measure(variant, args, memory=True)
+        peaks[variant] = r["peak_pss_mb"]
+        print_run("memory ", variant, r)
+    print("# medians of the timed rounds; peak PSS of the memory round")
     rate = {v: statistics.median(r["images_per_s"] for r in results[v]) for v in VARIANTS}
     for variant in VARIANTS:
-        pss = statistics.median(r["peak_pss_mb"] for r in results[variant])
+        pss = peaks[variant]
         first = statistics.median(r["first_epoch_images_per_s"] for r in results[variant])
         print(f"{variant:17s} {rate[variant]:7.1f} images/s (first epoch {first:7.1f})  "
               f"peak PSS {pss:7.0f} MB")

@@ -124,8 +124,9 @@ Report Telemetry::report() const {
   f.copy_busy_s = seconds(copy_ns_);
   f.copy_bytes = copy_bytes_;
   f.copy_blocked_s = seconds(copy_blocked_ns_);
-  // The copy stage runs on a decode worker after its decode: its time is CPU time too.
-  f.loader_cpu_s = f.decode_cpu_s + seconds(io_cpu_ns_) + f.assemble_busy_s + f.copy_busy_s;
+  // Every part from thread CPU clocks: the copy stage's wall time may include time its worker
+  // did not run (preempted, or a fake clock moved meanwhile).
+  f.loader_cpu_s = f.decode_cpu_s + seconds(io_cpu_ns_) + seconds(copy_cpu_ns_);
   f.consumer_busy_s = seconds(consumer_ns_);
   f.stall_io_s = seconds(stall_ns_[static_cast<int>(Stall::kIo)]);
   f.stall_cpu_s = seconds(stall_ns_[static_cast<int>(Stall::kCpu)]);

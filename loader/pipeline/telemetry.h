@@ -54,6 +54,8 @@ class Telemetry {
   // Copy stage: the bad-input policy, then the submit to the device.
   void assembled(std::uint64_t ns) { assemble_ns_ += ns; }
   void copied(std::uint64_t ns, std::uint64_t bytes);
+  // CPU time (the worker's thread clock) of a slot's assembly and copy.
+  void copy_cpu(std::uint64_t ns) { copy_cpu_ns_ += ns; }
   // Consumer thread.
   void consumer_step(std::uint64_t ns) { consumer_ns_ += ns; }
   void stalled(detail::Stall cause, std::uint64_t ns);
@@ -71,6 +73,7 @@ class Telemetry {
 
   std::atomic<std::uint64_t> batches_{0}, images_{0}, skipped_{0};
   std::atomic<std::uint64_t> read_ns_{0}, decode_ns_{0}, decode_cpu_ns_{0}, io_cpu_ns_{0};
+  std::atomic<std::uint64_t> copy_cpu_ns_{0};
   std::atomic<std::uint64_t> read_blocked_ns_{0}, copy_blocked_ns_{0};
   std::atomic<std::uint64_t> assemble_ns_{0}, copy_ns_{0}, copy_bytes_{0}, consumer_ns_{0};
   std::atomic<std::uint64_t> stall_ns_[detail::kStallKinds] = {};

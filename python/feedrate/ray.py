@@ -21,6 +21,7 @@ start and Ray keeps only the outputs past the ones the failed attempt already de
 is exact because a task's blocks are a pure function of its options (same seed, epoch, rank:
 same batches); Ray raises StreamingGeneratorReplayInconsistentError if a replay differs.
 
+The read tasks' side (the datasource, a part's Loader as blocks) is feedrate/_ray_task.py.
 Reports travel through a small actor (no CPU; one per driver, shared by its runs:
 feedrate/_ray_collector.py) that every attempt reports to: its start, its progress, and at its
 end both Loaders' report() plus the task's own clocks. report(ds) reads
@@ -30,7 +31,6 @@ them and says what held the epoch back. Ray is imported only inside the function
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 import uuid
@@ -39,7 +39,7 @@ import weakref
 from typing import Any, Dict, Iterable, Iterator, Optional
 
 import feedrate
-from feedrate import _ray_collector
+from feedrate import _ray_collector, _ray_task
 from feedrate._ray_diagnosis import diagnose
 
 __all__ = ["read", "report", "run_name", "timed"]
@@ -57,27 +57,6 @@ _OWNED = {
 }
 
 _DEFAULT_NODE_CORES = 32
-# A block holds whole batches, about _BLOCK_BYTES (at least one batch, at most
-# _MAX_BLOCK_BATCHES). Ray Data pays per block, in the driver's executor and in Ray's object
-# store and raylet (several milliseconds of CPU): one block a batch of 224 x 224 images spent a
-# quarter of a 2-core node's CPU on Ray's side. A bigger block delays a task's first one by its
-# batches' decoding.
-_BLOCK_BYTES = 32 << 20
-_MAX_BLOCK_BATCHES = 8
-
-
-class _Part:
-    """What one read task needs: picklable plain data (no Loader, no Ray objects)."""
-
-    def __init__(self, source, options, epoch, part, parts, tail, collector, block_batches):
-        self.source = source
-        self.options = options
-        self.epoch = epoch
-        self.part = part
-        self.parts = parts
-        self.tail = tail  # also deal the samples the pad_shards=False deal drops
-        self.collector = collector  # the run's name (_ray_collector: it names the actor too)
-        self.block_batches = block_batches  # the Loader batches of one block
 
 
 def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
@@ -136,10 +115,12 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
     num_tasks = max(1, min(num_tasks, samples))
 
     name, collector = _ray_collector.open_run(num_tasks)
+    row_bytes = _ray_task.row_bytes(options)
+    block_batches = _ray_task.block_batches(options)
     # The datasource (held by the dataset's plan) holds the actor's handle too; the run's state
     # there goes when the dataset does.
-    datasource = _datasource_class()(source, options, epoch, num_tasks, samples, name,
-                                     _row_bytes(options), collector)
+    datasource = _ray_task.datasource_class()(source, options, epoch, num_tasks, samples, name,
+                                              row_bytes, block_batches, collector)
     with warnings.catch_warnings():
         # read_datasource() names no max_retries parameter yet; ray_remote_args carries it.
         warnings.filterwarnings("ignore", message=".*ray_remote_args.*deprecated")
@@ -151,10 +132,8 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
     # dataset's own context asks for the tasks' blocks instead: 3/4 of a block's bytes, so that
     # a full block passes the limit and is not sliced (Ray slices at 1.5 times it); 1 MiB
     # blocks of one batch when the transform's output size is not known here.
-    row_bytes = _row_bytes(options)
     dataset.context.target_max_block_size = (
-        max(int(0.75 * _block_batches(options) * batch_size * row_bytes), 1)
-        if row_bytes else 2**20)
+        max(int(0.75 * block_batches * batch_size * row_bytes), 1) if row_bytes else 2**20)
     _RUNS[id(dataset)] = (weakref.ref(dataset), name)
     weakref.finalize(dataset, _release, id(dataset), name)
     return dataset
@@ -238,25 +217,6 @@ def report(dataset, node_cores: Optional[int] = None) -> Dict[str, Any]:
 _RUNS: Dict[int, tuple] = {}
 
 
-def _row_bytes(options) -> Optional[int]:
-    """Bytes of one row's image, when the transform's output side is known (train, eval)."""
-    if options.get("transform") not in ("train", "eval") or not isinstance(options.get("size"),
-                                                                           int):
-        return None
-    width = {"uint8": 1, "float32": 4, "float16": 2}.get(str(options.get("dtype", "uint8")), 1)
-    return options["size"] * options["size"] * 3 * width + 16
-
-
-def _block_batches(options) -> int:
-    """The Loader batches of one block: about _BLOCK_BYTES, from one to _MAX_BLOCK_BATCHES;
-    one when the transform's output size is not known."""
-    row_bytes = _row_bytes(options)
-    if row_bytes is None:
-        return 1
-    fit = _BLOCK_BYTES // (int(options["batch_size"]) * row_bytes)
-    return min(max(fit, 1), _MAX_BLOCK_BATCHES)
-
-
 def _task_threads(nodes) -> int:
     """The default decode threads of a task: the CPUs of the smallest alive node of
     `nodes` (ray.nodes()) that has CPUs, so that a task fits on every CPU node; 1 without one."""
@@ -275,172 +235,3 @@ def _release(key: int, name: str) -> None:
     """A read() dataset is gone: forget it here and drop its run's state in the collector."""
     _RUNS.pop(key, None)
     _ray_collector.close_run(name)
-
-
-@functools.lru_cache(maxsize=None)
-def _datasource_class():
-    from ray.data import Datasource, ReadTask
-    from ray.data.block import BlockMetadata
-
-    class FeedrateDatasource(Datasource):
-        def __init__(self, source, options, epoch, parts, samples, collector, row_bytes,
-                     handle):
-            super().__init__()
-            self._source = source
-            self._options = options
-            self._epoch = epoch
-            self._parts = parts
-            self._samples = samples
-            self._collector = collector
-            self._row_bytes = row_bytes
-            self._handle = handle  # keeps the collecting actor alive
-
-        def get_name(self):
-            return "Feedrate"
-
-        def _rows(self, part):
-            each = self._samples // self._parts
-            return each + (self._samples % self._parts if part == self._parts - 1 else 0)
-
-        def estimate_inmemory_data_size(self):
-            return None if self._row_bytes is None else self._row_bytes * self._samples
-
-        # One task per part, whatever parallelism Ray asks for: the parts are the partition.
-        def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
-            tasks = []
-            for part in range(self._parts):
-                rows = self._rows(part)
-                tail = part == self._parts - 1 and self._samples % self._parts != 0
-                spec = _Part(str(self._source), self._options, self._epoch, part, self._parts,
-                             tail, self._collector, _block_batches(self._options))
-                size = None if self._row_bytes is None else rows * self._row_bytes
-                tasks.append(ReadTask(functools.partial(_read_part, spec),
-                                      BlockMetadata(num_rows=rows, size_bytes=size,
-                                                    exec_stats=None, input_files=None)))
-            return tasks
-
-    return FeedrateDatasource
-
-
-def _read_part(spec: _Part) -> Iterator:
-    """One read task: this part's Loader (and, for the last part, the epoch's tail) as blocks."""
-    import ray
-    from ray.data.block import BlockAccessor
-
-    collector = _ray_collector.of_run(spec.collector)
-    attempt = f"{spec.part}:{uuid.uuid4().hex[:8]}"
-    context = ray.get_runtime_context()
-    ray.get(collector.started.remote(spec.collector, attempt, {
-        "part": spec.part, "pid": os.getpid(), "node": context.get_node_id(),
-        "cpus": context.get_assigned_resources().get("CPU", 0.0), "start": time.time()}))
-    clocks = {"setup_s": 0.0, "wait_s": 0.0, "emit_s": 0.0, "emit_cpu_s": 0.0,
-              "shipped_bytes": 0, "rows": 0, "batches": 0}
-    reports = []
-
-    # Yields the loader's batches as blocks of spec.block_batches batches; returns its state
-    # after the last batch when asked (the tail's Loader starts from it).
-    def blocks(loader, keep_state=False):
-        iterator = iter(loader)
-        state = None
-
-        def keep():  # after each batch: the state past the end of the epoch is another one
-            nonlocal state
-            state = loader.state_dict()
-
-        while True:
-            columns, batches = _gather(iterator, spec.block_batches,
-                                       int(spec.options["batch_size"]), clocks,
-                                       keep if keep_state else None)
-            if columns is None:
-                return state
-            t1 = time.perf_counter()
-            c1 = time.thread_time()
-            block = BlockAccessor.batch_to_block(columns)
-            del columns
-            accessor = BlockAccessor.for_block(block)
-            clocks["shipped_bytes"] += accessor.size_bytes()
-            clocks["rows"] += accessor.num_rows()
-            yield block
-            clocks["emit_s"] += time.perf_counter() - t1
-            clocks["emit_cpu_s"] += time.thread_time() - c1
-            collector.progress.remote(spec.collector, attempt, clocks["batches"])
-            if batches < spec.block_batches:
-                return state  # the Loader ended within this block
-
-    try:
-        t0 = time.perf_counter()
-        loader = feedrate.Loader(spec.source, rank=spec.part, world_size=spec.parts,
-                                 **spec.options)
-        loader.set_epoch(spec.epoch)
-        clocks["setup_s"] += time.perf_counter() - t0
-        last_state = yield from blocks(loader, keep_state=spec.tail)
-        reports.append(loader.report())
-        if spec.tail:
-            batches = last_state["loader"]["batches_received"] if last_state else 0
-            if batches != len(loader):
-                raise RuntimeError(
-                    f"feedrate.ray: part {spec.part} of {spec.parts} (epoch {spec.epoch}) "
-                    f"received {batches} of its {len(loader)} batches, so the epoch's last "
-                    f"samples cannot be dealt after them")
-            t0 = time.perf_counter()
-            rest = feedrate.Loader(spec.source, rank=0, world_size=1, **spec.options)
-            rest.load_state_dict(last_state)  # deals the samples no rank of the deal got
-            clocks["setup_s"] += time.perf_counter() - t0
-            yield from blocks(rest)
-            if rest.report()["images"] or rest.report()["skipped"]:
-                reports.append(rest.report())
-    except Exception as error:
-        # Name the part: Ray's traceback names only the read operator. The Loader's errors
-        # (feedrate.Error, OSError, ValueError) take one message.
-        where = (f"feedrate.ray: part {spec.part} of {spec.parts} (rank {spec.part} of "
-                 f"world_size {spec.parts}, epoch {spec.epoch}): {error}")
-        try:
-            named = type(error)(where)
-        except Exception:
-            named = RuntimeError(where)
-        raise named from error
-    ray.get(collector.finished.remote(spec.collector, attempt,
-                                      dict(clocks, end=time.time(), reports=reports)))
-
-
-def _gather(iterator, count, batch_size, clocks, after_batch=None):
-    """Up to `count` batches (of at most batch_size rows: fewer where on_bad="skip" left a
-    sample out) of a Loader's iterator copied into one block's columns: returns
-    (columns, batches gathered), columns None when the iterator had none left. The copy is the
-    one the batches need anyway: their arrays view a slot the Loader refills once they are
-    gone. Calls after_batch() after each batch. Adds the time waited on the Loader to
-    clocks["wait_s"], the copying's to clocks["emit_s"] and clocks["emit_cpu_s"], and the
-    batches to clocks["batches"]."""
-    import numpy as np
-
-    columns = None
-    rows = batches = 0
-    for _ in range(count):
-        t0 = time.perf_counter()
-        try:
-            images, labels, indices = next(iterator)
-        except StopIteration:
-            clocks["wait_s"] += time.perf_counter() - t0
-            break
-        t1 = time.perf_counter()
-        clocks["wait_s"] += t1 - t0
-        c1 = time.thread_time()
-        if columns is None:
-            capacity = count * batch_size
-            columns = {"image": np.empty((capacity,) + images.shape[1:], images.dtype),
-                       "label": np.empty(capacity, np.int64),
-                       "index": np.empty(capacity, np.int64)}
-        end = rows + len(labels)
-        for name, values in (("image", images), ("label", labels), ("index", indices)):
-            columns[name][rows:end] = values
-        del images, labels, indices
-        rows = end
-        batches += 1
-        if after_batch is not None:
-            after_batch()
-        clocks["emit_cpu_s"] += time.thread_time() - c1
-        clocks["emit_s"] += time.perf_counter() - t1
-    clocks["batches"] += batches
-    if columns is None:
-        return None, 0
-    return {name: values[:rows] for name, values in columns.items()}, batches

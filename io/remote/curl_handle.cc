@@ -42,6 +42,17 @@ CurlMulti new_multi() {
   return multi;
 }
 
+std::size_t collect_bounded(char* data, std::size_t size, std::size_t count, void* bounded_body) {
+  auto* sink = static_cast<BoundedBody*>(bounded_body);
+  const std::size_t bytes = size * count;
+  if (sink->body->size() + bytes > sink->limit) {
+    sink->too_large = true;
+    return 0;  // aborts the transfer
+  }
+  sink->body->append(data, bytes);
+  return bytes;
+}
+
 void append_header(CurlList& list, const char* line) {
   curl_slist* grown = curl_slist_append(list.get(), line);
   if (grown == nullptr) throw std::bad_alloc();

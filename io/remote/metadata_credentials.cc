@@ -27,18 +27,12 @@ struct Answer {
   std::string error;  // the transfer's error when status is 0
 };
 
-std::size_t collect(char* data, std::size_t size, std::size_t count, void* sink) {
-  auto* body = static_cast<std::string*>(sink);
-  if (body->size() + size * count > kMaxBody) return 0;  // ends the transfer: not credentials
-  body->append(data, size * count);
-  return size * count;
-}
-
 Answer attempt(const char* method, const std::string& url, const std::vector<std::string>& lines) {
   Answer answer;
   CurlEasy easy = new_easy();
   CurlList headers;
   for (const auto& line : lines) append_header(headers, line.c_str());
+  BoundedBody sink{&answer.body, kMaxBody};  // a longer answer is not credentials
   char error[CURL_ERROR_SIZE] = {};
   CURL* handle = easy.get();
   curl_easy_setopt(handle, CURLOPT_URL, url.c_str());
@@ -49,8 +43,8 @@ Answer attempt(const char* method, const std::string& url, const std::vector<std
   curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
   curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, kTimeoutMs);
   curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(handle, CURLOPT_WRITEDATA, &answer.body);
+  curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, collect_bounded);
+  curl_easy_setopt(handle, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error);
   const CURLcode result = curl_easy_perform(handle);
   curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &answer.status);

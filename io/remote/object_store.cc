@@ -10,23 +10,6 @@
 namespace feedrate::io {
 namespace {
 
-struct BodySink {
-  std::string* body;
-  std::size_t limit;
-  bool too_large = false;
-};
-
-std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {
-  auto* sink = static_cast<BodySink*>(user);
-  const std::size_t bytes = size * count;
-  if (sink->body->size() + bytes > sink->limit) {
-    sink->too_large = true;
-    return 0;  // aborts the transfer
-  }
-  sink->body->append(data, bytes);
-  return bytes;
-}
-
 template <typename T>
 RemoteResult<T> failed(RemoteFailure failure) {
   RemoteResult<T> result;
@@ -67,11 +50,11 @@ ObjectStore::Response ObjectStore::attempt(const std::string& what, const std::s
     return response;
   }
   if (nobody) curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
-  BodySink sink{&response.body, options_.max_get_bytes};
+  BoundedBody sink{&response.body, options_.max_get_bytes};
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, read_header_line);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, &response.head);
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, collect_bounded);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error_buffer);
   const CURLcode result = curl_easy_perform(easy);

@@ -58,6 +58,23 @@ class FileActions {
   posix_spawn_file_actions_t actions_;
 };
 
+// Spawn attributes that put the child in a new process group, its own pid.
+class SpawnAttributes {
+ public:
+  SpawnAttributes() {
+    ::posix_spawnattr_init(&attributes_);
+    ::posix_spawnattr_setflags(&attributes_, POSIX_SPAWN_SETPGROUP);
+    ::posix_spawnattr_setpgroup(&attributes_, 0);
+  }
+  ~SpawnAttributes() { ::posix_spawnattr_destroy(&attributes_); }
+  SpawnAttributes(const SpawnAttributes&) = delete;
+  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+  const posix_spawnattr_t* get() const { return &attributes_; }
+
+ private:
+  posix_spawnattr_t attributes_;
+};
+
 int wait_for(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -118,8 +135,12 @@ TimedCredentials run_credential_process(const std::string& command, const std::s
   std::string dash_c = "-c";
   std::string line = command;
   char* argv[] = {shell.data(), dash_c.data(), line.data(), nullptr};
+  // The command runs in a process group of its own, so that a timeout kills what it started too
+  // (`sleep 30 &`, a helper that keeps the pipes open), not only its shell.
+  SpawnAttributes attributes;
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, shell.c_str(), actions.get(), nullptr, argv, environ);
+  const int spawned =
+      ::posix_spawn(&pid, shell.c_str(), actions.get(), attributes.get(), argv, environ);
   if (spawned != 0) {
     throw std::runtime_error(origin + ": cannot run /bin/sh: " + std::strerror(spawned));
   }
@@ -129,7 +150,7 @@ TimedCredentials run_credential_process(const std::string& command, const std::s
   std::string errors;
   const bool finished = drain(out.read_end(), err.read_end(), output, errors,
                               std::chrono::steady_clock::now() + timeout);
-  if (!finished) ::kill(pid, SIGKILL);
+  if (!finished) ::kill(-pid, SIGKILL);
   const int status = wait_for(pid);
   if (!finished) {
     throw std::runtime_error(origin + ": the command did not finish within " +

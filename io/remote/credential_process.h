@@ -12,7 +12,8 @@
 
 namespace feedrate::io {
 
-// The most a command may take before it is killed and the call fails.
+// The most a command may take before it is killed and the call fails. The command runs in a
+// process group of its own, and the whole group is killed: what the command started as well.
 inline constexpr std::chrono::seconds kCredentialProcessTimeout{60};
 
 // Runs `command`; `origin` names it in messages ("credential_process of profile 'x'"). Throws

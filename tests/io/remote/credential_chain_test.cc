@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/remote/credential_process.h"
@@ -332,6 +333,29 @@ TEST_F(CredentialChain, AHangingOrKilledProcessFails) {
   } catch (const std::runtime_error& error) {
     EXPECT_STREQ(error.what(), "origin: the command was killed by signal 15");
   }
+}
+
+// Whether a process is gone: no /proc entry, or a zombie that only waits to be reaped by
+// whichever process adopted it.
+bool process_ended(const std::string& pid) {
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto state = line.rfind(") ");
+  return state != std::string::npos && line.compare(state + 2, 1, "Z") == 0;
+}
+
+TEST_F(CredentialChain, ATimeoutKillsWhatTheCommandStarted) {
+  const std::string pid_file = (home_ / "child.pid").string();
+  EXPECT_THROW(run_credential_process("sleep 30 & echo $! > " + pid_file + "; wait",
+                                      "credential_process of profile 'slow'", 300ms),
+               std::runtime_error);
+  std::ifstream in(pid_file);
+  std::string pid;
+  ASSERT_TRUE(std::getline(in, pid)) << "the command wrote no pid to " << pid_file;
+  // SIGKILL is delivered before kill() returns; the /proc entry may take a moment to change.
+  for (int i = 0; i < 100 && !process_ended(pid); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(process_ended(pid)) << "the command's child " << pid << " still runs";
 }
 
 TEST_F(CredentialChain, NoMetadataServiceMeansUnsignedRequests) {

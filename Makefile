@@ -131,7 +131,7 @@ test-remote-deps:
 	@if [ ! -x $(REMOTE_VENV)/bin/python ] || ! $(REMOTE_VENV)/bin/python -c 'import moto.server, boto3' 2>/dev/null; then \
 	  echo "feedrate: creating $(REMOTE_VENV)"; \
 	  rm -rf $(REMOTE_VENV) && /usr/bin/python3 -m venv $(REMOTE_VENV) && \
-	  $(REMOTE_VENV)/bin/pip install -q 'moto[server]' boto3 pytest; \
+	  $(REMOTE_VENV)/bin/pip install -q 'moto[server]==5.2.5' 'boto3==1.44.8' pytest; \
 	fi
 
 # feedrate.ray's tests (tests/ray) on a local Ray cluster of three 2-CPU raylets, against the

@@ -168,7 +168,9 @@ def test_s3_auth_mode_checks_the_signature(s3, need_curl):
     ep = s3.endpoints
     path = f"/{ep['bucket']}/data/sub/a.txt"
     assert curl_s3(ep, "GET", path) == (200, b"hello from the harness\n")
-    code, body = curl_s3(ep, "GET", path, secret=ep["secret_key"][:-1] + "x")
+    secret = ep["secret_key"]
+    wrong = secret[:-1] + ("y" if secret.endswith("x") else "x")  # moto's secrets are random
+    code, body = curl_s3(ep, "GET", path, secret=wrong)
     assert code == 403 and xml_code(body) == "SignatureDoesNotMatch"
     code, body = curl_s3(ep, "GET", path, key="AKIAIOSFODNN7EXAMPLE")
     assert code == 403 and xml_code(body) == "InvalidAccessKeyId"

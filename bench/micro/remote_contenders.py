@@ -183,7 +183,8 @@ class Bench:
         if store:
             out["store"] = {k: store[k] for k in (
                 "requests", "average_in_flight", "max_in_flight", "first_byte_p50_ms",
-                "first_byte_p99_ms", "bytes_per_s", "bytes_per_s_per_connection", "retries")}
+                "first_byte_p99_ms", "bytes_per_s", "bytes_per_s_per_connection", "retries",
+                "by_in_flight")}
         if epoch or epochs > 1:
             out["epoch1_images_per_s"] = j["epochs"][0]["images_per_s"]
         if epochs > 1:

@@ -166,6 +166,13 @@ struct CacheFigures {
 
 // A remote source's store (s3://, https://; loader/pipeline/remote_window.h): how its reads
 // went, for the io capacity and its advice. All zero for a local dataset.
+// The store's rate while a number of requests within a band (1, 2-3, 4-7, ...) was in flight.
+struct StoreBand {
+  double in_flight = 0;  // requests, on average over the band's time
+  double busy_s = 0;     // time in the band
+  double bytes_per_s = 0;
+};
+
 struct StoreFigures {
   bool remote = false;
   std::string scheme;            // "s3", "https" or "http"
@@ -179,6 +186,7 @@ struct StoreFigures {
   double bytes_per_s = 0;                               // over the time any request was in flight
   double bytes_per_s_per_connection = 0;                // one request's transfer rate
   double busy_s = 0;                                    // time with a request in flight
+  std::vector<StoreBand> by_in_flight;  // the bands with time in them, fewest requests first
 };
 
 struct Report {

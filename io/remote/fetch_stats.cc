@@ -1,6 +1,7 @@
 #include "io/remote/fetch_stats.h"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 namespace feedrate::io {
@@ -9,12 +10,21 @@ std::uint64_t FetchStats::retries_total() const {
   return std::accumulate(retries.begin(), retries.end(), std::uint64_t{0});
 }
 
+std::size_t in_flight_band(unsigned in_flight) {
+  if (in_flight <= 1) return 0;
+  return std::min<std::size_t>(kInFlightBands - 1, std::bit_width(in_flight) - 1);
+}
+
+void FetchMeter::add_span(FetchStats& stats, FetchClock::time_point now) const {
+  if (in_flight_ == 0) return;
+  const double seconds = std::chrono::duration<double>(now - since_).count();
+  InFlightBand& band = stats.by_in_flight[in_flight_band(in_flight_)];
+  band.busy_seconds += seconds;
+  band.in_flight_seconds += seconds * in_flight_;
+}
+
 void FetchMeter::set_in_flight(unsigned in_flight, FetchClock::time_point now) {
-  if (in_flight_ > 0) {
-    const auto span = now - since_;
-    busy_ += span;
-    in_flight_ns_ += static_cast<double>(in_flight_) * static_cast<double>(span.count());
-  }
+  add_span(stats_, now);
   in_flight_ = in_flight;
   since_ = now;
   stats_.peak_in_flight = std::max(stats_.peak_in_flight, in_flight);
@@ -31,16 +41,14 @@ void FetchMeter::attempt_ended(const AttemptMetrics& metrics) {
 
 FetchStats FetchMeter::stats(FetchClock::time_point now) const {
   FetchStats stats = stats_;
-  auto busy = busy_;
-  double in_flight_ns = in_flight_ns_;
-  if (in_flight_ > 0) {
-    busy += now - since_;
-    in_flight_ns += static_cast<double>(in_flight_) * static_cast<double>((now - since_).count());
+  add_span(stats, now);
+  double in_flight_seconds = 0;
+  for (const InFlightBand& band : stats.by_in_flight) {
+    stats.busy_seconds += band.busy_seconds;
+    in_flight_seconds += band.in_flight_seconds;
   }
-  const double busy_ns = static_cast<double>(busy.count());
-  stats.busy_seconds = busy_ns / 1e9;
-  if (busy_ns > 0) {
-    stats.average_in_flight = in_flight_ns / busy_ns;
+  if (stats.busy_seconds > 0) {
+    stats.average_in_flight = in_flight_seconds / stats.busy_seconds;
     stats.bytes_per_second = static_cast<double>(stats.bytes) / stats.busy_seconds;
   }
   if (transfer_time_.count() > 0) {

@@ -1,10 +1,14 @@
 // The statistics of a RangeFetcher, and the meter that gathers them. Busy time is the time with
 // at least one transfer in flight; the averages are over it, so idle gaps between a caller's
-// submissions do not dilute them. Thread-safety: a FetchMeter belongs to its fetcher's thread;
-// FetchStats is a value.
+// submissions do not dilute them. Busy time and the bytes that arrived are also split by how many
+// transfers were in flight (bands of 1, 2-3, 4-7, ... 1024 and more), so that a reader can see
+// whether more requests in flight brought more bytes a second (a latency-bound store) or not (a
+// full link). Thread-safety: a FetchMeter belongs to its fetcher's thread; FetchStats is a value.
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 
 #include "io/latency_histogram.h"
@@ -12,6 +16,16 @@
 #include "io/remote/retry_policy.h"
 
 namespace feedrate::io {
+
+// The time spent with a number of transfers in flight within one band, and what arrived in it.
+struct InFlightBand {
+  double busy_seconds = 0;
+  double in_flight_seconds = 0;  // the integral of transfers in flight: / busy_seconds, the mean
+  std::uint64_t bytes = 0;       // body bytes that arrived (retried attempts' included)
+};
+
+inline constexpr std::size_t kInFlightBands = 11;  // band b: 2^b to 2^(b+1) - 1 transfers
+std::size_t in_flight_band(unsigned in_flight);    // 0 for 0 or 1; the last for 1024 and more
 
 struct FetchStats {
   std::uint64_t requests = 0;       // submitted
@@ -31,6 +45,7 @@ struct FetchStats {
   double first_byte_p99_ms = 0;
   double bytes_per_second = 0;                 // bytes / busy_seconds
   double bytes_per_second_per_connection = 0;  // bytes / the summed durations of the attempts
+  std::array<InFlightBand, kInFlightBands> by_in_flight{};
 
   std::uint64_t retries_total() const;
 };
@@ -40,6 +55,10 @@ class FetchMeter {
   void submitted() { ++stats_.requests; }
   // The number of transfers in flight changes to `in_flight` at `now`.
   void set_in_flight(unsigned in_flight, FetchClock::time_point now);
+  // `bytes` of a body arrived now (from libcurl's write callback).
+  void arrived(std::size_t bytes) {
+    stats_.by_in_flight[in_flight_band(in_flight_)].bytes += bytes;
+  }
   void attempt_ended(const AttemptMetrics& metrics);
   // A retry of `cause`; `server_delayed` when it waits for a Retry-After.
   void retried(RetryCause cause, bool server_delayed) {
@@ -50,12 +69,13 @@ class FetchMeter {
   FetchStats stats(FetchClock::time_point now) const;
 
  private:
-  FetchStats stats_;
+  // Adds the time since since_, with in_flight_ transfers, to `stats`'s band.
+  void add_span(FetchStats& stats, FetchClock::time_point now) const;
+
+  FetchStats stats_;  // its bands' times count up to since_; stats() sums them
   LatencyHistogram first_byte_;
   unsigned in_flight_ = 0;
   FetchClock::time_point since_{};
-  std::chrono::nanoseconds busy_{0};
-  double in_flight_ns_ = 0;  // integral of in-flight transfers over time
   std::chrono::microseconds transfer_time_{0};
 };
 

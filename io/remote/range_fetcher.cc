@@ -31,7 +31,7 @@ RangeFetcher::RangeFetcher(S3Settings settings, const RangeFetcherOptions& optio
   curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, static_cast<long>(options_.max_in_flight));
   transfers_.reserve(options_.max_in_flight);
   for (unsigned i = 0; i < options_.max_in_flight; ++i) {
-    transfers_.push_back(std::make_unique<RangeTransfer>());
+    transfers_.push_back(std::make_unique<RangeTransfer>(meter_));
     idle_.push_back(transfers_.back().get());
   }
 }

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "io/remote/fetch_stats.h"
 #include "io/remote/remote_error.h"
 
 namespace feedrate::io {
 
-RangeTransfer::RangeTransfer() : easy_(new_easy()) {}
+RangeTransfer::RangeTransfer(FetchMeter& meter) : meter_(meter), easy_(new_easy()) {}
 
 void RangeTransfer::start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& endpoint) {
   job_ = std::move(job);
@@ -57,6 +58,7 @@ void RangeTransfer::begin_body() {
 }
 
 std::size_t RangeTransfer::take_body(const char* data, std::size_t size) {
+  meter_.arrived(size);
   if (body_ == Body::kUnseen) begin_body();
   if (body_ == Body::kRejected) return 0;  // aborts the transfer
   if (body_ == Body::kError) {

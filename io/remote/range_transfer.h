@@ -4,7 +4,8 @@
 // ([offset + delivered, offset + size)), with If-Match set to the ETag the caller gave or the one
 // the first answer carried, so that resumed bytes come from the same version of the object.
 // Its body goes straight into the job's destination; a 200 answer (the server ignored Range) is
-// skipped up to the range and cut off after it. Thread-safety: owned by the fetcher's thread.
+// skipped up to the range and cut off after it. Each body byte that arrives is counted on the
+// fetcher's FetchMeter as it arrives. Thread-safety: owned by the fetcher's thread.
 #pragma once
 
 #include <curl/curl.h>
@@ -22,6 +23,8 @@
 #include "io/remote/retry_policy.h"
 
 namespace feedrate::io {
+
+class FetchMeter;
 
 struct FetchJob {
   FetchRequest request;
@@ -53,7 +56,7 @@ struct AttemptMetrics {
 
 class RangeTransfer {
  public:
-  RangeTransfer();
+  explicit RangeTransfer(FetchMeter& meter);
   RangeTransfer(const RangeTransfer&) = delete;
   RangeTransfer& operator=(const RangeTransfer&) = delete;
 
@@ -74,6 +77,7 @@ class RangeTransfer {
   std::size_t take_body(const char* data, std::size_t size);
   void begin_body();
 
+  FetchMeter& meter_;
   CurlEasy easy_;
   CurlList headers_;
   std::unique_ptr<FetchJob> job_;

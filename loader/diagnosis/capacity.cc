@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/throttle.h"
+#include "loader/diagnosis/store_scaling.h"
 #include "loader/diagnosis/text.h"
 
 namespace feedrate {
@@ -34,9 +35,11 @@ Capacity not_measured(Resource resource, std::string why) {
 
 // What a remote store sustains with the requests the read-ahead may keep in flight: the rate it
 // delivered while they were nearly all in flight (the link or the store's time to first byte
-// then binds), else one request's rate times the requests allowed (a projection: the link may
-// bind sooner). The I/O thread's reading time alone cannot say it: it waits for slots as well
-// as for the store, so on a link that binds it counts the decodes' share of the waiting.
+// then binds); else the rate of its busiest band with the most requests, scaled to the requests
+// allowed as the bands say the rate grew with them (store_scaling.h); else, when the bands say
+// nothing, one request's rate times the requests allowed (a projection: the link may bind
+// sooner). The I/O thread's reading time alone cannot say it: it waits for slots as well as for
+// the store, so on a link that binds it counts the decodes' share of the waiting.
 double store_images_per_s(const StoreFigures& s, double images, std::string& basis) {
   if (!s.remote || s.bytes == 0 || s.busy_s <= 0 || images <= 0) return kUnlimited;
   const double per_image = static_cast<double>(s.bytes) / images;
@@ -45,6 +48,16 @@ double store_images_per_s(const StoreFigures& s, double images, std::string& bas
     basis += format("; the store (%s) delivered %s with %.1f of %u requests in flight (%.0f MB/s)",
                     s.scheme.c_str(), thousands(rate).c_str(), s.average_in_flight, s.max_in_flight,
                     s.bytes_per_s / 1e6);
+    return rate;
+  }
+  if (const auto scaling = store_scaling(s)) {
+    const double rate = projected_bytes_per_s(*scaling, s.max_in_flight) / per_image;
+    basis += format(
+        "; the store (%s) would deliver %s with its %u requests in flight: %.0f MB/s with %.1f "
+        "in flight, %.0f MB/s with %.1f (the rate grew as requests^%.2f)",
+        s.scheme.c_str(), thousands(rate).c_str(), s.max_in_flight, scaling->low.bytes_per_s / 1e6,
+        scaling->low.in_flight, scaling->high.bytes_per_s / 1e6, scaling->high.in_flight,
+        scaling->elasticity);
     return rate;
   }
   const double rate = s.bytes_per_s_per_connection * s.max_in_flight / per_image;

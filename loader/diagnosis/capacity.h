@@ -5,8 +5,9 @@
 //   io        images per second the I/O thread spent reading, and no more than the emulated
 //             disk's limits (--throttle) allow for the run's bytes and reads per image, nor
 //             than a remote store sustains with the requests allowed in flight (its rate
-//             while at least kStoreSaturated of them were in flight, else one request's rate
-//             times the requests allowed);
+//             while at least kStoreSaturated of them were in flight, else its rate scaled to
+//             them as it grew with the requests in flight (store_scaling.h), else one
+//             request's rate times the requests allowed);
 //   cpu       the decode threads (num_workers; the consumer's thread at 0) on the cores this
 //             process may use, from the CPU time per image of the decodes and of every loader
 //             thread (include/feedrate/throughput_model.h's cpu_images_per_s());

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "loader/diagnosis/capacity.h"
 #include "loader/diagnosis/measured.h"
+#include "loader/diagnosis/store_scaling.h"
 #include "loader/diagnosis/text.h"
 
 namespace feedrate {
@@ -23,29 +25,47 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
   const double per_image = report.images > 0 ? static_cast<double>(s.bytes) / report.images : 0;
   const double images_per_request =
       s.requests > 0 ? static_cast<double>(report.images) / static_cast<double>(s.requests) : 1;
-  advice.push_back(make_finding(
-      "io.store",
-      format("the store (%s) delivered %.1f MB/s in %s requests (%.1f images each): time to "
-             "first byte %.0f ms (p99 %.0f ms), %.1f requests in flight on average of %u allowed, "
-             "%.1f MB/s per request",
-             s.scheme.c_str(), s.bytes_per_s / 1e6,
-             thousands(static_cast<double>(s.requests)).c_str(), images_per_request,
-             s.first_byte_p50_ms, s.first_byte_p99_ms, s.average_in_flight, s.max_in_flight,
-             s.bytes_per_s_per_connection / 1e6)));
+  const auto scaling = store_scaling(s);
+  std::string finding = format(
+      "the store (%s) delivered %.1f MB/s in %s requests (%.1f images each): time to first byte "
+      "%.0f ms (p99 %.0f ms), %.1f requests in flight on average of %u allowed, %.1f MB/s per "
+      "request",
+      s.scheme.c_str(), s.bytes_per_s / 1e6, thousands(static_cast<double>(s.requests)).c_str(),
+      images_per_request, s.first_byte_p50_ms, s.first_byte_p99_ms, s.average_in_flight,
+      s.max_in_flight, s.bytes_per_s_per_connection / 1e6);
+  if (scaling) {
+    finding += format("; %.0f MB/s with %.1f requests in flight, %.0f MB/s with %.1f: ",
+                      scaling->low.bytes_per_s / 1e6, scaling->low.in_flight,
+                      scaling->high.bytes_per_s / 1e6, scaling->high.in_flight);
+    finding += scaling->elasticity < kLinkFull
+                   ? "more requests did not lift the rate, the link (or the store) is full"
+                   : format("the rate grew as requests^%.2f", scaling->elasticity);
+  }
+  advice.push_back(make_finding("io.store", std::move(finding)));
   if (!std::isfinite(io) || io <= 0) return;
-  if (s.max_in_flight > 0 && s.average_in_flight >= kStoreSaturated * s.max_in_flight) {
+  const bool saturated =
+      s.max_in_flight > 0 && s.average_in_flight >= kStoreSaturated * s.max_in_flight;
+  if (saturated && (!scaling || scaling->elasticity >= kLinkFull)) {
     const unsigned more = std::min(1024u, s.max_in_flight * 2);
-    const double rate = io * static_cast<double>(more) / std::max(1.0, s.average_in_flight);
+    const double elasticity = scaling ? scaling->elasticity : 1.0;
+    const double rate =
+        io * std::pow(static_cast<double>(more) / std::max(1.0, s.average_in_flight), elasticity);
     Advice more_in_flight = make_remedy(
         "io.store_in_flight", format("keep %u requests in flight ({0})", more),
         {{"io_queue_depth", std::to_string(more)}}, lifted(capacities, Resource::kIo, rate),
         "no hardware; the store's request rate limits apply");
-    // Whether the link (or the store's bandwidth) is full already, no figure of one run says:
-    // the remedy's projection holds only if each request's time to first byte sets the rate.
-    more_in_flight.cause = format(
-        "the read-ahead kept %.1f of its %u requests in flight, %.0f MB/s in all: more requests "
-        "lift the rate where the time to first byte sets it, not where the link is full",
-        s.average_in_flight, s.max_in_flight, s.bytes_per_s / 1e6);
+    more_in_flight.cause =
+        scaling
+            ? format(
+                  "the read-ahead kept %.1f of its %u requests in flight, %.0f MB/s in all, "
+                  "and its rate grew as requests^%.2f",
+                  s.average_in_flight, s.max_in_flight, s.bytes_per_s / 1e6, scaling->elasticity)
+            // Without bands to compare, no figure of the run says whether the link is full.
+            : format(
+                  "the read-ahead kept %.1f of its %u requests in flight, %.0f MB/s in all: "
+                  "more requests lift the rate where the time to first byte sets it, not "
+                  "where the link is full",
+                  s.average_in_flight, s.max_in_flight, s.bytes_per_s / 1e6);
     advice.push_back(std::move(more_in_flight));
   }
   // One object per image: tar shards put neighbours in one request (the read-ahead groups the

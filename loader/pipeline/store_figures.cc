@@ -22,6 +22,11 @@ StoreFigures store_figures(const RemoteWindow& window) {
   figures.bytes_per_s = stats.bytes_per_second;
   figures.bytes_per_s_per_connection = stats.bytes_per_second_per_connection;
   figures.busy_s = stats.busy_seconds;
+  for (const io::InFlightBand& band : stats.by_in_flight) {
+    if (band.busy_seconds <= 0) continue;
+    figures.by_in_flight.push_back({band.in_flight_seconds / band.busy_seconds, band.busy_seconds,
+                                    static_cast<double>(band.bytes) / band.busy_seconds});
+  }
   return figures;
 }
 

@@ -13,6 +13,7 @@
 
 #include "feedrate/verdict_text.h"
 #include "loader/diagnosis/capacity.h"
+#include "loader/diagnosis/store_scaling.h"
 
 namespace feedrate {
 namespace {
@@ -487,6 +488,87 @@ TEST(StoreCapacity, FewRequestsInFlightProjectOneRequestsRateToThoseAllowed) {
   EXPECT_NEAR(io.images_per_s, 64 * 2'200'000 / 110'000.0, 1e-6);
   EXPECT_NE(io.basis.find("would deliver 1,280 with its 64 requests"), std::string::npos)
       << io.basis;
+}
+
+// Half the run's requests in flight on average, so its rate is not what the 64 allowed would
+// give: the bands say how it grew with the requests. Each request moved 4 MB/s (2,327 images/s
+// with 64, more than the CPU's 1,336).
+Report banded_run(double low_mb_s, double high_mb_s) {
+  Report r = link_run();
+  r.store.average_in_flight = 32;
+  r.store.bytes_per_s_per_connection = 4'000'000;
+  r.store.by_in_flight = {{1.6, 0.2, 2e6},  // the ramp-up: too short to count
+                          {20, 3, low_mb_s * 1e6},
+                          {40, 6, high_mb_s * 1e6}};
+  return r;
+}
+
+TEST(StoreScaling, ComparesTheBusiestBandsWithTheMostRequests) {
+  StoreFigures s = banded_run(62, 124).store;
+  auto scaling = store_scaling(s);
+  ASSERT_TRUE(scaling.has_value());
+  EXPECT_EQ(scaling->low.in_flight, 20);
+  EXPECT_EQ(scaling->high.in_flight, 40);
+  EXPECT_NEAR(scaling->elasticity, 1, 1e-12);
+  EXPECT_NEAR(projected_bytes_per_s(*scaling, 64), 124e6 * 64 / 40, 1);
+  s.by_in_flight[2].bytes_per_s = 40e6;  // fewer bytes with more requests: clamped, not negative
+  EXPECT_EQ(store_scaling(s)->elasticity, 0);
+  s.by_in_flight[1].in_flight = 35;  // too close to 40 to compare; the ramp-up is too short
+  EXPECT_FALSE(store_scaling(s).has_value());
+  s.by_in_flight.resize(1);
+  EXPECT_FALSE(store_scaling(s).has_value());
+}
+
+TEST(StoreCapacity, AFullLinkBoundsIoAtItsRateWithFewerRequestsThanAllowed) {
+  Report r = banded_run(122, 124);  // twice the requests, 2% more bytes a second
+  r.capacities = capacities(r);
+  const Capacity& io = r.capacities.of(Resource::kIo);
+  const double e = std::log(124.0 / 122) / std::log(2.0);
+  EXPECT_NEAR(io.images_per_s, 124e6 * std::pow(64 / 40.0, e) / 110'000, 1e-6);
+  EXPECT_NE(io.basis.find("grew as requests^0.02"), std::string::npos) << io.basis;
+  r.verdict = judge(r);
+  ASSERT_TRUE(r.verdict.bottleneck.has_value());
+  EXPECT_EQ(*r.verdict.bottleneck, Resource::kIo) << verdict_summary(r);
+}
+
+TEST(StoreCapacity, ALatencyBoundStoreProjectsItsGrowthToTheRequestsAllowed) {
+  Report r = banded_run(62, 124);  // twice the requests, twice the bytes a second
+  r.capacities = capacities(r);
+  const Capacity& io = r.capacities.of(Resource::kIo);
+  EXPECT_NE(io.basis.find("would deliver 1,804 with its 64 requests in flight: 62 MB/s with 20.0 "
+                          "in flight, 124 MB/s with 40.0 (the rate grew as requests^1.00)"),
+            std::string::npos)
+      << io.basis;
+  EXPECT_NEAR(io.images_per_s, 11'200 / 7.6, 1e-6);  // the reading rate binds before the store
+  r.verdict = judge(r);
+  ASSERT_TRUE(r.verdict.bottleneck.has_value());
+  EXPECT_EQ(*r.verdict.bottleneck, Resource::kCpu) << verdict_summary(r);
+}
+
+// All 64 requests in flight: more are a remedy only where the bands saw the rate grow with them.
+TEST(StoreAdvice, MoreRequestsInFlightOnlyWhereTheRateGrewWithThem) {
+  Report r = link_run();
+  r.store.average_in_flight = 63.5;
+  r.store.bytes_per_s_per_connection = r.store.bytes_per_s / 63.5;
+  r.store.by_in_flight = {{24, 2, 62e6}, {48, 2, 124e6}, {63.8, 5.9, 124.4e6}};
+  r = judged(r);
+  ASSERT_EQ(*r.verdict.bottleneck, Resource::kIo) << verdict_summary(r);
+  EXPECT_EQ(find(r.verdict, "io.store_in_flight"), nullptr) << kinds(r.verdict);
+  const Advice* store = find(r.verdict, "io.store");
+  ASSERT_NE(store, nullptr);
+  EXPECT_NE(store->cause.find("more requests did not lift the rate, the link (or the store) is "
+                              "full"),
+            std::string::npos)
+      << store->cause;
+
+  r.store.by_in_flight = {{32, 3, 90e6 / std::sqrt(63.8 / 32)}, {63.8, 6, 90e6}};  // e = 0.5
+  r = judged(r);
+  const Advice* more = find(r.verdict, "io.store_in_flight");
+  ASSERT_NE(more, nullptr) << kinds(r.verdict);
+  EXPECT_NE(more->cause.find("grew as requests^0.50"), std::string::npos) << more->cause;
+  const double io = r.capacities.of(Resource::kIo).images_per_s;
+  EXPECT_NEAR(more->projected_images_per_s,
+              lifted(r.capacities, Resource::kIo, io * std::sqrt(128 / 63.5)), 1e-6);
 }
 
 TEST(StoreCapacity, ALocalRunIsNotBoundByStoreFigures) {

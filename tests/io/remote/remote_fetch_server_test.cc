@@ -5,6 +5,7 @@
 // token sent but never shown, and ranges past an object's end.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,18 @@ TEST_F(RemoteFetch, ManyRequestsStayInFlightAcrossPolls) {
   EXPECT_GT(stats.average_in_flight, 1.0);
   EXPECT_EQ(stats.bytes, kPieces * piece);
   EXPECT_EQ(stats.completed, kPieces);
+  // The bands split the busy time and the bytes that arrived; no band past the 8 allowed.
+  double band_seconds = 0;
+  std::uint64_t band_bytes = 0;
+  for (std::size_t b = 0; b < kInFlightBands; ++b) {
+    band_seconds += stats.by_in_flight[b].busy_seconds;
+    band_bytes += stats.by_in_flight[b].bytes;
+    if (b > in_flight_band(8)) {
+      EXPECT_EQ(stats.by_in_flight[b].busy_seconds, 0) << b;
+    }
+  }
+  EXPECT_NEAR(band_seconds, stats.busy_seconds, 1e-9);
+  EXPECT_EQ(band_bytes, kPieces * piece);  // no retries here: each body byte arrived once
   // moto answers "Connection: close", so connection reuse is checked against nginx.
 }
 

@@ -1,0 +1,35 @@
+// How a remote store's rate grew with the requests in flight, read off one run's in-flight bands
+// (StoreFigures::by_in_flight), and what it would deliver with another number of them. Of the
+// bands that hold at least kScalingBandShare of the busy time, the one with the most requests
+// (high) is compared with the next one down whose requests are at most high's / kScalingSpread
+// (low): between them the rate went as requests^e, e = log(rate_high / rate_low) /
+// log(requests_high / requests_low), clamped to [0, 1]. Near 1, each request's time to first
+// byte set the rate (Little's law: twice the requests, twice the bytes a second); near 0, the
+// link or the store's bandwidth was full, and more requests lift nothing. The bands' shares keep
+// a run's ramp-up and drain (a few requests in flight for a moment) out of the comparison.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <optional>
+
+#include "feedrate/report.h"
+
+namespace feedrate {
+
+inline constexpr double kScalingBandShare = 0.1;
+inline constexpr double kScalingSpread = 1.3;
+// Below this elasticity more requests in flight are no remedy: the link (or the store) is full.
+inline constexpr double kLinkFull = 0.25;
+
+struct StoreScaling {
+  double elasticity = 1;
+  StoreBand low, high;
+};
+
+// Empty when fewer than two bands qualify (a short run, or one that kept one number in flight).
+std::optional<StoreScaling> store_scaling(const StoreFigures& store);
+
+// Bytes/s with `in_flight` requests: high's rate x (in_flight / high's requests)^elasticity.
+double projected_bytes_per_s(const StoreScaling& scaling, double in_flight);
+
+}  // namespace feedrate

@@ -177,6 +177,8 @@ class Bench:
                "bottleneck": j["verdict"]["bottleneck"], "summary": j["verdict"]["summary"],
                "advice": [a["text"] for a in j["verdict"]["advice"]
                           if a["kind"].startswith("io.store") or a["kind"] == "io.cache_dir"],
+               "capacities": {k: {"images_per_s": j["capacities"][k]["images_per_s"],
+                                  "basis": j["capacities"][k]["basis"]} for k in ("io", "cpu")},
                "read_busy_s": j["stages"].get("read", {}).get("busy_s"),
                "decode_utilization": j["stages"].get("decode", {}).get("utilization"),
                "command": " ".join(map(str, cmd))}

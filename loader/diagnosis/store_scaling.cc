@@ -9,24 +9,34 @@ namespace feedrate {
 std::optional<StoreScaling> store_scaling(const StoreFigures& store) {
   std::vector<StoreBand> bands;
   for (const StoreBand& band : store.by_in_flight) {
-    if (band.busy_s >= kScalingBandShare * store.busy_s && band.bytes_per_s > 0) {
+    if (band.busy_s >= kScalingBandShare * store.busy_s && band.bytes_per_s > 0 &&
+        band.in_flight > 0) {
       bands.push_back(band);
     }
   }
-  if (bands.size() < 2) return std::nullopt;
-  std::sort(bands.begin(), bands.end(),
-            [](const StoreBand& a, const StoreBand& b) { return a.in_flight > b.in_flight; });
-  const StoreBand& high = bands.front();
-  const auto low = std::find_if(bands.begin() + 1, bands.end(), [&](const StoreBand& band) {
-    return band.in_flight * kScalingSpread <= high.in_flight;
-  });
-  if (low == bands.end()) return std::nullopt;
+  if (bands.empty()) return std::nullopt;
+  const auto [low, high] = std::minmax_element(
+      bands.begin(), bands.end(),
+      [](const StoreBand& a, const StoreBand& b) { return a.in_flight < b.in_flight; });
+  if (high->in_flight < kScalingSpread * low->in_flight) return std::nullopt;
+  double weight = 0, mean_x = 0, mean_y = 0;
+  for (const StoreBand& band : bands) {
+    weight += band.busy_s;
+    mean_x += band.busy_s * std::log(band.in_flight);
+    mean_y += band.busy_s * std::log(band.bytes_per_s);
+  }
+  mean_x /= weight;
+  mean_y /= weight;
+  double sxy = 0, sxx = 0;
+  for (const StoreBand& band : bands) {
+    const double dx = std::log(band.in_flight) - mean_x;
+    sxy += band.busy_s * dx * (std::log(band.bytes_per_s) - mean_y);
+    sxx += band.busy_s * dx * dx;
+  }
   StoreScaling scaling;
-  scaling.high = high;
   scaling.low = *low;
-  const double e =
-      std::log(high.bytes_per_s / low->bytes_per_s) / std::log(high.in_flight / low->in_flight);
-  scaling.elasticity = std::clamp(e, 0.0, 1.0);
+  scaling.high = *high;
+  scaling.elasticity = std::clamp(sxy / sxx, 0.0, 1.0);
   return scaling;
 }
 

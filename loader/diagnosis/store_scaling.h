@@ -1,12 +1,12 @@
 // How a remote store's rate grew with the requests in flight, read off one run's in-flight bands
-// (StoreFigures::by_in_flight), and what it would deliver with another number of them. Of the
-// bands that hold at least kScalingBandShare of the busy time, the one with the most requests
-// (high) is compared with the next one down whose requests are at most high's / kScalingSpread
-// (low): between them the rate went as requests^e, e = log(rate_high / rate_low) /
-// log(requests_high / requests_low), clamped to [0, 1]. Near 1, each request's time to first
-// byte set the rate (Little's law: twice the requests, twice the bytes a second); near 0, the
-// link or the store's bandwidth was full, and more requests lift nothing. The bands' shares keep
-// a run's ramp-up and drain (a few requests in flight for a moment) out of the comparison.
+// (StoreFigures::by_in_flight), and what it would deliver with another number of them. Over the
+// bands that hold at least kScalingBandShare of the busy time, when their mean requests span at
+// least kScalingSpread times, the rate went as requests^e: e is the slope of log(rate) against
+// log(requests), fitted by least squares weighted by each band's time, clamped to [0, 1]. Near 1,
+// each request's time to first byte set the rate (Little's law: twice the requests, twice the
+// bytes a second); near 0, the link or the store's bandwidth was full, and more requests lift
+// nothing. The bands' shares keep a run's ramp-up and drain (a few requests in flight for a
+// moment) out of the fit, and the weights keep a band of short moments from swinging it.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -23,10 +23,11 @@ inline constexpr double kLinkFull = 0.25;
 
 struct StoreScaling {
   double elasticity = 1;
-  StoreBand low, high;
+  StoreBand low, high;  // the fitted bands with the fewest and the most requests
 };
 
-// Empty when fewer than two bands qualify (a short run, or one that kept one number in flight).
+// Empty when the bands that count span too few requests (a short run, or one that kept one
+// number of requests in flight).
 std::optional<StoreScaling> store_scaling(const StoreFigures& store);
 
 // Bytes/s with `in_flight` requests: high's rate x (in_flight / high's requests)^elasticity.

@@ -1,6 +1,6 @@
 // The XML documents S3 answers with: an <Error> body (its Code and Message; also inside the
-// <ErrorResponse> of STS and the other query APIs) and a ListObjectsV2 page (<ListBucketResult>),
-// parsed with pugixml. Thread-safety: pure functions.
+// <ErrorResponse> of STS and the other query APIs, and moto's <ErrorResponse><Errors>) and a
+// ListObjectsV2 page (<ListBucketResult>), parsed with pugixml. Thread-safety: pure functions.
 #pragma once
 
 #include <cstdint>

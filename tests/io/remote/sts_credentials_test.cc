@@ -20,12 +20,8 @@ namespace feedrate::io {
 namespace {
 
 using namespace std::chrono_literals;
-using test_support::Environment;
-using test_support::expect_resolve_error;
-using test_support::header_value;
-using test_support::http;
-using test_support::ManualWallClock;
-using test_support::ScriptedServer;
+// Environment, ManualWallClock, ScriptedServer, http(), header_value(), expect_resolve_error().
+using namespace test_support;
 
 constexpr const char* kSecret = "sTsSoUrCeSeCrEt/0123456789+abcdefghijklmn";
 constexpr const char* kToken = "eyJhbGciOiJSUzI1NiJ9.web-identity-token.SiGnAtUrE";

@@ -1,13 +1,18 @@
 // Where S3 requests go and how they are signed, resolved in the order of botocore's chain:
 //   credentials: AWS_NO_SIGN_REQUEST=true forces unsigned requests; else AWS_ACCESS_KEY_ID +
 //     AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN); else, for the profile AWS_PROFILE (default
-//     "default"), its keys in the credentials file, its credential_process (credentials file,
-//     then config file "[profile NAME]"), its keys in the config file; else container
-//     credentials (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI); else, when the options
-//     ask for it and AWS_EC2_METADATA_DISABLED is not true, the instance metadata service
+//     "default"), the role its role_arn names, assumed (STS AssumeRole) with the keys of its
+//     source_profile; else web identity (STS AssumeRoleWithWebIdentity) with the token of
+//     AWS_WEB_IDENTITY_TOKEN_FILE or the profile's web_identity_token_file for AWS_ROLE_ARN or
+//     the profile's role_arn (io/remote/role_credentials.h); else the profile's keys in the
+//     credentials file, its credential_process (credentials file, then config file
+//     "[profile NAME]"), its keys in the config file; else container credentials
+//     (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI); else, when the options ask for it
+//     and AWS_EC2_METADATA_DISABLED is not true, the instance metadata service
 //     (AWS_EC2_METADATA_SERVICE_ENDPOINT, default http://169.254.169.254); else none, and
-//     requests go unsigned (public buckets). The last three give temporary credentials, which
-//     the provider fetches again before they expire (io/remote/credential_provider.h).
+//     requests go unsigned (public buckets). The STS sources, the credential_process, container
+//     and instance metadata give temporary credentials, which the provider fetches again before
+//     they expire (io/remote/credential_provider.h).
 //   files: AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE, else ~/.aws/credentials and
 //     ~/.aws/config under HOME.
 //   region: AWS_REGION, AWS_DEFAULT_REGION, the profile's region, then us-east-1.
@@ -40,9 +45,11 @@ EnvLookup process_environment();
 
 struct S3Settings {
   // Never null; source() says where the credentials came from: "environment
-  // (AWS_ACCESS_KEY_ID)", "profile 'x' in /root/.aws/credentials", "credential_process of
-  // profile 'x'", "container credentials (AWS_CONTAINER_CREDENTIALS_FULL_URI)", "instance
-  // metadata (IMDSv2, role 'r')", "none: unsigned requests", ...
+  // (AWS_ACCESS_KEY_ID)", "assume-role of profile 'x' (role 'arn:...', source profile 'y')",
+  // "web identity (AWS_ROLE_ARN 'arn:...')", "profile 'x' in /root/.aws/credentials",
+  // "credential_process of profile 'x'", "container credentials
+  // (AWS_CONTAINER_CREDENTIALS_FULL_URI)", "instance metadata (IMDSv2, role 'r')", "none: unsigned
+  // requests", ...
   std::shared_ptr<CredentialProvider> credentials =
       CredentialProvider::fixed({}, "none: unsigned requests");
   std::string region = "us-east-1";
@@ -62,9 +69,10 @@ struct CredentialChainOptions {
 
 // Throws std::runtime_error when the environment or a file is inconsistent (a key without its
 // secret, an AWS_PROFILE found in neither file, an unreadable file) or a source of temporary
-// credentials fails (a credential_process's exit status or output, a container endpoint's or
-// an instance role's answer), std::invalid_argument for an endpoint that is not an http(s) URL;
-// the messages never contain a secret.
+// credentials fails (a credential_process's exit status or output, a container endpoint's, an
+// instance role's or STS's answer, a role configuration that is incomplete or unsupported),
+// std::invalid_argument for an endpoint that is not an http(s) URL; the messages never contain a
+// secret.
 S3Settings resolve_s3_settings(const EnvLookup& env, const CredentialChainOptions& options = {});
 
 }  // namespace feedrate::io

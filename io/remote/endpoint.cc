@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "io/remote/sigv4.h"
+
 namespace feedrate::io {
 
 void validate(const TransferOptions& options) {
@@ -71,16 +73,9 @@ void RemoteEndpoint::configure(CURL* easy, const std::string& http_url, bool sig
   if (sign) {
     // libcurl copies the strings, so the snapshot may be replaced once this returns.
     const auto credentials = settings_.credentials->current();
-    curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, sigv4_.c_str());
-    // USERNAME and PASSWORD rather than USERPWD "key:secret": a secret may contain ':'.
-    curl_easy_setopt(easy, CURLOPT_USERNAME, credentials->access_key_id.c_str());
-    curl_easy_setopt(easy, CURLOPT_PASSWORD, credentials->secret_access_key.reveal().c_str());
+    sign_sigv4(easy, sigv4_, *credentials, headers);
     // Every request here is a GET or HEAD without a body: S3 accepts UNSIGNED-PAYLOAD for it.
     append_header(headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
-    if (!credentials->session_token.empty()) {
-      const std::string token = "x-amz-security-token: " + credentials->session_token.reveal();
-      append_header(headers, token.c_str());
-    }
   }
   for (const auto& line : extra_headers) append_header(headers, line.c_str());
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());

@@ -17,7 +17,11 @@ S3ErrorBody parse_s3_error(std::string_view body) {
   S3ErrorBody error;
   pugi::xml_document document;
   if (!load(document, body)) return error;
-  const auto root = document.child("Error");
+  // STS and the other query APIs wrap it: <ErrorResponse><Error>, moto's STS in
+  // <ErrorResponse><Errors><Error>.
+  auto root = document.child("Error");
+  if (!root) root = document.child("ErrorResponse").child("Error");
+  if (!root) root = document.child("ErrorResponse").child("Errors").child("Error");
   error.code = root.child_value("Code");
   error.message = root.child_value("Message");
   return error;

@@ -1,4 +1,5 @@
-// The XML documents S3 answers with: an <Error> body (its Code and Message) and a
+// The XML documents S3 answers with: an <Error> body (its Code and Message; also inside the
+// <ErrorResponse> of STS and the other query APIs, and moto's <ErrorResponse><Errors>) and a
 // ListObjectsV2 page (<ListBucketResult>), parsed with pugixml. Thread-safety: pure functions.
 #pragma once
 
@@ -13,7 +14,7 @@ struct S3ErrorBody {
   std::string code;     // "NoSuchKey", "AccessDenied", "SlowDown", ...; empty when not S3 XML
   std::string message;  // the server's explanation, may be empty
 };
-// Never throws: a body that is not an S3 error document gives empty fields.
+// Never throws: a body that is not such an error document gives empty fields.
 S3ErrorBody parse_s3_error(std::string_view body);
 
 struct ListedObject {

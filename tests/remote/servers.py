@@ -30,7 +30,7 @@ e.g. --netem when not root or without ip/tc; 2: bad arguments):
 
     {"s3": "http://127.0.0.1:40123", "bucket": "feedrate-test", "prefix": "data/",
      "objects": 12, "region": "us-east-1", "access_key": "AKIA...", "secret_key": "...",
-     "auth": true, "http": "http://127.0.0.1:40125", "https": "https://127.0.0.1:40127",
+     "role_arn": "arn:aws:iam::123456789012:role/feedrate-reader", "auth": true, "http": "http://127.0.0.1:40125", "https": "https://127.0.0.1:40127",
      "ca_file": "DIR/tls/ca.pem", "proxy": "http://127.0.0.1:40129", "proxy_upstream": "s3",
      "proxy_control": "http://127.0.0.1:40129", "state": "DIR", "data": "/abs/data",
      "netem": null}
@@ -87,7 +87,10 @@ moto's auth mode (--auth / auth=True): works. moto checks nothing by default; `u
 unchecked, creates IAM user "feedrate" with an inline policy allowing s3:* and an access key,
 creates the bucket and uploads with that key, then POSTs "0" to moto's /moto-api/reset-auth
 (the run-time form of INITIAL_NO_AUTH_ACTION_COUNT): from then on every request must carry a
-valid SigV4 signature by a known key. A wrong secret answers 403 SignatureDoesNotMatch, an
+valid SigV4 signature by a known key. It also creates role "feedrate-reader" (role_arn; s3:*),
+which the user may assume (moto's STS on the same port: AssumeRole, AssumeRoleWithWebIdentity),
+and whose temporary credentials moto's S3 accepts with their x-amz-security-token; role_arn is
+empty without --auth. A wrong secret answers 403 SignatureDoesNotMatch, an
 unknown key 403 InvalidAccessKeyId, an unsigned request 403 (checked against curl
 --aws-sigv4, the signing code libcurl's CURLOPT_AWS_SIGV4 uses, in test_harness.py). Without
 --auth, any signed request is accepted and endpoints.json reports "testing"/"testing".
@@ -525,7 +528,7 @@ def s3_setup_main(args):
     from botocore.config import Config
     cfg = Config(retries={"max_attempts": 2}, s3={"addressing_style": "path"})
     kw = dict(endpoint_url=args["url"], region_name=REGION, config=cfg)
-    key_id, secret = "testing", "testing"
+    key_id, secret, role_arn = "testing", "testing", ""
     if args["auth"]:
         iam = boto3.client("iam", aws_access_key_id="testing", aws_secret_access_key="testing", **kw)
         iam.create_user(UserName="feedrate")
@@ -534,6 +537,21 @@ def s3_setup_main(args):
              "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
         ak = iam.create_access_key(UserName="feedrate")["AccessKey"]
         key_id, secret = ak["AccessKeyId"], ak["SecretAccessKey"]
+        # A role the user may assume (sts:AssumeRole) and web identities too, which may read
+        # everything: STS's temporary credentials for it sign S3 requests (role_arn).
+        user_arn = iam.get_user(UserName="feedrate")["User"]["Arn"]
+        iam.put_user_policy(UserName="feedrate", PolicyName="assume-reader", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17",
+             "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}]}))
+        role_arn = iam.create_role(RoleName="feedrate-reader", AssumeRolePolicyDocument=json.dumps(
+            {"Version": "2012-10-17",
+             "Statement": [{"Effect": "Allow", "Principal": {"AWS": user_arn},
+                            "Action": "sts:AssumeRole"},
+                           {"Effect": "Allow", "Principal": {"Federated": "feedrate-oidc"},
+                            "Action": "sts:AssumeRoleWithWebIdentity"}]}))["Role"]["Arn"]
+        iam.put_role_policy(RoleName="feedrate-reader", PolicyName="s3-all", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17",
+             "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
     s3 = boto3.client("s3", aws_access_key_id=key_id, aws_secret_access_key=secret, **kw)
     s3.create_bucket(Bucket=args["bucket"])
     n = 0
@@ -547,7 +565,8 @@ def s3_setup_main(args):
                                      headers={"Content-Type": "text/plain"})
         with urllib.request.urlopen(req, timeout=10) as r:
             r.read()
-    print(json.dumps({"access_key": key_id, "secret_key": secret, "objects": n}))
+    print(json.dumps({"access_key": key_id, "secret_key": secret, "role_arn": role_arn,
+                      "objects": n}))
 
 
 # ----------------------------------------------------------------------------- the harness
@@ -773,7 +792,7 @@ class Servers:
             made = json.loads(r.stdout.strip().splitlines()[-1])
             ep.update(s3=f"http://{public}", bucket=self.bucket, prefix=self.prefix,
                       objects=made["objects"], region=REGION, access_key=made["access_key"],
-                      secret_key=made["secret_key"], auth=self.auth)
+                      secret_key=made["secret_key"], role_arn=made["role_arn"], auth=self.auth)
             self.timings["s3"] = time.monotonic() - t0
         if self.nginx:
             t0 = time.monotonic()

@@ -26,6 +26,7 @@ using test_support::closed_port;
 using test_support::Environment;
 using test_support::expect_resolve_error;
 using test_support::header_value;
+using test_support::http;
 using test_support::ManualWallClock;
 using test_support::ScriptedServer;
 
@@ -34,12 +35,6 @@ constexpr const char* kImdsToken = "imds-session-token-AQAEAFake==";
 constexpr const char* kContainerToken = "container-authorization-token";
 // An hour after ManualWallClock's start.
 constexpr const char* kExpiration = "2026-01-01T01:00:00Z";
-
-std::string http(int status, const std::string& body = "") {
-  return "HTTP/1.1 " + std::to_string(status) +
-         " X\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
-         body;
-}
 
 std::string credentials_json(const std::string& key, const std::string& token_field) {
   return "{\"Code\": \"Success\", \"AccessKeyId\": \"" + key + "\", \"SecretAccessKey\": \"" +

@@ -1,7 +1,7 @@
 // Helpers of the credential tests: a fake environment (the variables the test sets, nothing
 // else: the machine's AWS variables never leak in), a wall clock that moves only when the test
-// says so (expirations and refreshes without sleeping), and the check that a resolution fails
-// with a message that names the problem and never holds the secret.
+// says so (expirations and refreshes without sleeping), a scripted server's answer, and the check
+// that a resolution fails with a message that names the problem and never holds the secret.
 // Thread-safety: test code; ManualWallClock may be read from any thread.
 #pragma once
 
@@ -56,6 +56,13 @@ class ManualWallClock {
  private:
   std::atomic<long long> now_;  // nanoseconds since the epoch
 };
+
+// A whole HTTP/1.1 answer for a ScriptedServer: status, body, and the connection closed.
+inline std::string http(int status, const std::string& body = "") {
+  return "HTTP/1.1 " + std::to_string(status) +
+         " X\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
+         body;
+}
 
 // resolve_s3_settings(env, options) throws, with `fragment` and without `secret` in the message.
 inline void expect_resolve_error(const EnvLookup& env, const std::string& fragment,

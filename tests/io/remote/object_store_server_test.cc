@@ -2,7 +2,9 @@
 // $FEEDRATE_REMOTE_ENDPOINTS): stat() sizes and ETags, get() of whole objects, a listing read
 // page by page (a small max-keys forces continuation tokens), its retries through the fault
 // proxy, 403/404 failing at once with the URL, the credential source and no secret, and a
-// signed listing and GET with keys that a profile's credential_process printed.
+// signed listing and GET with keys that a profile's credential_process printed, and with the
+// temporary credentials of moto's STS (AssumeRole signed with the user's keys, and
+// AssumeRoleWithWebIdentity), which moto's S3 checks like any other.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -41,6 +43,18 @@ class RemoteObjectStore : public ::testing::Test {
     options.retry.max_delay = std::chrono::milliseconds(20);
     return options;
   }
+
+  // HOME, and moto as the S3 and STS endpoint.
+  test_support::Environment moto_environment(const std::filesystem::path& home) const {
+    test_support::Environment env;
+    env.set("HOME", home.string())
+        .set("AWS_ENDPOINT_URL", servers_->get("s3"))
+        .set("AWS_REGION", servers_->has("region") ? servers_->get("region") : "us-east-1");
+    return env;
+  }
+
+  // A listing of the test data's folder/ and a GET of its first file, with `settings`.
+  void expect_listing_and_get(const S3Settings& settings) const;
 
   std::optional<RemoteServers> servers_;
   std::vector<std::string> files_;
@@ -102,6 +116,17 @@ std::vector<std::string> listed_files(const std::vector<std::string>& files) {
   return listed;
 }
 
+void RemoteObjectStore::expect_listing_and_get(const S3Settings& settings) const {
+  ObjectStore store(settings, options());
+  const auto listed = store.list(listing_prefix(*servers_));
+  ASSERT_TRUE(listed.ok()) << listed.message;
+  EXPECT_EQ(listed.value.size(), listed_files(files_).size());
+  const auto got = store.get(servers_->s3_url(files_.front()));
+  ASSERT_TRUE(got.ok()) << got.message;
+  const auto local = servers_->local(files_.front());
+  EXPECT_EQ(got.value, std::string(local.begin(), local.end()));
+}
+
 TEST_F(RemoteObjectStore, ListingReadsEveryPage) {
   ObjectStore store(servers_->s3_settings(servers_->get("s3")), options(2));
   const auto listed = store.list(listing_prefix(*servers_));
@@ -127,21 +152,50 @@ TEST_F(RemoteObjectStore, KeysFromACredentialProcessSignListingAndGet) {
   std::filesystem::create_directories(home / ".aws");
   std::ofstream(home / ".aws" / "config")
       << "[profile moto]\ncredential_process = " << script.string() << "\n";
-  test_support::Environment env;
-  env.set("HOME", home.path().string())
-      .set("AWS_PROFILE", "moto")
-      .set("AWS_ENDPOINT_URL", servers_->get("s3"))
-      .set("AWS_REGION", servers_->has("region") ? servers_->get("region") : "us-east-1");
+  auto env = moto_environment(home.path());
+  env.set("AWS_PROFILE", "moto");
   const S3Settings settings = resolve_s3_settings(env.lookup());
   EXPECT_EQ(settings.credentials->source(), "credential_process of profile 'moto'");
-  ObjectStore store(settings, options());
-  const auto listed = store.list(listing_prefix(*servers_));
-  ASSERT_TRUE(listed.ok()) << listed.message;
-  EXPECT_EQ(listed.value.size(), listed_files(files_).size());
-  const auto got = store.get(servers_->s3_url(files_.front()));
-  ASSERT_TRUE(got.ok()) << got.message;
-  const auto local = servers_->local(files_.front());
-  EXPECT_EQ(got.value, std::string(local.begin(), local.end()));
+  expect_listing_and_get(settings);
+}
+
+TEST_F(RemoteObjectStore, CredentialsOfAnAssumedRoleSignListingAndGet) {
+  if (!servers_->auth()) GTEST_SKIP() << "no role to assume (servers.py --auth)";
+  testing::TempDir home;
+  std::filesystem::create_directories(home / ".aws");
+  std::ofstream(home / ".aws" / "credentials")
+      << "[keys]\naws_access_key_id = " << servers_->get("access_key")
+      << "\naws_secret_access_key = " << servers_->get("secret_key") << "\n";
+  std::ofstream(home / ".aws" / "config")
+      << "[profile reader]\nrole_arn = " << servers_->get("role_arn")
+      << "\nsource_profile = keys\nduration_seconds = 900\n";
+  auto env = moto_environment(home.path());
+  env.set("AWS_PROFILE", "reader");
+  const S3Settings settings = resolve_s3_settings(env.lookup());
+  EXPECT_EQ(settings.credentials->source(), "assume-role of profile 'reader' (role '" +
+                                                servers_->get("role_arn") +
+                                                "', source profile 'keys')");
+  const auto credentials = settings.credentials->current();
+  EXPECT_NE(credentials->access_key_id, servers_->get("access_key"));
+  EXPECT_FALSE(credentials->session_token.empty());
+  expect_listing_and_get(settings);
+}
+
+TEST_F(RemoteObjectStore, CredentialsOfAWebIdentitySignListingAndGet) {
+  if (!servers_->auth()) GTEST_SKIP() << "no role to assume (servers.py --auth)";
+  testing::TempDir home;
+  const auto token = home / "token";
+  std::ofstream(token) << "eyJhbGciOiJSUzI1NiJ9.feedrate-test.c2lnbmF0dXJl\n";
+  auto env = moto_environment(home.path());
+  env.set("AWS_ROLE_ARN", servers_->get("role_arn"))
+      .set("AWS_WEB_IDENTITY_TOKEN_FILE", token.string());
+  // moto checking signatures refuses unsigned requests, AssumeRoleWithWebIdentity too, which
+  // STS takes unsigned: the next request alone goes unchecked.
+  servers_->let_unchecked(1);
+  const S3Settings settings = resolve_s3_settings(env.lookup());
+  EXPECT_EQ(settings.credentials->source(),
+            "web identity (AWS_ROLE_ARN '" + servers_->get("role_arn") + "')");
+  expect_listing_and_get(settings);
 }
 
 TEST_F(RemoteObjectStore, ListingPagesAreRetried) {

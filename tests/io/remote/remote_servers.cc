@@ -93,6 +93,10 @@ std::vector<unsigned char> RemoteServers::local(const std::string& relative) con
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+void RemoteServers::let_unchecked(int requests) const {
+  control("POST", get("s3") + "/moto-api/reset-auth", std::to_string(requests));
+}
+
 void RemoteServers::clear_faults() const {
   control("DELETE", get("proxy_control") + "/__faults", "");
   control("DELETE", get("proxy_control") + "/__log", "");

@@ -35,6 +35,10 @@ class RemoteServers {
   std::vector<std::string> files() const;
   std::vector<unsigned char> local(const std::string& relative) const;
 
+  // moto checking signatures lets the next `requests` requests through unchecked
+  // (POST /moto-api/reset-auth), then checks again.
+  void let_unchecked(int requests) const;
+
   // The fault proxy: rules as JSON (see tests/remote/fault_proxy.py), its request log, and
   // the URL an object has through it (an s3:// URL when the proxy fronts moto, then fetched
   // with s3_settings(get("proxy")), else an http:// one).

@@ -1,4 +1,4 @@
-// S3's XML: error bodies and ListObjectsV2 pages.
+// S3's XML: error bodies (S3's, STS's and moto's STS's) and ListObjectsV2 pages.
 #include "io/remote/s3_xml.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +14,15 @@ TEST(S3Xml, ReadsErrorBodies) {
       "specified key does not exist.</Message><Key>a/b</Key></Error>");
   EXPECT_EQ(error.code, "NoSuchKey");
   EXPECT_EQ(error.message, "The specified key does not exist.");
+  // STS's wrapping, and moto's.
+  EXPECT_EQ(parse_s3_error("<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code>"
+                           "<Message>no</Message></Error></ErrorResponse>")
+                .code,
+            "AccessDenied");
+  EXPECT_EQ(parse_s3_error("<ErrorResponse><Errors><Error><Code>SignatureDoesNotMatch</Code>"
+                           "</Error></Errors></ErrorResponse>")
+                .code,
+            "SignatureDoesNotMatch");
   EXPECT_EQ(parse_s3_error("").code, "");
   EXPECT_EQ(parse_s3_error("<html>502 Bad Gateway</html>").code, "");
   EXPECT_EQ(parse_s3_error("not xml at all <").code, "");

@@ -47,7 +47,14 @@ void ScriptedServer::serve() {
     if (client < 0) return;
     std::string request;
     char buffer[4096];
-    while (request.find("\r\n\r\n") == std::string::npos) {
+    // The head, then as much body as its Content-Length says.
+    auto complete = [&request] {
+      const auto end = request.find("\r\n\r\n");
+      if (end == std::string::npos) return false;
+      const auto length = header_value(request.substr(0, end + 2), "Content-Length");
+      return request.size() >= end + 4 + (length.empty() ? 0 : std::stoul(length));
+    };
+    while (!complete()) {
       const auto got = ::recv(client, buffer, sizeof(buffer), 0);
       if (got <= 0) break;
       request.append(buffer, static_cast<std::size_t>(got));

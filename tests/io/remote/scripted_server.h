@@ -1,8 +1,8 @@
-// A tiny HTTP/1.1 server on 127.0.0.1 for the fetcher's unit tests: each connection gets one
-// request, answered with whatever the test's handler returns (raw bytes: status line, headers,
-// body, possibly cut short or contradicting the request), then closed. It plays the servers
-// that misbehave in ways real ones are hard to make: ignoring Range, answering other bytes, a
-// short body. Thread-safety: the handler runs on the server's thread; requests() may be called
+// A tiny HTTP/1.1 server on 127.0.0.1 for the fetcher's and credential chain's unit tests: each
+// connection gets one request, answered with whatever the test's handler returns (raw bytes: status
+// line, headers, body, possibly cut short or contradicting the request), then closed. It plays the
+// servers that misbehave in ways real ones are hard to make: ignoring Range, answering other bytes,
+// a short body. Thread-safety: the handler runs on the server's thread; requests() may be called
 // from the test's.
 #pragma once
 
@@ -16,7 +16,8 @@ namespace feedrate::io::test_support {
 
 class ScriptedServer {
  public:
-  // `handler` gets the request head and the number of requests before it.
+  // `handler` gets the request (its head, and its body when it has a Content-Length) and the
+  // number of requests before it.
   using Handler = std::function<std::string(const std::string& request, std::size_t index)>;
   explicit ScriptedServer(Handler handler);
   ~ScriptedServer();
@@ -24,7 +25,7 @@ class ScriptedServer {
   ScriptedServer& operator=(const ScriptedServer&) = delete;
 
   std::string url(const std::string& path) const;
-  // The heads of the requests received so far.
+  // The requests received so far (heads and bodies).
   std::vector<std::string> requests() const;
 
  private:

@@ -466,7 +466,9 @@ def test_watchdog_stops_servers_when_the_owner_dies(tmp_path, need_nginx):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 3 and "up" in r.stdout, r.stderr
     pids = json.loads((state / "pids.json").read_text())
-    deadline = time.monotonic() + 15
+    # The watchdog stops them 2 s after `up`; its down() may take 7 s more (SIGTERM, then SIGKILL),
+    # so the bound leaves a loaded machine room (it failed once at 15 s beside an ASan build).
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline and any(alive(e["pid"], e["start"]) for e in pids):
         time.sleep(0.2)
     assert not any(alive(e["pid"], e["start"]) for e in pids)
@@ -477,7 +479,9 @@ def test_ttl_bounds_a_cli_up(tmp_path, need_nginx):
     state = tmp_path / "st"
     assert cli("up", "--state", state, "--nginx", "--ttl", 2).returncode == 0
     pids = json.loads((state / "pids.json").read_text())
-    deadline = time.monotonic() + 15
+    # The watchdog stops them 2 s after `up`; its down() may take 7 s more (SIGTERM, then SIGKILL),
+    # so the bound leaves a loaded machine room (it failed once at 15 s beside an ASan build).
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline and any(alive(e["pid"], e["start"]) for e in pids):
         time.sleep(0.2)
     assert not any(alive(e["pid"], e["start"]) for e in pids)

@@ -1,9 +1,10 @@
 // The chain's sources of temporary credentials against fakes on this machine: a
 // credential_process script in a temporary folder, and scripted servers on 127.0.0.1 playing the
 // container endpoint (checking the Authorization header) and IMDSv2 (a GET without the session
-// token gets 401). The order env > profile keys > credential_process > config keys > container >
-// instance metadata, AWS_EC2_METADATA_DISABLED, the source texts, the errors (exit status, bad
-// JSON, a role's 404) without the secret, and a refresh through the server under a moved clock.
+// token gets 401) or an IMDSv1-only service. The order env > profile keys > credential_process >
+// config keys > container > instance metadata, AWS_EC2_METADATA_DISABLED, the IMDSv1 fallback and
+// AWS_EC2_METADATA_V1_DISABLED, the source texts, the errors (exit status, bad JSON, a role's
+// 404) without the secret, and a refresh through the server under a moved clock.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 

@@ -2,7 +2,9 @@
 // AssumeRole and AssumeRoleWithWebIdentity as STS does, in XML): their place in botocore's order,
 // the form each request sends (action, version, role, session name, external id, duration, the
 // token), the signature's scope and key for AssumeRole (its bytes are checked against moto in
-// object_store_server_test.cc), a chain of source profiles, the STS endpoint's precedence, a
+// object_store_server_test.cc), a chain of source profiles, a credential_source (instance
+// metadata, container, environment) and a refresh before its credentials expire, the STS
+// endpoint's precedence, a
 // refresh that reads the token file again, and errors that name the role, the endpoint, the
 // status and STS's Code and Message without the token or a secret.
 #include <gtest/gtest.h>

@@ -265,6 +265,18 @@ TEST_F(StsCredentials, ACredentialSourceSignsAssumeRole) {
                 "', credential_source EcsContainer)");
   EXPECT_NE(signer(1).find("Credential=KEY-CONTAINER/"), std::string::npos) << signer(1);
   EXPECT_EQ(token(1), "session-KEY-CONTAINER");
+  // The source's failure names the profile and the source, without the container's token.
+  expect_resolve_error(
+      env()
+          .set("AWS_CONTAINER_CREDENTIALS_FULL_URI", container.server.url("/creds"))
+          .set("AWS_CONTAINER_AUTHORIZATION_TOKEN", "wrong-container-token")
+          .lookup(),
+      "profile 'default' in " + (home_ / ".aws" / "config").string() +
+          ": credential_source EcsContainer: container credentials "
+          "(AWS_CONTAINER_CREDENTIALS_FULL_URI): GET " +
+          container.server.url("/creds") + ": HTTP 401",
+      "wrong-container-token", options());
+  EXPECT_EQ(sts_.server.requests().size(), 2u);
 
   // Environment: in the chain the keys win before any profile is read (as in botocore without
   // an explicit profile), so the role's source is asked directly.

@@ -48,6 +48,13 @@ std::optional<std::string> set_variable(const EnvLookup& env, const std::string&
   return value;
 }
 
+bool true_variable(const EnvLookup& env, const std::string& name) {
+  std::string lower = env(name).value_or("");
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower == "true" || lower == "1";
+}
+
 AwsProfiles read_aws_profiles(const EnvLookup& env) {
   AwsProfiles files;
   files.credentials_path = shared_file(env, "AWS_SHARED_CREDENTIALS_FILE", "credentials");

@@ -19,6 +19,8 @@ namespace feedrate::io {
 
 // The variable's value when it is set and not empty.
 std::optional<std::string> set_variable(const EnvLookup& env, const std::string& name);
+// Whether the variable is "true" or "1" (any case), as botocore reads its switches.
+bool true_variable(const EnvLookup& env, const std::string& name);
 
 struct AwsProfiles {
   std::filesystem::path credentials_path;  // empty: no variable and no HOME

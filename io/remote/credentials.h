@@ -2,14 +2,17 @@
 //   credentials: AWS_NO_SIGN_REQUEST=true forces unsigned requests; else AWS_ACCESS_KEY_ID +
 //     AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN); else, for the profile AWS_PROFILE (default
 //     "default"), the role its role_arn names, assumed (STS AssumeRole) with the keys of its
-//     source_profile; else web identity (STS AssumeRoleWithWebIdentity) with the token of
-//     AWS_WEB_IDENTITY_TOKEN_FILE or the profile's web_identity_token_file for AWS_ROLE_ARN or
-//     the profile's role_arn (io/remote/role_credentials.h); else the profile's keys in the
-//     credentials file, its credential_process (credentials file, then config file
-//     "[profile NAME]"), its keys in the config file; else container credentials
+//     source_profile or the credentials of its credential_source (Environment, EcsContainer,
+//     Ec2InstanceMetadata; io/remote/credential_source.h); else web identity (STS
+//     AssumeRoleWithWebIdentity) with the token of AWS_WEB_IDENTITY_TOKEN_FILE or the profile's
+//     web_identity_token_file for AWS_ROLE_ARN or the profile's role_arn
+//     (io/remote/role_credentials.h); else the profile's keys in the credentials file, its
+//     credential_process (credentials file, then config file "[profile NAME]"), its keys in the
+//     config file; else container credentials
 //     (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI); else, when the options ask for it
 //     and AWS_EC2_METADATA_DISABLED is not true, the instance metadata service
-//     (AWS_EC2_METADATA_SERVICE_ENDPOINT, default http://169.254.169.254); else none, and
+//     (AWS_EC2_METADATA_SERVICE_ENDPOINT, default http://169.254.169.254), IMDSv2, falling back
+//     to IMDSv1 as botocore does unless AWS_EC2_METADATA_V1_DISABLED is true; else none, and
 //     requests go unsigned (public buckets). The STS sources, the credential_process, container
 //     and instance metadata give temporary credentials, which the provider fetches again before
 //     they expire (io/remote/credential_provider.h).
@@ -46,10 +49,11 @@ EnvLookup process_environment();
 struct S3Settings {
   // Never null; source() says where the credentials came from: "environment
   // (AWS_ACCESS_KEY_ID)", "assume-role of profile 'x' (role 'arn:...', source profile 'y')",
+  // "assume-role of profile 'x' (role 'arn:...', credential_source Ec2InstanceMetadata)",
   // "web identity (AWS_ROLE_ARN 'arn:...')", "profile 'x' in /root/.aws/credentials",
   // "credential_process of profile 'x'", "container credentials
-  // (AWS_CONTAINER_CREDENTIALS_FULL_URI)", "instance metadata (IMDSv2, role 'r')", "none: unsigned
-  // requests", ...
+  // (AWS_CONTAINER_CREDENTIALS_FULL_URI)", "instance metadata (IMDSv2, role 'r')", "instance
+  // metadata (IMDSv1, role 'r')", "none: unsigned requests", ...
   std::shared_ptr<CredentialProvider> credentials =
       CredentialProvider::fixed({}, "none: unsigned requests");
   std::string region = "us-east-1";
@@ -70,7 +74,7 @@ struct CredentialChainOptions {
 // Throws std::runtime_error when the environment or a file is inconsistent (a key without its
 // secret, an AWS_PROFILE found in neither file, an unreadable file) or a source of temporary
 // credentials fails (a credential_process's exit status or output, a container endpoint's, an
-// instance role's or STS's answer, a role configuration that is incomplete or unsupported),
+// instance role's or STS's answer, a role configuration that is incomplete or inconsistent),
 // std::invalid_argument for an endpoint that is not an http(s) URL; the messages never contain a
 // secret.
 S3Settings resolve_s3_settings(const EnvLookup& env, const CredentialChainOptions& options = {});

@@ -56,33 +56,41 @@ TimedCredentials fetch_container_credentials(const ContainerSource& source) {
   return parse_credentials_json(answer.body, CredentialsJson::kMetadata, origin);
 }
 
-std::string instance_source_text(const std::string& role) {
-  return "instance metadata (IMDSv2, role '" + role + "')";
+std::string instance_source_text(const std::string& role, bool v1) {
+  return std::string("instance metadata (IMDSv") + (v1 ? "1" : "2") + ", role '" + role + "')";
 }
 
-InstanceCredentials fetch_instance_credentials(const std::string& endpoint) {
+InstanceCredentials fetch_instance_credentials(const InstanceMetadata& service) {
   InstanceCredentials found;
   // A PUT without a body, as the SDKs send it (Content-Length 0).
-  const auto put = request("PUT", endpoint + "/latest/api/token",
+  const auto put = request("PUT", service.endpoint + "/latest/api/token",
                            {"X-aws-ec2-metadata-token-ttl-seconds: 21600", "Content-Length: 0"});
   const CredentialAnswer token = ask(put);
-  if (token.status != 200 || token.body.empty()) {
+  std::vector<std::string> headers;
+  if (token.status == 200 && !token.body.empty()) {
+    const Secret session(token.body);
+    headers.push_back("X-aws-ec2-metadata-token: " + session.reveal());
+  } else if (!token.reached || token.status == 400 || service.v1_disabled) {
     found.why_none = "instance metadata: " + failure(put, token);
+    if (token.reached && token.status != 400) {
+      found.why_none += ", and IMDSv1 is disabled (AWS_EC2_METADATA_V1_DISABLED)";
+    }
     return found;
+  } else {
+    found.v1 = true;
   }
-  const Secret session(token.body);
-  const std::vector<std::string> headers{"X-aws-ec2-metadata-token: " + session.reveal()};
-  const std::string roles_url = endpoint + "/latest/meta-data/iam/security-credentials/";
+  const std::string roles_url = service.endpoint + "/latest/meta-data/iam/security-credentials/";
   const auto list = request("GET", roles_url, headers);
   const CredentialAnswer roles = ask(list);
   const std::string role = roles.body.substr(0, roles.body.find_first_of("\r\n"));
   if (roles.status != 200 || role.empty()) {
-    found.why_none = "instance metadata: " + (roles.status == 404 || role.empty()
-                                                  ? "no IAM role attached to the instance"
-                                                  : failure(list, roles));
+    found.why_none =
+        "instance metadata: " + (roles.status == 404 || roles.status == 200
+                                     ? std::string("no IAM role attached to the instance")
+                                     : failure(list, roles));
     return found;
   }
-  const std::string origin = instance_source_text(role);
+  const std::string origin = instance_source_text(role, found.v1);
   const auto get = request("GET", roles_url + encode_path(role), headers);
   const CredentialAnswer answer = ask(get);
   if (answer.status != 200) throw std::runtime_error(origin + ": " + failure(get, answer));
@@ -93,6 +101,12 @@ InstanceCredentials fetch_instance_credentials(const std::string& endpoint) {
   found.credentials = parse_credentials_json(answer.body, CredentialsJson::kMetadata, origin);
   found.role = role;
   return found;
+}
+
+TimedCredentials fetch_instance_role_credentials(const InstanceMetadata& service) {
+  InstanceCredentials instance = fetch_instance_credentials(service);
+  if (instance.role.empty()) throw std::runtime_error(instance.why_none);
+  return std::move(instance.credentials);
 }
 
 }  // namespace feedrate::io

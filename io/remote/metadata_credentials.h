@@ -8,7 +8,12 @@
 //     AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE (read again at every fetch) or
 //     AWS_CONTAINER_AUTHORIZATION_TOKEN as the Authorization header;
 //   EC2 instance metadata, IMDSv2: PUT /latest/api/token (a session token for 6 hours), GET
-//     /latest/meta-data/iam/security-credentials/ (the role's name), GET .../ROLE.
+//     /latest/meta-data/iam/security-credentials/ (the role's name), GET .../ROLE. As botocore's
+//     InstanceMetadataFetcher does, a PUT answered other than 200 or 400 (403, 404, 405 from a
+//     service that has no IMDSv2, a 5xx, an answer that times out, an empty token) falls back to
+//     IMDSv1: the same GETs without a token, unless v1 is disabled
+//     (AWS_EC2_METADATA_V1_DISABLED). A PUT that reached nothing (refused, no connection within
+//     the timeout) ends there, without paying the connect timeout again for the GETs.
 // Tokens are Secrets: they never reach a message. No proxy is used for either.
 // Thread-safety: pure functions of their arguments and the network; any thread.
 #pragma once
@@ -33,17 +38,27 @@ TimedCredentials fetch_container_credentials(const ContainerSource& source);
 
 inline constexpr const char* kDefaultMetadataEndpoint = "http://169.254.169.254";
 
+struct InstanceMetadata {
+  std::string endpoint = kDefaultMetadataEndpoint;  // "scheme://host[:port]", no trailing '/'
+  bool v1_disabled = false;                         // no fallback to IMDSv1
+};
+
 struct InstanceCredentials {
   std::string role;  // the instance's IAM role; empty when there are no credentials
+  bool v1 = false;   // asked without a session token (IMDSv1)
   TimedCredentials credentials;
   std::string why_none;  // when `role` is empty: "no answer from http://...", "no IAM role ..."
 };
-// "instance metadata (IMDSv2, role 'r')"
-std::string instance_source_text(const std::string& role);
-// Asks the instance metadata service at `endpoint` ("scheme://host[:port]"). A service that does
-// not answer, refuses the token or names no role gives no credentials (why_none says why): the
-// chain ends there. Throws std::runtime_error naming the source for a role whose credentials
-// cannot be read (a status other than 200, a JSON problem, a "Code" other than "Success").
-InstanceCredentials fetch_instance_credentials(const std::string& endpoint);
+// "instance metadata (IMDSv2, role 'r')", "instance metadata (IMDSv1, role 'r')"
+std::string instance_source_text(const std::string& role, bool v1);
+// Asks the instance metadata service. A service that does not answer, answers the token's PUT
+// with 400, gives no token while v1 is disabled, or names no role gives no credentials (why_none
+// says why): the chain ends there. Throws std::runtime_error naming the source for a role whose
+// credentials cannot be read (a status other than 200, a JSON problem, a "Code" other than
+// "Success").
+InstanceCredentials fetch_instance_credentials(const InstanceMetadata& service);
+// The credentials of fetch_instance_credentials(); where there are none, throws
+// std::runtime_error with why_none.
+TimedCredentials fetch_instance_role_credentials(const InstanceMetadata& service);
 
 }  // namespace feedrate::io

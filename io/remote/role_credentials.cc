@@ -1,5 +1,6 @@
 #include "io/remote/role_credentials.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <stdexcept>
@@ -47,22 +48,24 @@ StsSource source_credentials(const EnvLookup& env, const AwsProfile& source,
                              const std::string& region, const std::string& origin,
                              std::vector<std::string> chain);
 
+// The earlier of two expirations; nullopt when neither expires.
+std::optional<WallTime> earlier(std::optional<WallTime> a, std::optional<WallTime> b) {
+  if (!a || !b) return a ? a : b;
+  return std::min(*a, *b);
+}
+
 StsSource assumed(const EnvLookup& env, const AwsProfile& profile, const std::string& region,
                   std::vector<std::string> chain) {
   const std::string origin = profile.origin("role_arn");
-  if (const auto unsupported = profile.setting("credential_source"); !unsupported.empty()) {
-    throw std::runtime_error(origin + ": credential_source (" + unsupported +
-                             ") is not supported; name a source_profile with keys instead");
-  }
   const std::string source_name = profile.setting("source_profile");
-  if (source_name.empty()) {
-    throw std::runtime_error(origin + ": role_arn needs a source_profile");
+  const std::string named_source = profile.setting("credential_source");
+  if (!source_name.empty() && !named_source.empty()) {
+    throw std::runtime_error(origin +
+                             ": role_arn has both a source_profile and a "
+                             "credential_source; name one of them");
   }
-  const AwsProfile source = find_profile(*profile.files, source_name);
-  if (!source.found()) {
-    throw std::runtime_error(origin + ": source_profile '" + source_name + "' is in neither " +
-                             profile.files->credentials_path.string() + " nor " +
-                             profile.files->config_path.string());
+  if (source_name.empty() && named_source.empty()) {
+    throw std::runtime_error(origin + ": role_arn needs a source_profile or a credential_source");
   }
   AssumeRoleRequest request;
   request.role = sts_role(env, profile, region, profile.setting("role_arn"),
@@ -70,17 +73,34 @@ StsSource assumed(const EnvLookup& env, const AwsProfile& profile, const std::st
   request.region = region;
   request.external_id = profile.setting("external_id");
   request.duration_seconds = duration_seconds(profile);
-  chain.push_back(profile.name);
-  StsSource from = source_credentials(env, source, region, origin, std::move(chain));
+  StsSource from;
+  if (!named_source.empty()) {
+    from = named_credential_source(env, named_source, profile.origin("credential_source"));
+  } else {
+    const AwsProfile source = find_profile(*profile.files, source_name);
+    if (!source.found()) {
+      throw std::runtime_error(origin + ": source_profile '" + source_name + "' is in neither " +
+                               profile.files->credentials_path.string() + " nor " +
+                               profile.files->config_path.string());
+    }
+    chain.push_back(profile.name);
+    from = source_credentials(env, source, region, origin, std::move(chain));
+  }
   StsSource made;
   made.source = "assume-role of profile '" + profile.name + "' (role '" + request.role.role_arn +
-                "', source profile '" + source_name + "')";
+                "', " +
+                (named_source.empty() ? "source profile '" + source_name + "'"
+                                      : "credential_source " + named_source) +
+                ")";
   made.key = "assume-role\n" + profile.name + "\n" + request.role.role_arn + "\n" +
              profile.setting("role_session_name") + "\n" + request.role.endpoint + "\n" +
              request.external_id + "\n" + std::to_string(request.duration_seconds.value_or(0)) +
              "\n" + from.key;
   made.fetch = [request, fetch = std::move(from.fetch), text = made.source] {
-    return assume_role(request, fetch().credentials, text);
+    const TimedCredentials source = fetch();
+    TimedCredentials role = assume_role(request, source.credentials, text);
+    role.expiration = earlier(role.expiration, source.expiration);
+    return role;
   };
   return made;
 }
@@ -90,13 +110,7 @@ StsSource source_credentials(const EnvLookup& env, const AwsProfile& source,
                              std::vector<std::string> chain) {
   AwsCredentials keys = section_keys(source, true);
   if (!keys.signs()) keys = section_keys(source, false);
-  if (keys.signs()) {
-    StsSource fixed;
-    fixed.key = keys.access_key_id + "\n" + keys.secret_access_key.reveal() + "\n" +
-                keys.session_token.reveal();
-    fixed.fetch = [keys] { return TimedCredentials{keys, std::nullopt}; };
-    return fixed;
-  }
+  if (keys.signs()) return static_keys(std::move(keys), "profile '" + source.name + "'");
   if (source.setting("role_arn").empty()) {
     throw std::runtime_error(origin + ": source profile '" + source.name +
                              "' has no aws_access_key_id and aws_secret_access_key, nor a "

@@ -1,9 +1,10 @@
 // The chain's sources of temporary credentials against fakes on this machine: a
 // credential_process script in a temporary folder, and scripted servers on 127.0.0.1 playing the
 // container endpoint (checking the Authorization header) and IMDSv2 (a GET without the session
-// token gets 401). The order env > profile keys > credential_process > config keys > container >
-// instance metadata, AWS_EC2_METADATA_DISABLED, the source texts, the errors (exit status, bad
-// JSON, a role's 404) without the secret, and a refresh through the server under a moved clock.
+// token gets 401) or an IMDSv1-only service. The order env > profile keys > credential_process >
+// config keys > container > instance metadata, AWS_EC2_METADATA_DISABLED, the IMDSv1 fallback and
+// AWS_EC2_METADATA_V1_DISABLED, the source texts, the errors (exit status, bad JSON, a role's
+// 404) without the secret, and a refresh through the server under a moved clock.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -15,6 +16,7 @@
 #include "io/remote/credential_process.h"
 #include "io/remote/credentials.h"
 #include "tests/io/remote/credential_test_util.h"
+#include "tests/io/remote/fake_metadata_servers.h"
 #include "tests/io/remote/scripted_server.h"
 #include "tests/support/test_data.h"
 
@@ -30,53 +32,14 @@ using test_support::http;
 using test_support::ManualWallClock;
 using test_support::ScriptedServer;
 
-constexpr const char* kSecret = "cHaInSeCrEt/0123456789+TemporaryKeyMaterial";
-constexpr const char* kImdsToken = "imds-session-token-AQAEAFake==";
-constexpr const char* kContainerToken = "container-authorization-token";
-// An hour after ManualWallClock's start.
-constexpr const char* kExpiration = "2026-01-01T01:00:00Z";
+using test_support::FakeContainer;
+using test_support::FakeImds;
+using test_support::kContainerToken;
+using test_support::kImdsToken;
+using test_support::request_line;
 
-std::string credentials_json(const std::string& key, const std::string& token_field) {
-  return "{\"Code\": \"Success\", \"AccessKeyId\": \"" + key + "\", \"SecretAccessKey\": \"" +
-         kSecret + "\", \"" + token_field + "\": \"session-" + key + "\", \"Expiration\": \"" +
-         kExpiration + "\"}";
-}
-
-std::string request_line(const std::string& request) {
-  return request.substr(0, request.find("\r\n"));
-}
-
-// IMDSv2 with the role `role`: `role_status` answers the role's credentials (200: KEY-IMDS).
-struct FakeImds {
-  std::string role = "role-a";
-  std::atomic<int> role_status{200};
-  ScriptedServer server{[this](const std::string& request, std::size_t) {
-    const std::string line = request_line(request);
-    if (line.rfind("PUT /latest/api/token ", 0) == 0) {
-      if (header_value(request, "X-aws-ec2-metadata-token-ttl-seconds") != "21600") {
-        return http(400);
-      }
-      return http(200, kImdsToken);
-    }
-    if (header_value(request, "X-aws-ec2-metadata-token") != kImdsToken) return http(401);
-    const std::string base = "GET /latest/meta-data/iam/security-credentials/";
-    if (line == base + " HTTP/1.1") return role.empty() ? http(404) : http(200, role + "\n");
-    if (line == base + role + " HTTP/1.1") {
-      return role_status == 200 ? http(200, credentials_json("KEY-IMDS", "Token"))
-                                : http(role_status);
-    }
-    return http(404);
-  }};
-  std::string endpoint() const { return server.url(""); }
-};
-
-// The container endpoint at /creds, answering only with the right Authorization header.
-struct FakeContainer {
-  ScriptedServer server{[](const std::string& request, std::size_t) {
-    if (header_value(request, "Authorization") != kContainerToken) return http(401);
-    return http(200, credentials_json("KEY-CONTAINER", "Token"));
-  }};
-};
+constexpr const char* kSecret = test_support::kMetadataSecret;
+constexpr const char* kExpiration = test_support::kMetadataExpiration;
 
 class CredentialChain : public ::testing::Test {
  protected:
@@ -195,6 +158,53 @@ TEST_F(CredentialChain, InstanceMetadataNeedsTheSessionToken) {
   // Both GETs carry the session token (the fake answers 401 without it, as IMDSv2 does).
   EXPECT_EQ(header_value(requests[1], "X-aws-ec2-metadata-token"), kImdsToken);
   EXPECT_EQ(header_value(requests[2], "X-aws-ec2-metadata-token"), kImdsToken);
+}
+
+// As botocore: a PUT answered 403, 404, 405 (no IMDSv2 there), a 5xx or not in time falls back
+// to IMDSv1's GETs without a token; 400 does not, nor anything with AWS_EC2_METADATA_V1_DISABLED.
+TEST_F(CredentialChain, InstanceMetadataFallsBackToImdsV1) {
+  FakeImds imds;
+  const std::string put = "instance metadata: PUT " + imds.endpoint() + "/latest/api/token: ";
+  Environment environment = env();
+  environment.set("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint());
+  for (const int status : {403, 404, 405, 503}) {
+    imds.token_status = status;
+    const auto before = imds.server.requests().size();
+    const auto settings = resolve_s3_settings(environment.lookup(), with_imds());
+    EXPECT_EQ(settings.credentials->source(), "instance metadata (IMDSv1, role 'role-a')")
+        << status;
+    EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-IMDS");
+    const auto requests = imds.server.requests();
+    ASSERT_GE(requests.size(), before + 3u);
+    EXPECT_EQ(request_line(requests.back()),
+              "GET /latest/meta-data/iam/security-credentials/role-a HTTP/1.1");
+    EXPECT_EQ(requests.back().find("X-aws-ec2-metadata-token:"), std::string::npos);
+  }
+  // The provider refreshes over IMDSv1 too.
+  imds.token_status = 404;
+  const auto settings = resolve_s3_settings(environment.lookup(), with_imds());
+  const auto asked = imds.server.requests().size();
+  clock_.advance(56min);
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-IMDS");
+  EXPECT_EQ(imds.server.requests().size(), asked + 3u);
+
+  imds.token_status = 400;
+  EXPECT_EQ(resolve_s3_settings(environment.lookup(), with_imds()).credentials->source(),
+            "none: unsigned requests (" + put + "HTTP 400)");
+  imds.token_status = 403;
+  environment.set("AWS_EC2_METADATA_V1_DISABLED", "true");
+  const auto before = imds.server.requests().size();
+  EXPECT_EQ(resolve_s3_settings(environment.lookup(), with_imds()).credentials->source(),
+            "none: unsigned requests (" + put +
+                "HTTP 403, and IMDSv1 is disabled (AWS_EC2_METADATA_V1_DISABLED))");
+  EXPECT_EQ(imds.server.requests().size(), before + 1u);  // the PUT only
+
+  // A PUT that times out (2 s, asked twice) falls back too.
+  environment.unset("AWS_EC2_METADATA_V1_DISABLED");
+  imds.token_status = 200;
+  imds.token_delay_ms = 2'500;
+  EXPECT_EQ(resolve_s3_settings(environment.lookup(), with_imds()).credentials->source(),
+            "instance metadata (IMDSv1, role 'role-a')");
 }
 
 TEST_F(CredentialChain, ContainerCredentialsSendTheAuthorization) {
@@ -378,16 +388,17 @@ TEST_F(CredentialChain, ReuseRunsEachSourceOncePerProcess) {
   resolve_s3_settings(env().lookup(), options());
   EXPECT_EQ(runs(), 2u);  // without reuse, the command runs again
 
-  // An instance metadata service that gives nothing is asked once too.
+  // An instance metadata service that gives nothing is asked once too (the PUT's 403, then the
+  // IMDSv1 GET's).
   write("config", "");
   ScriptedServer refusing([](const std::string&, std::size_t) { return http(403); });
   reuse.instance_metadata = true;
   const auto lookup = env().set("AWS_EC2_METADATA_SERVICE_ENDPOINT", refusing.url("")).lookup();
   EXPECT_EQ(resolve_s3_settings(lookup, reuse).credentials->source(),
-            "none: unsigned requests (instance metadata: PUT " + refusing.url("") +
-                "/latest/api/token: HTTP 403)");
+            "none: unsigned requests (instance metadata: GET " + refusing.url("") +
+                "/latest/meta-data/iam/security-credentials/: HTTP 403)");
   resolve_s3_settings(lookup, reuse);
-  EXPECT_EQ(refusing.requests().size(), 1u);
+  EXPECT_EQ(refusing.requests().size(), 2u);
 }
 
 }  // namespace

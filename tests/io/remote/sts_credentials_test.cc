@@ -2,7 +2,9 @@
 // AssumeRole and AssumeRoleWithWebIdentity as STS does, in XML): their place in botocore's order,
 // the form each request sends (action, version, role, session name, external id, duration, the
 // token), the signature's scope and key for AssumeRole (its bytes are checked against moto in
-// object_store_server_test.cc), a chain of source profiles, the STS endpoint's precedence, a
+// object_store_server_test.cc), a chain of source profiles, a credential_source (instance
+// metadata, container, environment) and a refresh before its credentials expire, the STS
+// endpoint's precedence, a
 // refresh that reads the token file again, and errors that name the role, the endpoint, the
 // status and STS's Code and Message without the token or a secret.
 #include <gtest/gtest.h>
@@ -11,8 +13,11 @@
 #include <fstream>
 #include <string>
 
+#include "io/remote/aws_profile.h"
 #include "io/remote/credentials.h"
+#include "io/remote/role_credentials.h"
 #include "tests/io/remote/credential_test_util.h"
+#include "tests/io/remote/fake_metadata_servers.h"
 #include "tests/io/remote/scripted_server.h"
 #include "tests/support/test_data.h"
 
@@ -20,7 +25,8 @@ namespace feedrate::io {
 namespace {
 
 using namespace std::chrono_literals;
-// Environment, ManualWallClock, ScriptedServer, http(), header_value(), expect_resolve_error().
+// Environment, ManualWallClock, ScriptedServer, http(), header_value(), expect_resolve_error(),
+// FakeImds, FakeContainer.
 using namespace test_support;
 
 constexpr const char* kSecret = "sTsSoUrCeSeCrEt/0123456789+abcdefghijklmn";
@@ -222,6 +228,101 @@ TEST_F(StsCredentials, AChainOfSourceProfilesAssumesEachRoleInTurn) {
                        "the source_profile chain loops: a -> b -> a", kSecret, options());
 }
 
+// credential_source: the credentials of the environment, the container endpoint or the instance
+// metadata service sign the AssumeRole, with their session token.
+TEST_F(StsCredentials, ACredentialSourceSignsAssumeRole) {
+  auto signer = [&](std::size_t request) {
+    return header_value(sts_.server.requests().at(request), "Authorization");
+  };
+  auto token = [&](std::size_t request) {
+    return header_value(sts_.server.requests().at(request), "x-amz-security-token");
+  };
+  FakeImds imds;
+  write("config", std::string("[default]\nrole_arn = ") + kRole +
+                      "\ncredential_source = Ec2InstanceMetadata\n");
+  // Asked although the options leave instance metadata out of the chain: the profile names it.
+  auto settings = resolve_s3_settings(
+      env().set("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint()).lookup(), options());
+  EXPECT_EQ(settings.credentials->source(),
+            std::string("assume-role of profile 'default' (role '") + kRole +
+                "', credential_source Ec2InstanceMetadata)");
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-1");
+  EXPECT_NE(signer(0).find("Credential=KEY-IMDS/"), std::string::npos) << signer(0);
+  EXPECT_EQ(token(0), "session-KEY-IMDS");
+  EXPECT_EQ(imds.server.requests().size(), 3u);
+
+  FakeContainer container;
+  write("config",
+        std::string("[default]\nrole_arn = ") + kRole + "\ncredential_source = EcsContainer\n");
+  settings = resolve_s3_settings(
+      env()
+          .set("AWS_CONTAINER_CREDENTIALS_FULL_URI", container.server.url("/creds"))
+          .set("AWS_CONTAINER_AUTHORIZATION_TOKEN", kContainerToken)
+          .lookup(),
+      options());
+  EXPECT_EQ(settings.credentials->source(),
+            std::string("assume-role of profile 'default' (role '") + kRole +
+                "', credential_source EcsContainer)");
+  EXPECT_NE(signer(1).find("Credential=KEY-CONTAINER/"), std::string::npos) << signer(1);
+  EXPECT_EQ(token(1), "session-KEY-CONTAINER");
+  // The source's failure names the profile and the source, without the container's token.
+  expect_resolve_error(
+      env()
+          .set("AWS_CONTAINER_CREDENTIALS_FULL_URI", container.server.url("/creds"))
+          .set("AWS_CONTAINER_AUTHORIZATION_TOKEN", "wrong-container-token")
+          .lookup(),
+      "profile 'default' in " + (home_ / ".aws" / "config").string() +
+          ": credential_source EcsContainer: container credentials "
+          "(AWS_CONTAINER_CREDENTIALS_FULL_URI): GET " +
+          container.server.url("/creds") + ": HTTP 401",
+      "wrong-container-token", options());
+  EXPECT_EQ(sts_.server.requests().size(), 2u);
+
+  // Environment: in the chain the keys win before any profile is read (as in botocore without
+  // an explicit profile), so the role's source is asked directly.
+  write("config",
+        std::string("[default]\nrole_arn = ") + kRole + "\ncredential_source = Environment\n");
+  const Environment keys = env()
+                               .set("AWS_ACCESS_KEY_ID", "KEY-ENV")
+                               .set("AWS_SECRET_ACCESS_KEY", kSecret)
+                               .set("AWS_SESSION_TOKEN", "session-ENV");
+  const AwsProfiles files = read_aws_profiles(keys.lookup());
+  const auto role = assume_role_source(keys.lookup(), find_profile(files, "default"), "eu-west-3");
+  ASSERT_TRUE(role);
+  EXPECT_EQ(role->source, std::string("assume-role of profile 'default' (role '") + kRole +
+                              "', credential_source Environment)");
+  EXPECT_EQ(role->fetch().credentials.access_key_id, "KEY-3");
+  EXPECT_NE(signer(2).find("Credential=KEY-ENV/"), std::string::npos) << signer(2);
+  EXPECT_EQ(token(2), "session-ENV");
+}
+
+// Temporary source credentials that expire before the role's: the role is assumed again (with
+// the source asked again) before they do.
+TEST_F(StsCredentials, TheRoleIsRefreshedBeforeItsSourceExpires) {
+  FakeImds imds;
+  imds.expiration = "2026-01-01T00:30:00Z";  // STS's expire at 01:00
+  write("config", std::string("[default]\nrole_arn = ") + kRole +
+                      "\ncredential_source = Ec2InstanceMetadata\n");
+  const auto settings = resolve_s3_settings(
+      env().set("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint()).lookup(), options());
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-1");
+  clock_.advance(24min);
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-1");
+  EXPECT_EQ(sts_.server.requests().size(), 1u);
+  clock_.advance(2min);  // within 5 minutes of the source's expiry
+  imds.expiration = "2026-01-01T06:00:00Z";
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-2");
+  EXPECT_EQ(imds.server.requests().size(), 6u);
+  EXPECT_NE(
+      header_value(sts_.server.requests().at(1), "Authorization").find("Credential=KEY-IMDS/"),
+      std::string::npos);
+  // Now the role's own expiry comes first.
+  clock_.advance(28min);  // 00:54
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-2");
+  clock_.advance(2min);  // 01:00 - 4 min
+  EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-3");
+}
+
 TEST_F(StsCredentials, TheStsEndpointsPrecedence) {
   FakeSts global;
   write("credentials",
@@ -272,10 +373,39 @@ TEST_F(StsCredentials, BadConfigurationsAreNamed) {
     expect_resolve_error(env().lookup(), "profile 'default' in " + config.string() + fragment,
                          kSecret, options());
   };
+  write("config", "[default]\nrole_arn = r\ncredential_source = Ec2Metadata\n");
+  expect(
+      ": credential_source 'Ec2Metadata' is not one of Environment, Ec2InstanceMetadata, "
+      "EcsContainer");
+  write("config",
+        "[default]\nrole_arn = r\ncredential_source = Environment\nsource_profile = default\n"
+        "aws_access_key_id = K\naws_secret_access_key = s\n");
+  expect(": role_arn has both a source_profile and a credential_source");
+  write("config", "[default]\nrole_arn = r\ncredential_source = Environment\n");
+  expect(
+      ": credential_source Environment, but neither AWS_ACCESS_KEY_ID nor "
+      "AWS_SECRET_ACCESS_KEY is set");
+  write("config", "[default]\nrole_arn = r\ncredential_source = EcsContainer\n");
+  expect(
+      ": credential_source EcsContainer, but neither AWS_CONTAINER_CREDENTIALS_RELATIVE_URI "
+      "nor AWS_CONTAINER_CREDENTIALS_FULL_URI is set");
   write("config", "[default]\nrole_arn = r\ncredential_source = Ec2InstanceMetadata\n");
-  expect(": credential_source (Ec2InstanceMetadata) is not supported");
+  expect_resolve_error(env().set("AWS_EC2_METADATA_DISABLED", "true").lookup(),
+                       "profile 'default' in " + config.string() +
+                           ": credential_source Ec2InstanceMetadata, but AWS_EC2_METADATA_DISABLED "
+                           "is true",
+                       kSecret, options());
+  {
+    FakeImds imds;
+    imds.role.clear();
+    expect_resolve_error(env().set("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint()).lookup(),
+                         "profile 'default' in " + config.string() +
+                             ": credential_source Ec2InstanceMetadata: instance metadata: no IAM "
+                             "role attached to the instance",
+                         kImdsToken, options());
+  }
   write("config", "[default]\nrole_arn = r\n");
-  expect(": role_arn needs a source_profile");
+  expect(": role_arn needs a source_profile or a credential_source");
   write("config", "[default]\nrole_arn = r\nsource_profile = gone\n");
   expect(": source_profile 'gone' is in neither");
   write("config", "[default]\nrole_arn = r\nsource_profile = empty\n[profile empty]\nregion = x\n");

@@ -19,11 +19,13 @@ void validate(const RangeFetcherOptions& options) {
   validate(options.transfer);
 }
 
-RangeFetcher::RangeFetcher(S3Settings settings, const RangeFetcherOptions& options)
+RangeFetcher::RangeFetcher(S3Settings settings, const RangeFetcherOptions& options,
+                           FetchMeter* meter)
     : options_(options),
       endpoint_(std::move(settings), options.transfer),
       backoff_(options.retry, options.jitter_seed),
-      multi_(new_multi()) {
+      multi_(new_multi()),
+      meter_(meter != nullptr ? *meter : own_meter_) {
   validate(options_);
   const long per_host =
       options_.max_host_connections == 0 ? options_.max_in_flight : options_.max_host_connections;
@@ -43,6 +45,7 @@ RangeFetcher::~RangeFetcher() {
       curl_multi_remove_handle(multi_.get(), transfer->easy());
     }
   }
+  meter_.set_in_flight(0, FetchClock::now());  // a caller's meter: the time after is not busy
 }
 
 void RangeFetcher::submit(FetchRequest request) {

@@ -72,8 +72,12 @@ struct FetchResult {
 
 class RangeFetcher {
  public:
-  // Throws for invalid options, or when libcurl cannot give its handles.
-  RangeFetcher(S3Settings settings, const RangeFetcherOptions& options);
+  // Throws for invalid options, or when libcurl cannot give its handles. The statistics go to
+  // `meter` when given, which must outlive the fetcher and is used by its thread only; so one
+  // meter carries them on over the fetchers a caller makes one after another. Else the fetcher
+  // keeps its own.
+  RangeFetcher(S3Settings settings, const RangeFetcherOptions& options,
+               FetchMeter* meter = nullptr);
   ~RangeFetcher();
   RangeFetcher(const RangeFetcher&) = delete;
   RangeFetcher& operator=(const RangeFetcher&) = delete;
@@ -109,7 +113,8 @@ class RangeFetcher {
   std::vector<std::unique_ptr<FetchJob>> waiting_;  // retries in their backoff delay
   std::vector<FetchResult> immediate_;              // finished in submit(): zero sizes, bad URLs
   std::size_t pending_ = 0;
-  FetchMeter meter_;
+  FetchMeter own_meter_;
+  FetchMeter& meter_;  // own_meter_ or the caller's
   std::atomic<bool> woken_{false};
 };
 

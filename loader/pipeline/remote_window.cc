@@ -203,7 +203,7 @@ std::uint64_t RemoteWindow::add_group(Group group) {
 
 void RemoteWindow::run() {
   try {
-    io::RangeFetcher fetcher(settings_.s3, settings_.fetch);
+    io::RangeFetcher fetcher(settings_.s3, settings_.fetch, &meter_);
     std::vector<io::FetchResult> completed;
     std::unique_lock lock(mutex_);
     fetcher_ = &fetcher;

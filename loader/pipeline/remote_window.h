@@ -34,8 +34,8 @@
 // while this epoch's last batches decode (else every epoch would begin with an empty window: a
 // round trip, and under shuffle=blocks a whole shuffle window to fetch, before its first batch).
 // The next start_epoch() keeps what was read ahead when it is given those samples and this epoch
-// was taken to its end; otherwise it drops it and starts afresh. The store's figures then run on
-// over the epochs kept, as the rest of the report does.
+// was taken to its end; otherwise it drops it and starts afresh. The store's figures run on over
+// every epoch either way, as the rest of the report does.
 //
 // With a local-disk cache (loader/cache/remote_mirror.h) the samples it holds are not fetched:
 // take() hands them over as `local`, for the I/O thread to read from the disk; every sample
@@ -179,6 +179,9 @@ class RemoteWindow {
   bool stopping_ = false;
   std::exception_ptr failure_;
   io::FetchStats stats_;
+  // The statistics of every thread's fetcher in turn, so that the store's figures cover every
+  // epoch, also after a start afresh (the window's thread only).
+  io::FetchMeter meter_;
   io::RangeFetcher* fetcher_ = nullptr;  // the running thread's, for wake()
   std::thread thread_;
 };

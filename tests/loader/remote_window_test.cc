@@ -326,6 +326,16 @@ TEST_F(RemoteWindowTest, AnEpochOtherThanTheOnePromisedStartsAfresh) {
   window.start_epoch(storage_order());  // promised, but the epoch before was half taken
   take(window, storage_order(), kSamples, 6);
   EXPECT_EQ(window.held_bytes(), 0u);
+  // The store's figures run on over the fetchers of every start: the first and the last epoch
+  // each fetched every sample.
+  std::uint64_t samples_bytes = 0;
+  for (std::uint32_t i = 0; i < kSamples; ++i) samples_bytes += dataset_.sample(i).size;
+  const io::FetchStats stats = window.stats();
+  EXPECT_GE(stats.bytes, 2 * samples_bytes);
+  EXPECT_GE(stats.requests, 3u);
+  double band_seconds = 0;
+  for (const io::InFlightBand& band : stats.by_in_flight) band_seconds += band.busy_seconds;
+  EXPECT_NEAR(band_seconds, stats.busy_seconds, 1e-9);
 }
 
 }  // namespace

@@ -1,24 +1,29 @@
 #!/usr/bin/python3
-"""Remote sources (s3:// from moto, https:// from nginx) through an emulated link, against the
-link's own limit, the local disk, webdataset and s3torchconnector.
+"""Remote sources (s3:// from moto and from a static S3 endpoint, https:// from nginx) through an
+emulated link, against the link's own limit, the local disk, webdataset and s3torchconnector.
 
 What it measures
   A generated tar-shard dataset (`feedrate make-dataset DIR --count N --format tar
   --images-per-shard K`, ImageNet-like JPEGs) is served, for each --link setting, by moto's S3
   server (bucket/prefix) and by nginx (https) behind an emulated link, both started by
-  tests/remote/servers.py (`Servers(..., netem=SPEC)`) and always stopped again (try/finally).
+  tests/remote/servers.py (`Servers(..., netem=SPEC)`) and always stopped again (try/finally);
+  nginx also answers S3's path-style GETs and the listing of the same files without checking
+  signatures (servers.py's "s3_static"): an S3 endpoint at a static server's speed, where moto
+  reads the whole object for every ranged GET. moto starts only when a contender reads it.
   On a kernel without sch_netem the harness emulates the delay with a userspace TCP relay and
   the rate with tbf: the summary prints which mode ran. Contenders, each a whole epoch in a
   child process capped at --cap-s seconds (a peer at --peer-cap-s, its
   rate then over the part it read), alternate within every round, the order rotated from
   one round to the next; the summary quotes medians over rounds and the spread (min-max):
 
-    curl-s3, curl-https   the link's limit: every shard at once (at most --curl-parallel), whole
+    curl-s3, curl-https, curl-s3static
+                          the link's limit: every shard at once (at most --curl-parallel), whole
                           objects, by curl (S3: --aws-sigv4; https: --cacert); images/s is the
                           dataset's images over the wall time
     local                 feedrate bench on the same shards on the local disk (warm page cache)
     s3-full, https-full   feedrate bench SOURCE, full shuffle (one ranged GET per sample)
     s3-blocks, https-blocks   --shuffle blocks (neighbouring samples in one GET)
+    s3static-full, s3static-blocks   the same s3:// source from the static S3 endpoint
     https-blocks-steady   the same over --steady-epochs epochs of one process: the median of
                           epochs 3 and later, whose first windows were read ahead while the
                           epoch before decoded
@@ -28,8 +33,8 @@ What it measures
   in time that grows with the object's size, see docs/benchmarks.md): their rate is then over
   those batches.
     wds-https             webdataset (1.x) over `pipe:curl` https shards + torch DataLoader
-    s3tc-s3               s3torchconnector's S3IterableDataset over the moto endpoint,
-                          streaming each tar shard + torch DataLoader
+    s3tc-s3, s3tc-s3static   s3torchconnector's S3IterableDataset over the moto endpoint / the
+                          static one, streaming each tar shard + torch DataLoader
 
   feedrate: `feedrate bench ... --workers 2 --transform train --json` (batch 64, uint8), images/s
   and MB/s of JPEG bytes per epoch from its JSON, with its verdict, the stages.store figures and
@@ -59,7 +64,7 @@ from pathlib import Path
 
 # The contenders and the peers' child are remote_contenders.py's; this script sets up the
 # dataset and the servers, runs the rounds and summarises them.
-from remote_contenders import BUCKET, CONTENDERS, PREFIX, Bench, peer_child, sh
+from remote_contenders import BUCKET, CONTENDERS, MOTO, PREFIX, Bench, peer_child, sh
 
 SCRIPT_DIR = Path(__file__).resolve().parent
 REPO = SCRIPT_DIR.parent.parent
@@ -126,7 +131,7 @@ def targets(s, link_bound):
         r = ratio(a, b)
         out.append({"target": what, "ratio": r, "bound": bound,
                     "met": None if r is None else r >= bound})
-    for src in ("s3", "https"):
+    for src in ("s3", "s3static", "https"):
         if link_bound:
             add(f"{src}-blocks >= 0.9x curl-{src} (link-bound)", f"{src}-blocks", f"curl-{src}", 0.9)
         else:
@@ -137,8 +142,9 @@ def targets(s, link_bound):
             "https-blocks-steady", "curl-https", 0.9)
     add("s3-cache epoch 2 >= 0.95x local", "s3-cache", "local", 0.95)
     add("https-cache epoch 2 >= 0.95x local", "https-cache", "local", 0.95)
-    for fr in ("s3-full", "s3-blocks", "https-full", "https-blocks"):
-        for peer in ("wds-https", "s3tc-s3"):
+    for fr in ("s3-full", "s3-blocks", "s3static-full", "s3static-blocks", "https-full",
+               "https-blocks"):
+        for peer in ("wds-https", "s3tc-s3", "s3tc-s3static"):
             add(f"{fr} ahead of {peer}", fr, peer, 1.0)
     return out
 
@@ -217,7 +223,7 @@ def main():
         state = args.work / f"state{li}"
         tmp = args.work / f"tmp{li}"
         tmp.mkdir(exist_ok=True)
-        servers = Servers(state, s3=True, nginx=True, netem=link, data=data, bucket=BUCKET,
+        servers = Servers(state, s3=any(c in MOTO for c in contenders), nginx=True, netem=link, data=data, bucket=BUCKET,
                           prefix=PREFIX, python=args.remote_python, ttl=3 * 3600,
                           start_timeout=60, owner_pid=os.getpid())
         runs = {c: [] for c in contenders}
@@ -247,7 +253,7 @@ def main():
         summary = {c: summarize(runs[c]) for c in contenders}
         entry = {"link": link, "netem": ep.get("netem"),
                  "link_bound": bound[li], "shard_bytes": b.total_bytes, "shards": len(names),
-                 "s3_source": b.s3_source, "https_source": b.https_source,
+                 "s3_source": b.s3_source, "s3_static": ep.get("s3_static"), "https_source": b.https_source,
                  "summary": summary, "targets": targets(summary, bound[li]), "runs": runs,
                  "other_benchmarks": others}
         result["links"].append(entry)

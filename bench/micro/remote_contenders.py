@@ -21,9 +21,14 @@ PREFIX = "shards/"
 CROP = 224
 BATCH = 64
 WORKERS = 2
-CONTENDERS = ["curl-s3", "curl-https", "local", "s3-full", "s3-blocks", "https-full",
-              "https-blocks", "https-blocks-steady", "s3-cache", "https-cache", "wds-https",
-              "s3tc-s3"]
+CONTENDERS = ["curl-s3", "curl-https", "curl-s3static", "local", "s3-full", "s3-blocks",
+              "s3static-full", "s3static-blocks", "https-full", "https-blocks",
+              "https-blocks-steady", "s3-cache", "https-cache", "wds-https", "s3tc-s3",
+              "s3tc-s3static"]
+# The contenders that read moto's S3 server (the others need only nginx).
+MOTO = ("curl-s3", "s3-full", "s3-blocks", "s3-cache", "s3tc-s3")
+# The static S3 endpoint checks no signature: any key signs.
+STATIC_KEYS = {"access_key": "AKIAFEEDRATEBENCH000", "secret_key": "bench-secret-not-checked"}
 
 
 # ----------------------------------------------------------------------------- peers (child)
@@ -108,13 +113,24 @@ class Bench:
         self.args, self.ep, self.data, self.names, self.tmp = args, ep, data, names, tmp
         self.count = args.count
         self.total_bytes = sum((data / n).stat().st_size for n in names)
-        self.env = {**os.environ, "AWS_ENDPOINT_URL": ep["s3"], "AWS_ACCESS_KEY_ID":
-                    ep["access_key"], "AWS_SECRET_ACCESS_KEY": ep["secret_key"],
-                    "AWS_REGION": ep["region"], "AWS_CA_BUNDLE": ep["ca_file"]}
-        for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
-            self.env.pop(k, None)
+        self.region = ep.get("region", "us-east-1")
+        self.stores = {"s3static": dict(STATIC_KEYS, url=ep["s3_static"])}
+        if "s3" in ep:
+            self.stores["s3"] = {"url": ep["s3"], "access_key": ep["access_key"],
+                                 "secret_key": ep["secret_key"]}
+        self.env = self.store_env("s3" if "s3" in ep else "s3static")
         self.s3_source = f"s3://{BUCKET}/{PREFIX}{brace(names)}"
         self.https_source = f"{ep['https']}/{brace(names)}"
+
+    def store_env(self, store):
+        """The environment of a contender that reads `store` ("s3": moto, "s3static": nginx)."""
+        st = self.stores[store]
+        env = {**os.environ, "AWS_ENDPOINT_URL": st["url"], "AWS_ACCESS_KEY_ID": st["access_key"],
+               "AWS_SECRET_ACCESS_KEY": st["secret_key"], "AWS_REGION": self.region,
+               "AWS_CA_BUNDLE": self.ep["ca_file"]}
+        for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
+            env.pop(k, None)
+        return env
 
     def curl(self, kind):
         procs = []
@@ -124,12 +140,13 @@ class Bench:
         while pending or procs:
             while pending and len(procs) < self.args.curl_parallel:
                 n = pending.pop(0)
-                if kind == "s3":
+                if kind in self.stores:
+                    st = self.stores[kind]
                     cmd = ["curl", "-s", "--fail", "-o", "/dev/null", "-w", "%{size_download}",
-                           "--aws-sigv4", f"aws:amz:{self.ep['region']}:s3", "--user",
-                           f"{self.ep['access_key']}:{self.ep['secret_key']}", "-H",
+                           "--aws-sigv4", f"aws:amz:{self.region}:s3", "--user",
+                           f"{st['access_key']}:{st['secret_key']}", "-H",
                            "x-amz-content-sha256: UNSIGNED-PAYLOAD",
-                           f"{self.ep['s3']}/{BUCKET}/{PREFIX}{n}"]
+                           f"{st['url']}/{BUCKET}/{PREFIX}{n}"]
                 else:
                     cmd = ["curl", "-s", "--fail", "-o", "/dev/null", "-w", "%{size_download}",
                            "--cacert", self.ep["ca_file"], f"{self.ep['https']}/{n}"]
@@ -151,7 +168,7 @@ class Bench:
         return {"images_per_s": self.count / seconds, "mb_per_s": sizes / 1e6 / seconds,
                 "seconds": seconds}
 
-    def feedrate(self, source, extra, epoch=0, epochs=1):
+    def feedrate(self, source, extra, epoch=0, epochs=1, store="s3"):
         """One process's run; the figures of its epoch `epoch`, or with epochs > 2 (and epoch 0)
         the medians of its epochs after the second, whole epochs each: a loader reads ahead into
         the next epoch from its second epoch on."""
@@ -160,7 +177,8 @@ class Bench:
         if epochs > 1:
             cmd += ["--epochs", str(epochs)]
         try:
-            r = sh(cmd, env=self.env, timeout=self.args.cap_s * max(epochs, epoch + 1))
+            r = sh(cmd, env=self.store_env(store) if store in self.stores else self.env,
+                   timeout=self.args.cap_s * max(epochs, epoch + 1))
         except subprocess.TimeoutExpired:
             return {"error": f"capped at {self.args.cap_s} s per epoch", "command": cmd}
         if r.returncode != 0:
@@ -194,7 +212,7 @@ class Bench:
             out["cache_hits"] = e.get("cache_hits")
         return out
 
-    def peer(self, kind):
+    def peer(self, kind, store="s3"):
         py = self.args.peers_python
         if not py or not Path(py).exists():
             return {"error": f"no peers python ({py})"}
@@ -202,12 +220,13 @@ class Bench:
             spec = {"urls": [f"{self.ep['https']}/{n}" for n in self.names],
                     "ca_file": self.ep["ca_file"]}
         else:
-            spec = {"uri": f"s3://{BUCKET}/{PREFIX}", "region": self.ep["region"],
-                    "endpoint": self.ep["s3"]}
+            spec = {"uri": f"s3://{BUCKET}/{PREFIX}", "region": self.region,
+                    "endpoint": self.stores[store]["url"]}
         spec["cap_s"] = self.args.peer_cap_s
         cmd = [py, str(SCRIPT), "--peer-child", kind, "--spec", json.dumps(spec)]
+        env = self.store_env(store) if kind == "s3tc" else self.env
         try:
-            r = sh(cmd, env=self.env, timeout=self.args.peer_cap_s + 90)
+            r = sh(cmd, env=env, timeout=self.args.peer_cap_s + 90)
         except subprocess.TimeoutExpired:
             return {"error": f"capped at {self.args.peer_cap_s} s"}
         if r.returncode != 0:
@@ -224,14 +243,18 @@ class Bench:
             return self.curl("s3")
         if name == "curl-https":
             return self.curl("https")
+        if name == "curl-s3static":
+            return self.curl("s3static")
         if name == "local":
             return self.feedrate(str(self.data), [])
-        if name in ("s3-full", "s3-blocks", "https-full", "https-blocks"):
-            s3 = name.startswith("s3")
+        if name in ("s3-full", "s3-blocks", "s3static-full", "s3static-blocks", "https-full",
+                    "https-blocks"):
+            store = name.split("-")[0]
             extra = ["--shuffle", "blocks"] if name.endswith("blocks") else []
-            if s3 and self.args.s3_batches:
+            if store == "s3" and self.args.s3_batches:
                 extra += ["--batches", str(self.args.s3_batches)]
-            return self.feedrate(self.s3_source if s3 else self.https_source, extra)
+            source = self.https_source if store == "https" else self.s3_source
+            return self.feedrate(source, extra, store=store)
         if name == "https-blocks-steady":
             return self.feedrate(self.https_source, ["--shuffle", "blocks"],
                                  epochs=self.args.steady_epochs)
@@ -244,6 +267,6 @@ class Bench:
                 shutil.rmtree(cache, ignore_errors=True)
         if name == "wds-https":
             return self.peer("wds")
-        if name == "s3tc-s3":
-            return self.peer("s3tc")
+        if name in ("s3tc-s3", "s3tc-s3static"):
+            return self.peer("s3tc", store=name.split("-")[1])
         raise ValueError(name)

@@ -4,7 +4,10 @@ Starts, on 127.0.0.1 (or behind an emulated slow link, see --netem), any of:
   * moto's S3 server (PyPI moto[server], run from a venv), with a bucket holding a local
     directory tree under a prefix;
   * nginx (Debian nginx-light) serving a directory over HTTP and HTTPS (self-signed CA made by
-    openssl; byte ranges are nginx's default);
+    openssl; byte ranges are nginx's default), and, on its HTTP port, the same files as S3's
+    path-style GET and HEAD of /BUCKET/PREFIX+KEY without checking the signature ("s3_static":
+    an S3 endpoint at a static server's speed, for benchmarks: moto reads a whole object for
+    every ranged GET);
   * tests/remote/fault_proxy.py in front of moto or nginx, whose faults (503 SlowDown, 500, 429,
     403, 404, connection resets, short bodies, delays and mid-body stalls) are set at run time
     (see its docstring).
@@ -31,6 +34,7 @@ e.g. --netem when not root or without ip/tc; 2: bad arguments):
     {"s3": "http://127.0.0.1:40123", "bucket": "feedrate-test", "prefix": "data/",
      "objects": 12, "region": "us-east-1", "access_key": "AKIA...", "secret_key": "...",
      "role_arn": "arn:aws:iam::123456789012:role/feedrate-reader", "auth": true, "http": "http://127.0.0.1:40125", "https": "https://127.0.0.1:40127",
+     "s3_static": "http://127.0.0.1:40125",
      "ca_file": "DIR/tls/ca.pem", "proxy": "http://127.0.0.1:40129", "proxy_upstream": "s3",
      "proxy_control": "http://127.0.0.1:40129", "state": "DIR", "data": "/abs/data",
      "netem": null}
@@ -145,6 +149,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from xml.sax.saxutils import escape as xml_escape
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -616,9 +621,35 @@ http {{
         ssl_certificate {cert};
         ssl_certificate_key {key};
         root {root};
+        # S3's path-style GET and HEAD of BUCKET/PREFIX+KEY, answered from the same files at the
+        # speed of a static server (the signature is not checked): ep["s3_static"]. Any query
+        # on the bucket gets the listing of every key (static_listing).
+        location /{bucket}/{prefix} {{ alias {root}/; }}
+        location = /{bucket}/ {{
+            default_type application/xml;
+            root {listing.parent};
+            try_files /{listing.name} =404;
+        }}
     }}
 }}
 """
+
+
+def static_listing(path, root, prefix):
+    """Writes one ListObjectsV2 page of every file under root as PREFIX+relative path, with the
+    size and the ETag nginx sends for it ("mtime-size" in hex), and returns path."""
+    rows = []
+    for f in sorted(q for q in Path(root).rglob("*") if q.is_file()):
+        st = f.stat()
+        key = xml_escape(prefix + f.relative_to(root).as_posix())
+        modified = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(st.st_mtime))
+        rows.append(f"<Contents><Key>{key}</Key><LastModified>{modified}</LastModified>"
+                    f"<ETag>&quot;{int(st.st_mtime):x}-{st.st_size:x}&quot;</ETag>"
+                    f"<Size>{st.st_size}</Size><StorageClass>STANDARD</StorageClass></Contents>")
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><IsTruncated>'
+                    f"false</IsTruncated><KeyCount>{len(rows)}</KeyCount>{''.join(rows)}"
+                    "</ListBucketResult>\n")
+    return path
 
 
 class Servers:
@@ -806,12 +837,15 @@ class Servers:
             conf = ndir / "nginx.conf"
             conf.write_text(NGINX_CONF.format(
                 user="user root;\n" if os.geteuid() == 0 else "", state=self.state, host=bind,
-                http_port=http_port, https_port=https_port, cert=cert, key=key, root=root))
+                http_port=http_port, https_port=https_port, cert=cert, key=key, root=root,
+                bucket=self.bucket, prefix=self.prefix,
+                listing=static_listing(ndir / "listing.xml", root, self.prefix)))
             self._spawn("nginx", [nginx_bin, "-p", ndir, "-c", conf, "-e",
                                   self.state / "logs" / "nginx-error.log"], in_ns=True)
             self._wait_http("nginx", f"http://{public}/")
             self._wait_http("nginx", f"https://{public_s}/", ca_file=str(ca))
-            ep.update(http=f"http://{public}", https=f"https://{public_s}", ca_file=str(ca))
+            ep.update(http=f"http://{public}", https=f"https://{public_s}", ca_file=str(ca),
+                      s3_static=f"http://{public}")
             self.timings["nginx"] = time.monotonic() - t0
         if self.proxy:
             t0 = time.monotonic()

@@ -284,6 +284,33 @@ def test_nginx_ranges(web, tree, scheme):
     conn.close()
 
 
+def test_nginx_static_s3_lists_and_serves_the_tree(web, tree):
+    """The static S3 endpoint: a listing whose sizes and ETags are those nginx's GETs carry, so
+    a client's If-Match from the listing holds, and path-style ranged GETs of BUCKET/KEY."""
+    u = urllib.parse.urlsplit(web.endpoints["s3_static"])
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    conn.request("GET", "/feedrate-test/?list-type=2&prefix=")
+    r = conn.getresponse()
+    listing = ET.fromstring(r.read())
+    assert r.status == 200 and listing.findtext("IsTruncated") == "false"
+    objects = {c.findtext("Key"): (int(c.findtext("Size")), c.findtext("ETag"))
+               for c in listing.iter("Contents")}
+    files = sorted(q for q in tree.rglob("*") if q.is_file())
+    assert sorted(objects) == [q.relative_to(tree).as_posix() for q in files]
+    want = (tree / "sub" / "a.txt").read_bytes()
+    size, etag = objects["sub/a.txt"]
+    assert size == len(want)
+    conn.request("GET", "/feedrate-test/sub/a.txt", headers={"Range": "bytes=6-9",
+                                                             "If-Match": etag})
+    r = conn.getresponse()
+    assert (r.status, r.read(), r.getheader("ETag")) == (206, want[6:10], etag)
+    conn.request("GET", "/feedrate-test/sub/a.txt", headers={"If-Match": '"0-0"'})
+    r = conn.getresponse()
+    r.read()
+    assert r.status == 412
+    conn.close()
+
+
 def test_nginx_https_needs_the_ca(web):
     with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):
         urllib.request.urlopen(web.endpoints["https"] + "/sub/a.txt", timeout=10,

@@ -21,13 +21,17 @@ What it measures
                           objects, by curl (S3: --aws-sigv4; https: --cacert); images/s is the
                           dataset's images over the wall time
     local                 feedrate bench on the same shards on the local disk (warm page cache)
+    local-loaded          the same while curl pulls the shards from the static S3 endpoint at
+                          --load-mb-s in all: the server side's share of the cores, without
+                          the client's (a control for the remote contenders' gap to `local`)
     s3-full, https-full   feedrate bench SOURCE, full shuffle (one ranged GET per sample)
     s3-blocks, https-blocks   --shuffle blocks (neighbouring samples in one GET)
     s3static-full, s3static-blocks   the same s3:// source from the static S3 endpoint
     https-blocks-steady   the same over --steady-epochs epochs of one process: the median of
                           epochs 3 and later, whose first windows were read ahead while the
                           epoch before decoded
-    s3-cache, https-cache feedrate bench --epochs 2 --cache-dir (fresh each round): epoch 2
+    s3-cache, s3static-cache, https-cache
+                          feedrate bench --epochs 2 --cache-dir (fresh each round): epoch 2
                           reads the samples stored in epoch 1 from the local disk
   --s3-batches N bounds s3-full and s3-blocks to their first N batches (moto answers a ranged GET
   in time that grows with the object's size, see docs/benchmarks.md): their rate is then over
@@ -136,11 +140,14 @@ def targets(s, link_bound):
             add(f"{src}-blocks >= 0.9x curl-{src} (link-bound)", f"{src}-blocks", f"curl-{src}", 0.9)
         else:
             add(f"{src}-blocks >= 0.9x local (not link-bound)", f"{src}-blocks", "local", 0.9)
+            add(f"{src}-blocks >= 0.9x local-loaded (the server side's cores taken from both)",
+                f"{src}-blocks", "local-loaded", 0.9)
         add(f"{src}-full (per-sample GETs) >= 0.8x curl-{src}", f"{src}-full", f"curl-{src}", 0.8)
     if link_bound:
         add("https-blocks-steady (epochs 3+ of a process) >= 0.9x curl-https (link-bound)",
             "https-blocks-steady", "curl-https", 0.9)
     add("s3-cache epoch 2 >= 0.95x local", "s3-cache", "local", 0.95)
+    add("s3static-cache epoch 2 >= 0.95x local", "s3static-cache", "local", 0.95)
     add("https-cache epoch 2 >= 0.95x local", "https-cache", "local", 0.95)
     for fr in ("s3-full", "s3-blocks", "s3static-full", "s3static-blocks", "https-full",
                "https-blocks"):
@@ -179,6 +186,8 @@ def main():
     ap.add_argument("--s3-batches", type=int, default=0,
                     help="s3-full and s3-blocks: only the first N batches (0: whole epochs)")
     ap.add_argument("--curl-parallel", type=int, default=8)
+    ap.add_argument("--load-mb-s", type=float, default=130,
+                    help="local-loaded: the MB/s the server side moves during its epoch")
     ap.add_argument("--steady-epochs", type=int, default=6,
                     help="https-blocks-steady: epochs of its process (at least 3)")
     ap.add_argument("--only", default=",".join(CONTENDERS))

@@ -21,10 +21,10 @@ PREFIX = "shards/"
 CROP = 224
 BATCH = 64
 WORKERS = 2
-CONTENDERS = ["curl-s3", "curl-https", "curl-s3static", "local", "s3-full", "s3-blocks",
-              "s3static-full", "s3static-blocks", "https-full", "https-blocks",
-              "https-blocks-steady", "s3-cache", "https-cache", "wds-https", "s3tc-s3",
-              "s3tc-s3static"]
+CONTENDERS = ["curl-s3", "curl-https", "curl-s3static", "local", "local-loaded", "s3-full",
+              "s3-blocks", "s3static-full", "s3static-blocks", "https-full", "https-blocks",
+              "https-blocks-steady", "s3-cache", "s3static-cache", "https-cache", "wds-https",
+              "s3tc-s3", "s3tc-s3static"]
 # The contenders that read moto's S3 server (the others need only nginx).
 MOTO = ("curl-s3", "s3-full", "s3-blocks", "s3-cache", "s3tc-s3")
 # The static S3 endpoint checks no signature: any key signs.
@@ -168,6 +168,30 @@ class Bench:
         return {"images_per_s": self.count / seconds, "mb_per_s": sizes / 1e6 / seconds,
                 "seconds": seconds}
 
+    def local_loaded(self):
+        """`local` while curl pulls the shards from the static S3 endpoint at --load-mb-s in all
+        (into /dev/null), so that the server side (the relay, nginx) takes the cores it takes
+        while feedrate reads a remote source at that rate."""
+        st = self.stores["s3static"]
+        each = max(1, int(self.args.load_mb_s * 1e6 / len(self.names)))
+        # Each shard three times over, so that the pulls outlast the epoch.
+        pulls = [subprocess.Popen(["curl", "-s", "--limit-rate", str(each)]
+                                  + ["-o", "/dev/null", f"{st['url']}/{BUCKET}/{PREFIX}{n}"] * 3)
+                 for n in self.names]
+        try:
+            time.sleep(1.0)  # the pulls at their rate before the epoch starts
+            running = sum(p.poll() is None for p in pulls)
+            out = self.feedrate(str(self.data), [])
+            if any(p.poll() is not None for p in pulls) or running != len(pulls):
+                return {"error": "a pull ended before the epoch did (raise the shards' size or "
+                                 "lower --load-mb-s)"}
+            out["load_mb_s"] = self.args.load_mb_s
+            return out
+        finally:
+            for p in pulls:
+                p.kill()
+                p.wait()
+
     def feedrate(self, source, extra, epoch=0, epochs=1, store="s3"):
         """One process's run; the figures of its epoch `epoch`, or with epochs > 2 (and epoch 0)
         the medians of its epochs after the second, whole epochs each: a loader reads ahead into
@@ -247,6 +271,8 @@ class Bench:
             return self.curl("s3static")
         if name == "local":
             return self.feedrate(str(self.data), [])
+        if name == "local-loaded":
+            return self.local_loaded()
         if name in ("s3-full", "s3-blocks", "s3static-full", "s3static-blocks", "https-full",
                     "https-blocks"):
             store = name.split("-")[0]
@@ -258,11 +284,13 @@ class Bench:
         if name == "https-blocks-steady":
             return self.feedrate(self.https_source, ["--shuffle", "blocks"],
                                  epochs=self.args.steady_epochs)
-        if name in ("s3-cache", "https-cache"):
+        if name in ("s3-cache", "s3static-cache", "https-cache"):
             cache = Path(tempfile.mkdtemp(prefix="cache-", dir=self.tmp))
-            src = self.s3_source if name.startswith("s3") else self.https_source
+            store = name.split("-")[0]
+            src = self.https_source if store == "https" else self.s3_source
             try:
-                return self.feedrate(src, ["--epochs", "2", "--cache-dir", str(cache)], epoch=1)
+                return self.feedrate(src, ["--epochs", "2", "--cache-dir", str(cache)], epoch=1,
+                                     store=store)
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
         if name == "wds-https":

@@ -79,7 +79,7 @@ std::shared_ptr<CredentialProvider> chain_credentials(const EnvLookup& env,
   }
   if (auto container = container_credentials(env)) return reused_temporary(options, *container);
   if (options.instance_metadata && !true_variable(env, "AWS_EC2_METADATA_DISABLED")) {
-    const InstanceMetadata service = instance_metadata(env);
+    const InstanceMetadata service = instance_metadata(env, profile);
     return reused(options, instance_metadata_key(service),
                   [&] { return instance_provider(service, options); });
   }

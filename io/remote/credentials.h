@@ -12,10 +12,11 @@
 //     (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI); else, when the options ask for it
 //     and AWS_EC2_METADATA_DISABLED is not true, the instance metadata service
 //     (AWS_EC2_METADATA_SERVICE_ENDPOINT, default http://169.254.169.254), IMDSv2, falling back
-//     to IMDSv1 as botocore does unless AWS_EC2_METADATA_V1_DISABLED is true; else none, and
-//     requests go unsigned (public buckets). The STS sources, the credential_process, container
-//     and instance metadata give temporary credentials, which the provider fetches again before
-//     they expire (io/remote/credential_provider.h).
+//     to IMDSv1 as botocore does unless AWS_EC2_METADATA_V1_DISABLED (else the profile's
+//     ec2_metadata_v1_disabled) is true; else none, and requests go unsigned (public buckets).
+//     The STS sources, the credential_process, container and instance metadata give temporary
+//     credentials, which the provider fetches again before they expire
+//     (io/remote/credential_provider.h).
 //   files: AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE, else ~/.aws/credentials and
 //     ~/.aws/config under HOME.
 //   region: AWS_REGION, AWS_DEFAULT_REGION, the profile's region, then us-east-1.

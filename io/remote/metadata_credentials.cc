@@ -75,10 +75,10 @@ InstanceCredentials fetch_instance_credentials(const InstanceMetadata& service) 
   Secret session;  // empty: IMDSv1
   if (token.status == 200 && !token.body.empty()) {
     session = Secret(token.body);
-  } else if (!token.reached || token.status == 400 || service.v1_disabled) {
+  } else if (!token.reached || token.status == 400 || !service.v1_disabled_by.empty()) {
     found.why_none = "instance metadata: " + failure(put, token);
     if (token.reached && token.status != 400) {
-      found.why_none += ", and IMDSv1 is disabled (AWS_EC2_METADATA_V1_DISABLED)";
+      found.why_none += ", and IMDSv1 is disabled (" + service.v1_disabled_by + ")";
     }
     return found;
   } else {

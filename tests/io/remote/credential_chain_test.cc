@@ -30,7 +30,6 @@ using test_support::Environment;
 using test_support::expect_resolve_error;
 using test_support::header_value;
 using test_support::http;
-using test_support::ManualWallClock;
 using test_support::ScriptedServer;
 
 using test_support::FakeContainer;
@@ -42,12 +41,8 @@ using test_support::request_line;
 constexpr const char* kSecret = test_support::kMetadataSecret;
 constexpr const char* kExpiration = test_support::kMetadataExpiration;
 
-class CredentialChain : public ::testing::Test {
+class CredentialChain : public test_support::CredentialTest {
  protected:
-  void write(const std::string& name, const std::string& text) {
-    std::filesystem::create_directories(home_.path() / ".aws");
-    std::ofstream(home_.path() / ".aws" / name) << text;
-  }
   // An executable script printing `json` and exiting with `status`; each run appends a line to
   // runs.log.
   std::string script(const std::string& json, int status = 0, const std::string& err = "") {
@@ -70,17 +65,8 @@ class CredentialChain : public ::testing::Test {
     environment.set("HOME", home_.path().string());
     return environment;
   }
-  // The chain under the test's clock, asking instance metadata when `imds`.
-  CredentialChainOptions options(bool imds = false) {
-    CredentialChainOptions chain;
-    chain.instance_metadata = imds;
-    chain.clock = clock_.clock();
-    return chain;
-  }
   CredentialChainOptions with_imds() { return options(true); }
 
-  testing::TempDir home_;
-  ManualWallClock clock_;
   int scripts_ = 0;
 };
 

@@ -25,7 +25,7 @@ namespace feedrate::io {
 namespace {
 
 using namespace std::chrono_literals;
-// Environment, ManualWallClock, ScriptedServer, http(), header_value(), expect_resolve_error(),
+// CredentialTest, Environment, ScriptedServer, http(), header_value(), expect_resolve_error(),
 // FakeImds, FakeContainer.
 using namespace test_support;
 
@@ -73,12 +73,8 @@ struct FakeSts {
   std::string endpoint() const { return server.url(""); }
 };
 
-class StsCredentials : public ::testing::Test {
+class StsCredentials : public CredentialTest {
  protected:
-  void write(const std::string& name, const std::string& text) {
-    std::filesystem::create_directories(home_.path() / ".aws");
-    std::ofstream(home_.path() / ".aws" / name) << text;
-  }
   std::string token_file(const std::string& token) {
     const auto path = home_ / "token";
     std::ofstream(path) << token << "\n";
@@ -99,19 +95,7 @@ class StsCredentials : public ::testing::Test {
         .set("AWS_ROLE_SESSION_NAME", "pod-a");
     return environment;
   }
-  CredentialChainOptions options() {
-    CredentialChainOptions chain;
-    chain.clock = clock_.clock();
-    return chain;
-  }
-  std::string key(const Environment& environment) {
-    return resolve_s3_settings(environment.lookup(), options())
-        .credentials->current()
-        ->access_key_id;
-  }
 
-  testing::TempDir home_;
-  ManualWallClock clock_;
   FakeSts sts_;
 };
 

@@ -19,6 +19,7 @@ set(_feedrate_header_packages
     tiffio.h libtiff-dev
     xxhash.h libxxhash-dev
     curl/curl.h libcurl4-openssl-dev
+    openssl/evp.h libssl-dev
     pugixml.hpp libpugixml-dev
     oneapi/tbb.h libtbb-dev
     CLI/CLI.hpp libcli11-dev

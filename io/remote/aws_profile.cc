@@ -48,11 +48,14 @@ std::optional<std::string> set_variable(const EnvLookup& env, const std::string&
   return value;
 }
 
-bool true_variable(const EnvLookup& env, const std::string& name) {
-  std::string lower = env(name).value_or("");
-  std::transform(lower.begin(), lower.end(), lower.begin(),
+bool true_value(std::string value) {
+  std::transform(value.begin(), value.end(), value.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower == "true" || lower == "1";
+  return value == "true" || value == "1";
+}
+
+bool true_variable(const EnvLookup& env, const std::string& name) {
+  return true_value(env(name).value_or(""));
 }
 
 AwsProfiles read_aws_profiles(const EnvLookup& env) {

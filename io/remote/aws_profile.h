@@ -19,7 +19,9 @@ namespace feedrate::io {
 
 // The variable's value when it is set and not empty.
 std::optional<std::string> set_variable(const EnvLookup& env, const std::string& name);
-// Whether the variable is "true" or "1" (any case), as botocore reads its switches.
+// Whether `value` is "true" or "1" (any case), as botocore reads its switches.
+bool true_value(std::string value);
+// Whether the variable is set to true_value().
 bool true_variable(const EnvLookup& env, const std::string& name);
 
 struct AwsProfiles {

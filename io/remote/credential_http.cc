@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace feedrate::io {
 namespace {
@@ -50,6 +51,17 @@ CredentialAnswer attempt(const CredentialRequest& request) {
 }
 
 }  // namespace
+
+CredentialRequest public_request(const char* method, std::string url, std::string ca_file) {
+  CredentialRequest request;
+  request.method = method;
+  request.url = std::move(url);
+  request.connect_timeout = std::chrono::seconds(5);
+  request.timeout = std::chrono::seconds(30);
+  request.no_proxy = false;
+  request.ca_file = std::move(ca_file);
+  return request;
+}
 
 CredentialAnswer ask(const CredentialRequest& request) {
   CredentialAnswer answer;

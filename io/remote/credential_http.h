@@ -1,6 +1,6 @@
 // The small HTTP requests of the credential sources (container credentials, instance metadata,
-// AWS STS) through libcurl's easy interface: a bounded answer (64 KiB), timeouts, one retry
-// after a 5xx or a transfer that failed on a connection that was made (none when nothing
+// AWS STS, the SSO portal) through libcurl's easy interface: a bounded answer (64 KiB), timeouts,
+// one retry after a 5xx or a transfer that failed on a connection that was made (none when nothing
 // answered), and the text that names a failed request; plus the token files these sources read
 // again at each fetch. Messages name the method, the URL and the status, never a header or a
 // body (they hold tokens and secrets). Thread-safety: pure functions of their arguments and
@@ -38,6 +38,10 @@ struct CredentialAnswer {
   std::string body;
   std::string error;  // the transfer's error when status is 0
 };
+
+// A request to a public AWS endpoint (STS, the SSO portal): 5 s to connect, 30 s in all, through
+// the environment's proxy as S3's requests go, with the CA bundle `ca_file` (empty: the system's).
+CredentialRequest public_request(const char* method, std::string url, std::string ca_file);
 
 // The request, retried once after a 5xx or a failed transfer on a connection that was made.
 CredentialAnswer ask(const CredentialRequest& request);

@@ -50,21 +50,28 @@ std::optional<SourceFetch> container_credentials(const EnvLookup& env) {
   return made;
 }
 
-InstanceMetadata instance_metadata(const EnvLookup& env) {
+InstanceMetadata instance_metadata(const EnvLookup& env, const AwsProfile& active) {
   InstanceMetadata service;
   service.endpoint =
       set_variable(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT").value_or(kDefaultMetadataEndpoint);
   while (!service.endpoint.empty() && service.endpoint.back() == '/') service.endpoint.pop_back();
-  service.v1_disabled = true_variable(env, "AWS_EC2_METADATA_V1_DISABLED");
+  // The variable wins when set, even to false (botocore's order of a config variable).
+  const char* variable = "AWS_EC2_METADATA_V1_DISABLED";
+  const char* setting = "ec2_metadata_v1_disabled";
+  if (set_variable(env, variable)) {
+    if (true_variable(env, variable)) service.v1_disabled_by = variable;
+  } else if (true_value(active.setting(setting))) {
+    service.v1_disabled_by = std::string(setting) + " of " + active.origin(setting);
+  }
   return service;
 }
 
 std::string instance_metadata_key(const InstanceMetadata& service) {
-  return "imds\n" + service.endpoint + (service.v1_disabled ? "\nv1-disabled" : "");
+  return "imds\n" + service.endpoint + "\nv1 disabled by " + service.v1_disabled_by;
 }
 
 SourceFetch named_credential_source(const EnvLookup& env, const std::string& name,
-                                    const std::string& origin) {
+                                    const std::string& origin, const AwsProfile& active) {
   const std::string prefix = origin + ": credential_source " + name;
   SourceFetch made;
   if (name == "Environment") {
@@ -86,7 +93,7 @@ SourceFetch named_credential_source(const EnvLookup& env, const std::string& nam
     if (true_variable(env, "AWS_EC2_METADATA_DISABLED")) {
       throw std::runtime_error(prefix + ", but AWS_EC2_METADATA_DISABLED is true");
     }
-    const InstanceMetadata service = instance_metadata(env);
+    const InstanceMetadata service = instance_metadata(env, active);
     made.source = "instance metadata (" + service.endpoint + ")";
     made.key = instance_metadata_key(service);
     made.fetch = [service] { return fetch_instance_role_credentials(service); };

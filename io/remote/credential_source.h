@@ -6,7 +6,9 @@
 //     with AWS_CONTAINER_AUTHORIZATION_TOKEN(_FILE) (io/remote/metadata_credentials.h);
 //   Ec2InstanceMetadata: the instance metadata service at AWS_EC2_METADATA_SERVICE_ENDPOINT
 //     (default http://169.254.169.254), not asked when AWS_EC2_METADATA_DISABLED is true, without
-//     the IMDSv1 fallback when AWS_EC2_METADATA_V1_DISABLED is true.
+//     the IMDSv1 fallback when AWS_EC2_METADATA_V1_DISABLED is true or, that variable unset, the
+//     active profile's ec2_metadata_v1_disabled is (as botocore reads the setting: from the
+//     profile the chain resolves, not from a source_profile it reaches).
 // Thread-safety: pure functions of the environment; the fetches they give may run on any thread.
 #pragma once
 
@@ -14,6 +16,7 @@
 #include <string>
 
 #include "io/remote/aws_credentials.h"
+#include "io/remote/aws_profile.h"
 #include "io/remote/credential_provider.h"
 #include "io/remote/credentials.h"
 #include "io/remote/metadata_credentials.h"
@@ -37,17 +40,18 @@ std::optional<AwsCredentials> environment_keys(const EnvLookup& env);
 // nullopt when neither container variable is set.
 std::optional<SourceFetch> container_credentials(const EnvLookup& env);
 
-// The instance metadata service the environment names.
-InstanceMetadata instance_metadata(const EnvLookup& env);
+// The instance metadata service the environment and the active profile name.
+InstanceMetadata instance_metadata(const EnvLookup& env, const AwsProfile& active);
 // "imds\nENDPOINT..." for the process-wide cache.
 std::string instance_metadata_key(const InstanceMetadata& service);
 
 // The credentials of credential_source `name` of the profile that `origin` names ("profile 'x'
-// in PATH"); their fetch's errors start with "ORIGIN: credential_source NAME: ". Throws
+// in PATH"), under the active profile `active` (the one the chain resolves); their fetch's
+// errors start with "ORIGIN: credential_source NAME: ". Throws
 // std::runtime_error naming the origin, the setting and the allowed values for an unknown name,
 // and for a source that the environment does not configure (no keys, no container variable,
 // AWS_EC2_METADATA_DISABLED).
 SourceFetch named_credential_source(const EnvLookup& env, const std::string& name,
-                                    const std::string& origin);
+                                    const std::string& origin, const AwsProfile& active);
 
 }  // namespace feedrate::io

@@ -8,6 +8,7 @@
 #include "io/remote/credential_process.h"
 #include "io/remote/credential_source.h"
 #include "io/remote/role_credentials.h"
+#include "io/remote/sso_credentials.h"
 
 namespace feedrate::io {
 namespace {
@@ -56,9 +57,10 @@ std::shared_ptr<CredentialProvider> chain_credentials(const EnvLookup& env,
   if (auto keys = environment_keys(env)) {
     return CredentialProvider::fixed(std::move(*keys), "environment (AWS_ACCESS_KEY_ID)");
   }
-  auto sts = assume_role_source(env, profile, region);
-  if (!sts) sts = web_identity_source(env, profile, region);
-  if (sts) return reused_temporary(options, *sts);
+  auto role = assume_role_source(env, profile, region);
+  if (!role) role = web_identity_source(env, profile, region);
+  if (!role) role = sso_source(env, profile, options.clock);
+  if (role) return reused_temporary(options, *role);
   const std::string in = "profile '" + profile.name + "' in ";
   if (auto keys = section_keys(profile, true); keys.signs()) {
     return CredentialProvider::fixed(std::move(keys),
@@ -79,7 +81,7 @@ std::shared_ptr<CredentialProvider> chain_credentials(const EnvLookup& env,
   }
   if (auto container = container_credentials(env)) return reused_temporary(options, *container);
   if (options.instance_metadata && !true_variable(env, "AWS_EC2_METADATA_DISABLED")) {
-    const InstanceMetadata service = instance_metadata(env);
+    const InstanceMetadata service = instance_metadata(env, profile);
     return reused(options, instance_metadata_key(service),
                   [&] { return instance_provider(service, options); });
   }

@@ -6,16 +6,18 @@
 //     Ec2InstanceMetadata; io/remote/credential_source.h); else web identity (STS
 //     AssumeRoleWithWebIdentity) with the token of AWS_WEB_IDENTITY_TOKEN_FILE or the profile's
 //     web_identity_token_file for AWS_ROLE_ARN or the profile's role_arn
-//     (io/remote/role_credentials.h); else the profile's keys in the credentials file, its
-//     credential_process (credentials file, then config file "[profile NAME]"), its keys in the
-//     config file; else container credentials
+//     (io/remote/role_credentials.h); else the role of the profile's AWS IAM Identity Center
+//     (SSO) settings, with the token `aws sso login` cached (io/remote/sso_credentials.h); else
+//     the profile's keys in the credentials file, its credential_process (credentials file, then
+//     config file "[profile NAME]"), its keys in the config file; else container credentials
 //     (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI); else, when the options ask for it
 //     and AWS_EC2_METADATA_DISABLED is not true, the instance metadata service
 //     (AWS_EC2_METADATA_SERVICE_ENDPOINT, default http://169.254.169.254), IMDSv2, falling back
-//     to IMDSv1 as botocore does unless AWS_EC2_METADATA_V1_DISABLED is true; else none, and
-//     requests go unsigned (public buckets). The STS sources, the credential_process, container
-//     and instance metadata give temporary credentials, which the provider fetches again before
-//     they expire (io/remote/credential_provider.h).
+//     to IMDSv1 as botocore does unless AWS_EC2_METADATA_V1_DISABLED (else the profile's
+//     ec2_metadata_v1_disabled) is true; else none, and requests go unsigned (public buckets).
+//     The STS sources, SSO, the credential_process, container and instance metadata give
+//     temporary credentials, which the provider fetches again before they expire
+//     (io/remote/credential_provider.h).
 //   files: AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE, else ~/.aws/credentials and
 //     ~/.aws/config under HOME.
 //   region: AWS_REGION, AWS_DEFAULT_REGION, the profile's region, then us-east-1.
@@ -50,10 +52,10 @@ struct S3Settings {
   // Never null; source() says where the credentials came from: "environment
   // (AWS_ACCESS_KEY_ID)", "assume-role of profile 'x' (role 'arn:...', source profile 'y')",
   // "assume-role of profile 'x' (role 'arn:...', credential_source Ec2InstanceMetadata)",
-  // "web identity (AWS_ROLE_ARN 'arn:...')", "profile 'x' in /root/.aws/credentials",
-  // "credential_process of profile 'x'", "container credentials
-  // (AWS_CONTAINER_CREDENTIALS_FULL_URI)", "instance metadata (IMDSv2, role 'r')", "instance
-  // metadata (IMDSv1, role 'r')", "none: unsigned requests", ...
+  // "web identity (AWS_ROLE_ARN 'arn:...')", "sso of profile 'x' (account '1', role 'r')",
+  // "profile 'x' in /root/.aws/credentials", "credential_process of profile 'x'", "container
+  // credentials (AWS_CONTAINER_CREDENTIALS_FULL_URI)", "instance metadata (IMDSv2, role 'r')",
+  // "instance metadata (IMDSv1, role 'r')", "none: unsigned requests", ...
   std::shared_ptr<CredentialProvider> credentials =
       CredentialProvider::fixed({}, "none: unsigned requests");
   std::string region = "us-east-1";
@@ -74,7 +76,8 @@ struct CredentialChainOptions {
 // Throws std::runtime_error when the environment or a file is inconsistent (a key without its
 // secret, an AWS_PROFILE found in neither file, an unreadable file) or a source of temporary
 // credentials fails (a credential_process's exit status or output, a container endpoint's, an
-// instance role's or STS's answer, a role configuration that is incomplete or inconsistent),
+// instance role's, STS's or the SSO portal's answer, an SSO token cache that is missing or
+// expired, a role or SSO configuration that is incomplete or inconsistent),
 // std::invalid_argument for an endpoint that is not an http(s) URL; the messages never contain a
 // secret.
 S3Settings resolve_s3_settings(const EnvLookup& env, const CredentialChainOptions& options = {});

@@ -2,7 +2,10 @@
 // "SessionToken") and from the container and instance metadata endpoints ("Token"):
 //   {"AccessKeyId": "...", "SecretAccessKey": "...", "SessionToken"|"Token": "...",
 //    "Expiration": "2026-12-02T15:04:05Z"}
-// The token and the expiration are optional; a Version other than 1 is refused.
+// The token and the expiration are optional; a Version other than 1 is refused. The SSO portal's
+// GetRoleCredentials answer names them otherwise, and its expiration is required:
+//   {"roleCredentials": {"accessKeyId": "...", "secretAccessKey": "...", "sessionToken": "...",
+//    "expiration": <milliseconds since the epoch>}}
 // Thread-safety: a pure function.
 #pragma once
 
@@ -15,6 +18,7 @@ namespace feedrate::io {
 enum class CredentialsJson {
   kProcess,   // credential_process output: "Version" must be 1, the token is "SessionToken"
   kMetadata,  // container and IMDS answers: the token is "Token"
+  kSso,       // the SSO portal's answer: "roleCredentials", camelCase, "expiration" in ms
 };
 
 // Throws std::runtime_error "ORIGIN: ..." when the text is not a JSON object, a field is

@@ -20,6 +20,12 @@ CredentialRequest request(const char* method, std::string url, std::vector<std::
   return made;
 }
 
+// The GETs' headers: IMDSv2's session token, revealed here for libcurl; none for IMDSv1.
+std::vector<std::string> session_headers(const Secret& session) {
+  if (session.empty()) return {};
+  return {"X-aws-ec2-metadata-token: " + session.reveal()};
+}
+
 bool allowed_over_http(const std::string& host) {
   return host.rfind("127.", 0) == 0 || host == "localhost" || host == "[::1]" ||
          host == "169.254.170.2" || host == "169.254.170.23" || host == "[fd00:ec2::23]";
@@ -66,21 +72,20 @@ InstanceCredentials fetch_instance_credentials(const InstanceMetadata& service) 
   const auto put = request("PUT", service.endpoint + "/latest/api/token",
                            {"X-aws-ec2-metadata-token-ttl-seconds: 21600", "Content-Length: 0"});
   const CredentialAnswer token = ask(put);
-  std::vector<std::string> headers;
+  Secret session;  // empty: IMDSv1
   if (token.status == 200 && !token.body.empty()) {
-    const Secret session(token.body);
-    headers.push_back("X-aws-ec2-metadata-token: " + session.reveal());
-  } else if (!token.reached || token.status == 400 || service.v1_disabled) {
+    session = Secret(token.body);
+  } else if (!token.reached || token.status == 400 || !service.v1_disabled_by.empty()) {
     found.why_none = "instance metadata: " + failure(put, token);
     if (token.reached && token.status != 400) {
-      found.why_none += ", and IMDSv1 is disabled (AWS_EC2_METADATA_V1_DISABLED)";
+      found.why_none += ", and IMDSv1 is disabled (" + service.v1_disabled_by + ")";
     }
     return found;
   } else {
     found.v1 = true;
   }
   const std::string roles_url = service.endpoint + "/latest/meta-data/iam/security-credentials/";
-  const auto list = request("GET", roles_url, headers);
+  const auto list = request("GET", roles_url, session_headers(session));
   const CredentialAnswer roles = ask(list);
   const std::string role = roles.body.substr(0, roles.body.find_first_of("\r\n"));
   if (roles.status != 200 || role.empty()) {
@@ -91,7 +96,7 @@ InstanceCredentials fetch_instance_credentials(const InstanceMetadata& service) 
     return found;
   }
   const std::string origin = instance_source_text(role, found.v1);
-  const auto get = request("GET", roles_url + encode_path(role), headers);
+  const auto get = request("GET", roles_url + encode_path(role), session_headers(session));
   const CredentialAnswer answer = ask(get);
   if (answer.status != 200) throw std::runtime_error(origin + ": " + failure(get, answer));
   const auto object = nlohmann::json::parse(answer.body, nullptr, false);

@@ -12,8 +12,9 @@
 //     InstanceMetadataFetcher does, a PUT answered other than 200 or 400 (403, 404, 405 from a
 //     service that has no IMDSv2, a 5xx, an answer that times out, an empty token) falls back to
 //     IMDSv1: the same GETs without a token, unless v1 is disabled
-//     (AWS_EC2_METADATA_V1_DISABLED). A PUT that reached nothing (refused, no connection within
-//     the timeout) ends there, without paying the connect timeout again for the GETs.
+//     (AWS_EC2_METADATA_V1_DISABLED, or the profile's ec2_metadata_v1_disabled). A PUT that reached
+//     nothing (refused, no connection within the timeout) ends there, without paying the connect
+//     timeout again for the GETs.
 // Tokens are Secrets: they never reach a message. No proxy is used for either.
 // Thread-safety: pure functions of their arguments and the network; any thread.
 #pragma once
@@ -40,7 +41,9 @@ inline constexpr const char* kDefaultMetadataEndpoint = "http://169.254.169.254"
 
 struct InstanceMetadata {
   std::string endpoint = kDefaultMetadataEndpoint;  // "scheme://host[:port]", no trailing '/'
-  bool v1_disabled = false;                         // no fallback to IMDSv1
+  // What turned the fallback to IMDSv1 off, for messages ("AWS_EC2_METADATA_V1_DISABLED",
+  // "ec2_metadata_v1_disabled of profile 'x' in PATH"); empty: the fallback is on.
+  std::string v1_disabled_by;
 };
 
 struct InstanceCredentials {

@@ -44,9 +44,10 @@ std::optional<int> duration_seconds(const AwsProfile& profile) {
 }
 
 // The credentials that sign the AssumeRole of `source`: its static keys, else its own role's.
-StsSource source_credentials(const EnvLookup& env, const AwsProfile& source,
-                             const std::string& region, const std::string& origin,
-                             std::vector<std::string> chain);
+// `active` is the profile the chain resolves (whose settings a credential_source reads).
+StsSource source_credentials(const EnvLookup& env, const AwsProfile& active,
+                             const AwsProfile& source, const std::string& region,
+                             const std::string& origin, std::vector<std::string> chain);
 
 // The earlier of two expirations; nullopt when neither expires.
 std::optional<WallTime> earlier(std::optional<WallTime> a, std::optional<WallTime> b) {
@@ -54,8 +55,8 @@ std::optional<WallTime> earlier(std::optional<WallTime> a, std::optional<WallTim
   return std::min(*a, *b);
 }
 
-StsSource assumed(const EnvLookup& env, const AwsProfile& profile, const std::string& region,
-                  std::vector<std::string> chain) {
+StsSource assumed(const EnvLookup& env, const AwsProfile& active, const AwsProfile& profile,
+                  const std::string& region, std::vector<std::string> chain) {
   const std::string origin = profile.origin("role_arn");
   const std::string source_name = profile.setting("source_profile");
   const std::string named_source = profile.setting("credential_source");
@@ -75,7 +76,7 @@ StsSource assumed(const EnvLookup& env, const AwsProfile& profile, const std::st
   request.duration_seconds = duration_seconds(profile);
   StsSource from;
   if (!named_source.empty()) {
-    from = named_credential_source(env, named_source, profile.origin("credential_source"));
+    from = named_credential_source(env, named_source, profile.origin("credential_source"), active);
   } else {
     const AwsProfile source = find_profile(*profile.files, source_name);
     if (!source.found()) {
@@ -84,7 +85,7 @@ StsSource assumed(const EnvLookup& env, const AwsProfile& profile, const std::st
                                profile.files->config_path.string());
     }
     chain.push_back(profile.name);
-    from = source_credentials(env, source, region, origin, std::move(chain));
+    from = source_credentials(env, active, source, region, origin, std::move(chain));
   }
   StsSource made;
   made.source = "assume-role of profile '" + profile.name + "' (role '" + request.role.role_arn +
@@ -105,9 +106,9 @@ StsSource assumed(const EnvLookup& env, const AwsProfile& profile, const std::st
   return made;
 }
 
-StsSource source_credentials(const EnvLookup& env, const AwsProfile& source,
-                             const std::string& region, const std::string& origin,
-                             std::vector<std::string> chain) {
+StsSource source_credentials(const EnvLookup& env, const AwsProfile& active,
+                             const AwsProfile& source, const std::string& region,
+                             const std::string& origin, std::vector<std::string> chain) {
   AwsCredentials keys = section_keys(source, true);
   if (!keys.signs()) keys = section_keys(source, false);
   if (keys.signs()) return static_keys(std::move(keys), "profile '" + source.name + "'");
@@ -122,7 +123,7 @@ StsSource source_credentials(const EnvLookup& env, const AwsProfile& source,
     for (const auto& link : chain) loop += link + " -> ";
     throw std::runtime_error(origin + ": the source_profile chain loops: " + loop + source.name);
   }
-  return assumed(env, source, region, std::move(chain));
+  return assumed(env, active, source, region, std::move(chain));
 }
 
 }  // namespace
@@ -132,7 +133,7 @@ std::optional<StsSource> assume_role_source(const EnvLookup& env, const AwsProfi
   if (profile.setting("role_arn").empty() || !profile.setting("web_identity_token_file").empty()) {
     return std::nullopt;
   }
-  return assumed(env, profile, region, {});
+  return assumed(env, profile, profile, region, {});
 }
 
 std::optional<StsSource> web_identity_source(const EnvLookup& env, const AwsProfile& profile,

@@ -17,13 +17,7 @@ namespace {
 using Parameters = std::vector<std::pair<std::string, std::string>>;
 
 CredentialRequest post(const StsRole& role, const std::string& action, Parameters parameters) {
-  CredentialRequest request;
-  request.method = "POST";
-  request.url = role.endpoint + "/";
-  request.connect_timeout = std::chrono::seconds(5);
-  request.timeout = std::chrono::seconds(30);
-  request.no_proxy = false;  // a public endpoint: the environment's proxy, as for S3
-  request.ca_file = role.ca_file;
+  CredentialRequest request = public_request("POST", role.endpoint + "/", role.ca_file);
   // No "Expect:" line to suppress 100-continue: libcurl 7.88 would sign that header without
   // sending it (moto answers SignatureDoesNotMatch); a body this small gets no Expect anyway.
   request.headers = {"Content-Type: application/x-www-form-urlencoded; charset=utf-8",

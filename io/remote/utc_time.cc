@@ -50,6 +50,8 @@ WallTime parse_utc_time(const std::string& text) {
   long offset_seconds = 0;
   if (at + 1 == text.size() && (text[at] == 'Z' || text[at] == 'z')) {
     ++at;
+  } else if (text.compare(at, std::string::npos, "UTC") == 0) {
+    at += 3;  // as older AWS CLIs wrote the SSO token cache's expiresAt
   } else if (at + 6 == text.size() && (text[at] == '+' || text[at] == '-') &&
              separator(text, at + 3, ':')) {
     const int offset_hours = digits(text, at + 1, 2);

@@ -1,5 +1,6 @@
 // The timestamps of the AWS credential sources: ISO 8601 / RFC 3339 in UTC or with an offset
-// ("2026-12-02T15:04:05Z", "2026-12-02T15:04:05.123+00:00"), to and from WallTime.
+// ("2026-12-02T15:04:05Z", "2026-12-02T15:04:05.123+00:00"), or with the zone "UTC" as older AWS
+// CLIs wrote the SSO token cache ("2026-12-02T15:04:05UTC"), to and from WallTime.
 // Thread-safety: pure functions.
 #pragma once
 

@@ -38,12 +38,14 @@ Capacity not_measured(Resource resource, std::string why) {
 // then binds); else the rate of its busiest band with the most requests, scaled to the requests
 // allowed as the bands say the rate grew with them (store_scaling.h); else, when the bands say
 // nothing, one request's rate times the requests allowed (a projection: the link may bind
-// sooner). The I/O thread's reading time alone cannot say it: it waits for slots as well as for
-// the store, so on a link that binds it counts the decodes' share of the waiting.
+// sooner). Without a known limit (max_in_flight 0) there is nothing to project to, so the rate
+// it delivered is the figure. The I/O thread's reading time alone cannot say it: it waits for
+// slots as well as for the store, so on a link that binds it counts the decodes' share of the
+// waiting.
 double store_images_per_s(const StoreFigures& s, double images, std::string& basis) {
   if (!s.remote || s.bytes == 0 || s.busy_s <= 0 || images <= 0) return kUnlimited;
   const double per_image = static_cast<double>(s.bytes) / images;
-  if (s.average_in_flight >= kStoreSaturated * s.max_in_flight) {
+  if (s.max_in_flight == 0 || store_saturated(s)) {
     const double rate = s.bytes_per_s / per_image;
     basis += format("; the store (%s) delivered %s with %.1f of %u requests in flight (%.0f MB/s)",
                     s.scheme.c_str(), thousands(rate).c_str(), s.average_in_flight, s.max_in_flight,
@@ -146,6 +148,11 @@ Capacity consumer_capacity(const Report& r, double images) {
 }
 
 }  // namespace
+
+bool store_saturated(const StoreFigures& store) {
+  return store.max_in_flight > 0 &&
+         store.average_in_flight >= kStoreSaturated * store.max_in_flight;
+}
 
 io::ThrottleSpec emulated_disk(const RunSetting& run) {
   if (run.throttle.empty()) return {};

@@ -5,9 +5,10 @@
 //   io        images per second the I/O thread spent reading, and no more than the emulated
 //             disk's limits (--throttle) allow for the run's bytes and reads per image, nor
 //             than a remote store sustains with the requests allowed in flight (its rate
-//             while at least kStoreSaturated of them were in flight, else its rate scaled to
-//             them as it grew with the requests in flight (store_scaling.h), else one
-//             request's rate times the requests allowed);
+//             while at least kStoreSaturated of them were in flight (store_saturated()) or
+//             when their number is unknown, else its rate scaled to them as it grew with the
+//             requests in flight (store_scaling.h), else one request's rate times the
+//             requests allowed);
 //   cpu       the decode threads (num_workers; the consumer's thread at 0) on the cores this
 //             process may use, from the CPU time per image of the decodes and of every loader
 //             thread (include/feedrate/throughput_model.h's cpu_images_per_s());
@@ -32,6 +33,11 @@ inline constexpr double kMeasurableStepShare = 0.05;
 // A store's requests in flight on average, as a share of those allowed, from which its measured
 // rate is what it sustains (the allowed requests were in use).
 inline constexpr double kStoreSaturated = 0.75;
+
+// Whether the store kept at least kStoreSaturated of its allowed requests in flight on average.
+// False when no limit is known (max_in_flight 0, as in a report made by hand): no share of it
+// can be judged.
+bool store_saturated(const StoreFigures& store);
 
 Capacities capacities(const Report& report);
 

@@ -43,9 +43,7 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
   }
   advice.push_back(make_finding("io.store", std::move(finding)));
   if (!std::isfinite(io) || io <= 0) return;
-  const bool saturated =
-      s.max_in_flight > 0 && s.average_in_flight >= kStoreSaturated * s.max_in_flight;
-  if (saturated && (!scaling || scaling->elasticity >= kLinkFull)) {
+  if (store_saturated(s) && (!scaling || scaling->elasticity >= kLinkFull)) {
     const unsigned more = std::min(1024u, s.max_in_flight * 2);
     const double elasticity = scaling ? scaling->elasticity : 1.0;
     const double rate =

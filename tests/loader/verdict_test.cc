@@ -587,6 +587,32 @@ TEST(StoreAdvice, MoreRequestsInFlightOnlyWhereTheRateGrewWithThem) {
               lifted(r.capacities, Resource::kIo, io * std::sqrt(128 / 63.5)), 1e-6);
 }
 
+TEST(StoreCapacity, SaturatedFromThreeQuartersOfTheRequestsAllowed) {
+  StoreFigures s;
+  s.max_in_flight = 64;
+  s.average_in_flight = 48;
+  EXPECT_TRUE(store_saturated(s));
+  s.average_in_flight = 47.9;
+  EXPECT_FALSE(store_saturated(s));
+  s.max_in_flight = 0;  // no limit known: no share of it
+  EXPECT_FALSE(store_saturated(s));
+}
+
+// A report without the limit (made by hand): the capacity is the rate the store delivered, and
+// no advice doubles a limit of 0.
+TEST(StoreCapacity, AnUnknownLimitBoundsIoAtTheDeliveredRateWithoutAdvice) {
+  Report r = link_run();
+  r.store.max_in_flight = 0;
+  r.store.average_in_flight = 63.5;
+  r.store.bytes_per_s_per_connection = r.store.bytes_per_s / 63.5;
+  r = judged(r);
+  EXPECT_NEAR(r.capacities.of(Resource::kIo).images_per_s, 11'200 / 9.9, 1e-6);
+  ASSERT_TRUE(r.verdict.bottleneck.has_value());
+  EXPECT_EQ(*r.verdict.bottleneck, Resource::kIo) << verdict_summary(r);
+  EXPECT_NE(find(r.verdict, "io.store"), nullptr) << kinds(r.verdict);
+  EXPECT_EQ(find(r.verdict, "io.store_in_flight"), nullptr) << kinds(r.verdict);
+}
+
 TEST(StoreCapacity, ALocalRunIsNotBoundByStoreFigures) {
   Report r = link_run();
   r.store = StoreFigures{};

@@ -3,8 +3,9 @@
 // container endpoint (checking the Authorization header) and IMDSv2 (a GET without the session
 // token gets 401) or an IMDSv1-only service. The order env > profile keys > credential_process >
 // config keys > container > instance metadata, AWS_EC2_METADATA_DISABLED, the IMDSv1 fallback and
-// AWS_EC2_METADATA_V1_DISABLED, the source texts, the errors (exit status, bad JSON, a role's
-// 404) without the secret, and a refresh through the server under a moved clock.
+// AWS_EC2_METADATA_V1_DISABLED or the profile's ec2_metadata_v1_disabled, the source texts, the
+// errors (exit status, bad JSON, a role's 404) without the secret, and a refresh through the server
+// under a moved clock.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -29,7 +30,6 @@ using test_support::Environment;
 using test_support::expect_resolve_error;
 using test_support::header_value;
 using test_support::http;
-using test_support::ManualWallClock;
 using test_support::ScriptedServer;
 
 using test_support::FakeContainer;
@@ -41,12 +41,8 @@ using test_support::request_line;
 constexpr const char* kSecret = test_support::kMetadataSecret;
 constexpr const char* kExpiration = test_support::kMetadataExpiration;
 
-class CredentialChain : public ::testing::Test {
+class CredentialChain : public test_support::CredentialTest {
  protected:
-  void write(const std::string& name, const std::string& text) {
-    std::filesystem::create_directories(home_.path() / ".aws");
-    std::ofstream(home_.path() / ".aws" / name) << text;
-  }
   // An executable script printing `json` and exiting with `status`; each run appends a line to
   // runs.log.
   std::string script(const std::string& json, int status = 0, const std::string& err = "") {
@@ -69,17 +65,8 @@ class CredentialChain : public ::testing::Test {
     environment.set("HOME", home_.path().string());
     return environment;
   }
-  // The chain under the test's clock, asking instance metadata when `imds`.
-  CredentialChainOptions options(bool imds = false) {
-    CredentialChainOptions chain;
-    chain.instance_metadata = imds;
-    chain.clock = clock_.clock();
-    return chain;
-  }
   CredentialChainOptions with_imds() { return options(true); }
 
-  testing::TempDir home_;
-  ManualWallClock clock_;
   int scripts_ = 0;
 };
 
@@ -205,6 +192,40 @@ TEST_F(CredentialChain, InstanceMetadataFallsBackToImdsV1) {
   imds.token_delay_ms = 2'500;
   EXPECT_EQ(resolve_s3_settings(environment.lookup(), with_imds()).credentials->source(),
             "instance metadata (IMDSv1, role 'role-a')");
+}
+
+// The active profile's ec2_metadata_v1_disabled in the config file turns the fallback off as the
+// variable does; the variable, when set, wins (even set to false), as in botocore.
+TEST_F(CredentialChain, TheProfilesEc2MetadataV1DisabledTurnsTheFallbackOff) {
+  FakeImds imds;
+  imds.token_status = 403;  // a service without IMDSv2
+  const std::string none = "none: unsigned requests (instance metadata: PUT " + imds.endpoint() +
+                           "/latest/api/token: HTTP 403, and IMDSv1 is disabled (";
+  const std::string config = (home_ / ".aws" / "config").string();
+  Environment environment = env();
+  environment.set("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint());
+  auto source = [&] {
+    return resolve_s3_settings(environment.lookup(), with_imds()).credentials->source();
+  };
+  write("config", "[default]\nec2_metadata_v1_disabled = true\n");
+  auto before = imds.server.requests().size();
+  EXPECT_EQ(source(), none + "ec2_metadata_v1_disabled of profile 'default' in " + config + "))");
+  EXPECT_EQ(imds.server.requests().size(), before + 1u);  // the PUT only
+  environment.set("AWS_EC2_METADATA_V1_DISABLED", "false");
+  EXPECT_EQ(source(), "instance metadata (IMDSv1, role 'role-a')");
+  environment.set("AWS_EC2_METADATA_V1_DISABLED", "true");
+  EXPECT_EQ(source(), none + "AWS_EC2_METADATA_V1_DISABLED))");
+  environment.unset("AWS_EC2_METADATA_V1_DISABLED");
+  // The active profile's setting, not another's.
+  write("config",
+        "[default]\nec2_metadata_v1_disabled = true\n[profile p]\nec2_metadata_v1_disabled = "
+        "false\n[profile q]\nec2_metadata_v1_disabled = TRUE\n");
+  environment.set("AWS_PROFILE", "p");
+  EXPECT_EQ(source(), "instance metadata (IMDSv1, role 'role-a')");
+  environment.set("AWS_PROFILE", "q");
+  before = imds.server.requests().size();
+  EXPECT_EQ(source(), none + "ec2_metadata_v1_disabled of profile 'q' in " + config + "))");
+  EXPECT_EQ(imds.server.requests().size(), before + 1u);
 }
 
 TEST_F(CredentialChain, ContainerCredentialsSendTheAuthorization) {

@@ -1,7 +1,8 @@
 // Helpers of the credential tests: a fake environment (the variables the test sets, nothing
 // else: the machine's AWS variables never leak in), a wall clock that moves only when the test
-// says so (expirations and refreshes without sleeping), a scripted server's answer, and the check
-// that a resolution fails with a message that names the problem and never holds the secret.
+// says so (expirations and refreshes without sleeping), a scripted server's answer, the check
+// that a resolution fails with a message that names the problem and never holds the secret, and
+// a fixture with a temporary HOME for the shared files and the chain under that clock.
 // Thread-safety: test code; ManualWallClock may be read from any thread.
 #pragma once
 
@@ -10,11 +11,14 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "io/remote/credentials.h"
+#include "tests/support/test_data.h"
 
 namespace feedrate::io::test_support {
 
@@ -77,5 +81,31 @@ inline void expect_resolve_error(const EnvLookup& env, const std::string& fragme
     EXPECT_EQ(what.find(secret), std::string::npos) << what;
   }
 }
+
+// A temporary HOME whose ~/.aws files the test writes, and the chain under a ManualWallClock.
+class CredentialTest : public ::testing::Test {
+ protected:
+  // Writes ~/.aws/NAME ("config", "credentials").
+  void write(const std::string& name, const std::string& text) {
+    std::filesystem::create_directories(home_.path() / ".aws");
+    std::ofstream(home_.path() / ".aws" / name) << text;
+  }
+  // The chain under the test's clock, asking instance metadata when `imds`.
+  CredentialChainOptions options(bool imds = false) {
+    CredentialChainOptions chain;
+    chain.instance_metadata = imds;
+    chain.clock = clock_.clock();
+    return chain;
+  }
+  // The access key the chain resolves for `environment` now.
+  std::string key(const Environment& environment) {
+    return resolve_s3_settings(environment.lookup(), options())
+        .credentials->current()
+        ->access_key_id;
+  }
+
+  testing::TempDir home_;
+  ManualWallClock clock_;
+};
 
 }  // namespace feedrate::io::test_support

@@ -1,6 +1,7 @@
 // The JSON of temporary credentials and its timestamps: the two token field names, optional
-// token and expiration, Version 1 for a credential_process, ISO 8601 in UTC and with offsets,
-// and refusals that name the field but never quote the text (it holds the secret).
+// token and expiration, Version 1 for a credential_process, the SSO portal's roleCredentials
+// with milliseconds, ISO 8601 in UTC (also "UTC" as the zone) and with offsets, and refusals that
+// name the field but never quote the text (it holds the secret).
 #include "io/remote/credentials_json.h"
 
 #include <gtest/gtest.h>
@@ -31,16 +32,22 @@ void expect_refused(const std::string& text, CredentialsJson kind, const std::st
   }
 }
 
-TEST(CredentialsJson, MetadataAnswers) {
-  const auto timed = parse_credentials_json(
-      with_secret(", \"Token\": \"tok\", \"Expiration\": \"2026-12-02T15:04:05Z\", \"Code\": "
-                  "\"Success\", \"Type\": \"AWS-HMAC\""),
-      CredentialsJson::kMetadata, "origin");
-  EXPECT_EQ(timed.credentials.access_key_id, "AKIA");
+// The credentials hold `key`, kSecret and `token`, expiring at 2026-12-02T15:04:05Z.
+void expect_parsed(const TimedCredentials& timed, const std::string& key,
+                   const std::string& token) {
+  EXPECT_EQ(timed.credentials.access_key_id, key);
   EXPECT_EQ(timed.credentials.secret_access_key.reveal(), kSecret);
-  EXPECT_EQ(timed.credentials.session_token.reveal(), "tok");
+  EXPECT_EQ(timed.credentials.session_token.reveal(), token);
   ASSERT_TRUE(timed.expiration);
   EXPECT_EQ(format_utc_time(*timed.expiration), "2026-12-02T15:04:05Z");
+}
+
+TEST(CredentialsJson, MetadataAnswers) {
+  expect_parsed(parse_credentials_json(
+                    with_secret(", \"Token\": \"tok\", \"Expiration\": \"2026-12-02T15:04:05Z\", "
+                                "\"Code\": \"Success\", \"Type\": \"AWS-HMAC\""),
+                    CredentialsJson::kMetadata, "origin"),
+                "AKIA", "tok");
 }
 
 TEST(CredentialsJson, ProcessOutputNeedsVersionOne) {
@@ -69,15 +76,35 @@ TEST(CredentialsJson, RefusalsNameTheFieldNotTheText) {
                  CredentialsJson::kMetadata, "\"AccessKeyId\" or \"SecretAccessKey\" is empty");
 }
 
+TEST(CredentialsJson, SsoRoleCredentials) {
+  expect_parsed(parse_credentials_json(
+                    "{\"roleCredentials\": {\"accessKeyId\": \"ASIA\", \"secretAccessKey\": \"" +
+                        std::string(kSecret) +
+                        "\", \"sessionToken\": \"st\", \"expiration\": 1796223845000}}",
+                    CredentialsJson::kSso, "origin"),
+                "ASIA", "st");
+  expect_refused(with_secret(""), CredentialsJson::kSso,
+                 "the JSON has no \"roleCredentials\" object");
+  expect_refused("{\"roleCredentials\": {\"accessKeyId\": \"ASIA\", \"secretAccessKey\": \"" +
+                     std::string(kSecret) + "\", \"expiration\": \"2026-12-02T15:04:05Z\"}}",
+                 CredentialsJson::kSso,
+                 "\"expiration\" in the JSON is not a number of milliseconds since the epoch");
+  expect_refused("{\"roleCredentials\": {\"secretAccessKey\": \"" + std::string(kSecret) +
+                     "\", \"expiration\": 1}}",
+                 CredentialsJson::kSso, "the JSON has no \"accessKeyId\"");
+}
+
 TEST(UtcTime, ReadsUtcOffsetsAndFractions) {
   const auto z = parse_utc_time("2026-12-02T15:04:05Z");
   EXPECT_EQ(parse_utc_time("2026-12-02T15:04:05.123456Z") - z, std::chrono::microseconds(0))
       << "fractions are dropped to whole seconds";
   EXPECT_EQ(parse_utc_time("2026-12-02T17:04:05+02:00"), z);
   EXPECT_EQ(parse_utc_time("2026-12-02T10:34:05-04:30"), z);
+  EXPECT_EQ(parse_utc_time("2026-12-02T15:04:05UTC"), z);  // older AWS CLIs' SSO token cache
   EXPECT_EQ(format_utc_time(z), "2026-12-02T15:04:05Z");
-  for (const char* bad : {"", "2026-12-02", "2026-12-02T15:04:05", "2026-13-02T15:04:05Z",
-                          "2026-12-02T15:04:05Zjunk", "2026/12/02T15:04:05Z"}) {
+  for (const char* bad :
+       {"", "2026-12-02", "2026-12-02T15:04:05", "2026-13-02T15:04:05Z", "2026-12-02T15:04:05Zjunk",
+        "2026/12/02T15:04:05Z", "2026-12-02T15:04:05UTCjunk", "2026-12-02T15:04:05UT"}) {
     EXPECT_THROW(parse_utc_time(bad), std::invalid_argument) << bad;
   }
 }

@@ -25,7 +25,7 @@ namespace feedrate::io {
 namespace {
 
 using namespace std::chrono_literals;
-// Environment, ManualWallClock, ScriptedServer, http(), header_value(), expect_resolve_error(),
+// CredentialTest, Environment, ScriptedServer, http(), header_value(), expect_resolve_error(),
 // FakeImds, FakeContainer.
 using namespace test_support;
 
@@ -73,12 +73,8 @@ struct FakeSts {
   std::string endpoint() const { return server.url(""); }
 };
 
-class StsCredentials : public ::testing::Test {
+class StsCredentials : public CredentialTest {
  protected:
-  void write(const std::string& name, const std::string& text) {
-    std::filesystem::create_directories(home_.path() / ".aws");
-    std::ofstream(home_.path() / ".aws" / name) << text;
-  }
   std::string token_file(const std::string& token) {
     const auto path = home_ / "token";
     std::ofstream(path) << token << "\n";
@@ -99,19 +95,7 @@ class StsCredentials : public ::testing::Test {
         .set("AWS_ROLE_SESSION_NAME", "pod-a");
     return environment;
   }
-  CredentialChainOptions options() {
-    CredentialChainOptions chain;
-    chain.clock = clock_.clock();
-    return chain;
-  }
-  std::string key(const Environment& environment) {
-    return resolve_s3_settings(environment.lookup(), options())
-        .credentials->current()
-        ->access_key_id;
-  }
 
-  testing::TempDir home_;
-  ManualWallClock clock_;
   FakeSts sts_;
 };
 
@@ -321,6 +305,36 @@ TEST_F(StsCredentials, TheRoleIsRefreshedBeforeItsSourceExpires) {
   EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-2");
   clock_.advance(2min);  // 01:00 - 4 min
   EXPECT_EQ(settings.credentials->current()->access_key_id, "KEY-3");
+}
+
+// The IMDSv1 fallback of an Ec2InstanceMetadata credential_source reached through a
+// source_profile follows the active profile's ec2_metadata_v1_disabled, as botocore reads the
+// setting from the session's profile, not from the profile that names the source.
+TEST_F(StsCredentials, ACredentialSourceFollowsTheActiveProfilesImdsV1Setting) {
+  FakeImds imds;
+  imds.token_status = 403;  // a service without IMDSv2
+  // Profile a, with `setting`, assumes its role with the credentials of b's, whose source is the
+  // instance.
+  auto write_chain = [&](const std::string& setting) {
+    write("config", std::string("[profile a]\nrole_arn = ") + kRole + "\nsource_profile = b\n" +
+                        setting +
+                        "[profile b]\nrole_arn = arn:aws:iam::123456789012:role/hop\n"
+                        "credential_source = Ec2InstanceMetadata\n"
+                        "ec2_metadata_v1_disabled = true\n");
+  };
+  const Environment environment =
+      env().set("AWS_PROFILE", "a").set("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint());
+  write_chain("");
+  EXPECT_EQ(key(environment), "KEY-2");  // b's role over IMDSv1, then a's
+  write_chain("ec2_metadata_v1_disabled = true\n");
+  expect_resolve_error(environment.lookup(),
+                       "credential_source Ec2InstanceMetadata: instance metadata: PUT " +
+                           imds.endpoint() +
+                           "/latest/api/token: HTTP 403, and IMDSv1 is disabled "
+                           "(ec2_metadata_v1_disabled of profile 'a' in " +
+                           (home_ / ".aws" / "config").string() + ")",
+                       kImdsToken, options());
+  EXPECT_EQ(sts_.server.requests().size(), 2u);
 }
 
 TEST_F(StsCredentials, TheStsEndpointsPrecedence) {

@@ -37,11 +37,11 @@ Capacity not_measured(Resource resource, std::string why) {
 // delivered while they were nearly all in flight (the link or the store's time to first byte
 // then binds); else the rate of its busiest band with the most requests, scaled to the requests
 // allowed as the bands say the rate grew with them (store_scaling.h); else, when the bands say
-// nothing, one request's rate times the requests allowed (a projection: the link may bind
-// sooner). Without a known limit (max_in_flight 0) there is nothing to project to, so the rate
-// it delivered is the figure. The I/O thread's reading time alone cannot say it: it waits for
-// slots as well as for the store, so on a link that binds it counts the decodes' share of the
-// waiting.
+// nothing (too few requests apart, or a rate that fell with them), one request's rate times the
+// requests allowed (a projection: the link may bind sooner). Without a known limit (max_in_flight
+// 0) there is nothing to project to, so the rate it delivered is the figure. The I/O thread's
+// reading time alone cannot say it: it waits for slots as well as for the store, so on a link that
+// binds it counts the decodes' share of the waiting.
 double store_images_per_s(const StoreFigures& s, double images, std::string& basis) {
   if (!s.remote || s.bytes == 0 || s.busy_s <= 0 || images <= 0) return kUnlimited;
   const double per_image = static_cast<double>(s.bytes) / images;
@@ -52,7 +52,7 @@ double store_images_per_s(const StoreFigures& s, double images, std::string& bas
                     s.bytes_per_s / 1e6);
     return rate;
   }
-  if (const auto scaling = store_scaling(s)) {
+  if (const auto scaling = store_scaling(s); scaling && !scaling->fell()) {
     const double rate = projected_bytes_per_s(*scaling, s.max_in_flight) / per_image;
     basis += format(
         "; the store (%s) would deliver %s with its %u requests in flight: %.0f MB/s with %.1f "

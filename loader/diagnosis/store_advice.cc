@@ -37,15 +37,20 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
     finding += format("; %.0f MB/s with %.1f requests in flight, %.0f MB/s with %.1f: ",
                       scaling->low.bytes_per_s / 1e6, scaling->low.in_flight,
                       scaling->high.bytes_per_s / 1e6, scaling->high.in_flight);
-    finding += scaling->elasticity < kLinkFull
+    finding += scaling->fell()
+                   ? "the rate fell as more were in flight, so the requests did not set it and "
+                     "these figures cannot say whether the link is full"
+               : scaling->elasticity < kLinkFull
                    ? "more requests did not lift the rate, the link (or the store) is full"
                    : format("the rate grew as requests^%.2f", scaling->elasticity);
   }
+  // Whether the bands say how the rate follows the requests.
+  const bool fitted = scaling && !scaling->fell();
   advice.push_back(make_finding("io.store", std::move(finding)));
   if (!std::isfinite(io) || io <= 0) return;
-  if (store_saturated(s) && (!scaling || scaling->elasticity >= kLinkFull)) {
+  const double elasticity = fitted ? scaling->elasticity : 1.0;
+  if (store_saturated(s) && elasticity >= kLinkFull) {
     const unsigned more = std::min(1024u, s.max_in_flight * 2);
-    const double elasticity = scaling ? scaling->elasticity : 1.0;
     const double rate =
         io * std::pow(static_cast<double>(more) / std::max(1.0, s.average_in_flight), elasticity);
     Advice more_in_flight = make_remedy(
@@ -53,17 +58,16 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
         {{"io_queue_depth", std::to_string(more)}}, lifted(capacities, Resource::kIo, rate),
         "no hardware; the store's request rate limits apply");
     more_in_flight.cause =
-        scaling
-            ? format(
-                  "the read-ahead kept %.1f of its %u requests in flight, %.0f MB/s in all, "
-                  "and its rate grew as requests^%.2f",
-                  s.average_in_flight, s.max_in_flight, s.bytes_per_s / 1e6, scaling->elasticity)
-            // Without bands to compare, no figure of the run says whether the link is full.
-            : format(
-                  "the read-ahead kept %.1f of its %u requests in flight, %.0f MB/s in all: "
-                  "more requests lift the rate where the time to first byte sets it, not "
-                  "where the link is full",
-                  s.average_in_flight, s.max_in_flight, s.bytes_per_s / 1e6);
+        fitted ? format(
+                     "the read-ahead kept %.1f of its %u requests in flight, %.0f MB/s in all, "
+                     "and its rate grew as requests^%.2f",
+                     s.average_in_flight, s.max_in_flight, s.bytes_per_s / 1e6, elasticity)
+               // Without bands to compare, no figure of the run says whether the link is full.
+               : format(
+                     "the read-ahead kept %.1f of its %u requests in flight, %.0f MB/s in all: "
+                     "more requests lift the rate where the time to first byte sets it, not "
+                     "where the link is full",
+                     s.average_in_flight, s.max_in_flight, s.bytes_per_s / 1e6);
     advice.push_back(std::move(more_in_flight));
   }
   // One object per image: tar shards put neighbours in one request (the read-ahead groups the

@@ -36,7 +36,8 @@ std::optional<StoreScaling> store_scaling(const StoreFigures& store) {
   StoreScaling scaling;
   scaling.low = *low;
   scaling.high = *high;
-  scaling.elasticity = std::clamp(sxy / sxx, 0.0, 1.0);
+  scaling.slope = sxy / sxx;
+  scaling.elasticity = std::clamp(scaling.slope, 0.0, 1.0);
   return scaling;
 }
 

@@ -6,7 +6,11 @@
 // each request's time to first byte set the rate (Little's law: twice the requests, twice the
 // bytes a second); near 0, the link or the store's bandwidth was full, and more requests lift
 // nothing. The bands' shares keep a run's ramp-up and drain (a few requests in flight for a
-// moment) out of the fit, and the weights keep a band of short moments from swinging it.
+// moment) out of the fit, and the weights keep a band of short moments from swinging it. A rate
+// that fell as the requests grew (a slope below -kRateFell) is no full link: the requests did
+// not set the rate, the reader set the requests (a read-ahead whose memory held only its GETs in
+// flight, each of them slow to arrive, at a 150 ms time to first byte), so such a fit says
+// nothing of how the store scales (fell()).
 // Thread-safety: pure functions.
 #pragma once
 
@@ -20,10 +24,15 @@ inline constexpr double kScalingBandShare = 0.1;
 inline constexpr double kScalingSpread = 1.3;
 // Below this elasticity more requests in flight are no remedy: the link (or the store) is full.
 inline constexpr double kLinkFull = 0.25;
+// Below minus this slope the rate fell with the requests: the fit says nothing.
+inline constexpr double kRateFell = 0.25;
 
 struct StoreScaling {
-  double elasticity = 1;
+  double elasticity = 1;  // the slope, clamped to [0, 1]
+  double slope = 1;
   StoreBand low, high;  // the fitted bands with the fewest and the most requests
+
+  bool fell() const { return slope < -kRateFell; }
 };
 
 // Empty when the bands that count span too few requests (a short run, or one that kept one

@@ -1,7 +1,8 @@
 cmake_minimum_required(VERSION 3.24)
 # The Debian packages that cmake/pip.cmake asks a pip user to install are all in the Makefile's
-# DEB_PACKAGES, which `make test` installs and builds with: a package added to one list and not
-# the other fails here, naming it. Run by ctest as `cmake -DSOURCE_DIR=... -P
+# DEB_PACKAGES, which `make test` installs and builds with, and in the `sudo apt-get install`
+# line of the pip install instructions (README.md, docs/python.md): a package added to one list
+# and not another fails here, naming it and the list. Run by ctest as `cmake -DSOURCE_DIR=... -P
 # pip_packages_test.cmake`.
 file(READ ${SOURCE_DIR}/cmake/pip.cmake pip_text)
 string(REGEX MATCH "set\\(_feedrate_header_packages([^)]*)\\)" _ "${pip_text}")
@@ -55,4 +56,37 @@ if(missing)
   message(FATAL_ERROR "cmake/pip.cmake asks for packages the Makefile's DEB_PACKAGES lacks: "
                       "${missing}")
 endif()
-message(STATUS "pip packages: all ${pip_count} of cmake/pip.cmake are in DEB_PACKAGES")
+
+# The instructions' `sudo apt-get install -y a b \` line, continued while a line ends with a
+# backslash; pkg-config is named there too.
+foreach(doc README.md docs/python.md)
+  file(STRINGS ${SOURCE_DIR}/${doc} doc_lines)
+  set(apt_text "")
+  set(in_list FALSE)
+  foreach(line IN LISTS doc_lines)
+    if(line MATCHES "^sudo apt-get install -y(.*)$")
+      set(in_list TRUE)
+      set(line "${CMAKE_MATCH_1}")
+    elseif(NOT in_list)
+      continue()
+    endif()
+    string(REGEX REPLACE "\\\\$" "" words "${line}")
+    string(APPEND apt_text " ${words}")
+    if(words STREQUAL line)
+      break()
+    endif()
+  endforeach()
+  separate_arguments(apt_packages UNIX_COMMAND "${apt_text}")
+  set(missing "")
+  foreach(package IN LISTS pip_packages)
+    if(NOT package IN_LIST apt_packages)
+      list(APPEND missing ${package})
+    endif()
+  endforeach()
+  if(missing)
+    message(FATAL_ERROR "${doc}'s `sudo apt-get install` line lacks packages cmake/pip.cmake "
+                        "asks for: ${missing}")
+  endif()
+endforeach()
+message(STATUS "pip packages: all ${pip_count} of cmake/pip.cmake are in DEB_PACKAGES and in "
+               "README.md's and docs/python.md's install lines")

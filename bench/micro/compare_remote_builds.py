@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from remote_contenders import BUCKET, PREFIX, STATIC_KEYS, brace
+from remote_contenders import BUCKET, PREFIX, STATIC_KEYS, bench_command, brace, store_env
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -53,18 +53,15 @@ def main():
     servers = Servers(state, nginx=True, netem=args.link, data=args.data, bucket=BUCKET,
                       prefix=PREFIX, ttl=3600, owner_pid=os.getpid())
     ep = servers.up()
-    env = {**os.environ, "AWS_ENDPOINT_URL": ep["s3_static"], "AWS_REGION": "us-east-1",
-           "AWS_ACCESS_KEY_ID": STATIC_KEYS["access_key"],
-           "AWS_SECRET_ACCESS_KEY": STATIC_KEYS["secret_key"]}
+    env = store_env(ep["s3_static"], STATIC_KEYS["access_key"], STATIC_KEYS["secret_key"],
+                    "us-east-1")
     source = f"s3://{BUCKET}/{PREFIX}{brace(names)}"
     rates = {name: [] for name in variants}
     try:
         print(json.dumps({"link": ep["netem"], "source": source}), flush=True)
         for rnd in range(args.rounds):
             for name, (libdir, extra) in variants.items():
-                cmd = [str(args.feedrate), "bench", source, "--workers", "2", "--transform",
-                       "train", "--batch", "64", "--json", "--no-pack-probe", *extra]
-                r = subprocess.run(cmd, env=dict(env, LD_LIBRARY_PATH=libdir),
+                r = subprocess.run(bench_command(args.feedrate, source, extra), env=dict(env, LD_LIBRARY_PATH=libdir),
                                    capture_output=True, text=True, timeout=600)
                 if r.returncode != 0:
                     print(f"{rnd} {name}: {r.stderr[-400:]}", flush=True)

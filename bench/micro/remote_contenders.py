@@ -101,6 +101,23 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
+def bench_command(feedrate, source, extra=()):
+    """`feedrate bench SOURCE` as every feedrate contender runs it, then `extra`."""
+    return [str(feedrate), "bench", source, "--workers", str(WORKERS), "--transform", "train",
+            "--batch", str(BATCH), "--json", "--no-pack-probe", *extra]
+
+
+def store_env(url, access_key, secret_key, region, ca_file=None):
+    """The environment of a process that reads the S3 endpoint `url` with these keys."""
+    env = {**os.environ, "AWS_ENDPOINT_URL": url, "AWS_ACCESS_KEY_ID": access_key,
+           "AWS_SECRET_ACCESS_KEY": secret_key, "AWS_REGION": region}
+    if ca_file:
+        env["AWS_CA_BUNDLE"] = ca_file
+    for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        env.pop(k, None)
+    return env
+
+
 def brace(names):
     """shard_{000000..000005}.tar for consecutive names, as feedrate's sources take them."""
     stem, ext = names[0].rsplit("_", 1)[0], ".tar"
@@ -125,12 +142,8 @@ class Bench:
     def store_env(self, store):
         """The environment of a contender that reads `store` ("s3": moto, "s3static": nginx)."""
         st = self.stores[store]
-        env = {**os.environ, "AWS_ENDPOINT_URL": st["url"], "AWS_ACCESS_KEY_ID": st["access_key"],
-               "AWS_SECRET_ACCESS_KEY": st["secret_key"], "AWS_REGION": self.region,
-               "AWS_CA_BUNDLE": self.ep["ca_file"]}
-        for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
-            env.pop(k, None)
-        return env
+        return store_env(st["url"], st["access_key"], st["secret_key"], self.region,
+                         self.ep["ca_file"])
 
     def curl(self, kind):
         procs = []
@@ -196,8 +209,7 @@ class Bench:
         """One process's run; the figures of its epoch `epoch`, or with epochs > 2 (and epoch 0)
         the medians of its epochs after the second, whole epochs each: a loader reads ahead into
         the next epoch from its second epoch on."""
-        cmd = [self.args.feedrate, "bench", source, "--workers", str(WORKERS), "--transform",
-               "train", "--batch", str(BATCH), "--json", "--no-pack-probe"] + extra
+        cmd = bench_command(self.args.feedrate, source, extra)
         if epochs > 1:
             cmd += ["--epochs", str(epochs)]
         try:

@@ -12,9 +12,9 @@ namespace {
 std::filesystem::path shared_file(const EnvLookup& env, const std::string& override_variable,
                                   const char* file_name) {
   if (auto path = set_variable(env, override_variable)) return *path;
-  const auto home = set_variable(env, "HOME");
-  if (!home) return {};
-  return std::filesystem::path(*home) / ".aws" / file_name;
+  const auto directory = aws_directory(env);
+  if (!directory) return {};
+  return *directory / file_name;
 }
 
 const AwsConfigSection* find_section(const AwsConfigFile& file, const std::string& name) {
@@ -46,6 +46,12 @@ std::optional<std::string> set_variable(const EnvLookup& env, const std::string&
   auto value = env(name);
   if (value && value->empty()) return std::nullopt;
   return value;
+}
+
+std::optional<std::filesystem::path> aws_directory(const EnvLookup& env) {
+  const auto home = set_variable(env, "HOME");
+  if (!home) return std::nullopt;
+  return std::filesystem::path(*home) / ".aws";
 }
 
 bool true_value(std::string value) {

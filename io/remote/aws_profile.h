@@ -19,6 +19,8 @@ namespace feedrate::io {
 
 // The variable's value when it is set and not empty.
 std::optional<std::string> set_variable(const EnvLookup& env, const std::string& name);
+// ~/.aws: HOME/.aws; nullopt when HOME is not set.
+std::optional<std::filesystem::path> aws_directory(const EnvLookup& env);
 // Whether `value` is "true" or "1" (any case), as botocore reads its switches.
 bool true_value(std::string value);
 // Whether the variable is set to true_value().

@@ -69,13 +69,13 @@ std::optional<SsoConfig> read_sso_config(const EnvLookup& env, const AwsProfile&
   config.region = values[1];
   config.account_id = values[2];
   config.role_name = values[3];
-  const auto home = set_variable(env, "HOME");
-  if (!home) {
+  const auto aws = aws_directory(env);
+  if (!aws) {
     throw std::runtime_error(config.origin +
                              " is configured for SSO, but HOME is not set: no ~/.aws/sso/cache");
   }
   config.token_cache =
-      std::filesystem::path(*home) / ".aws" / "sso" / "cache" /
+      *aws / "sso" / "cache" /
       (sha1_hex(config.session.empty() ? config.start_url : config.session) + ".json");
   config.endpoint = configured_endpoint(env, profile, "sso");
   if (config.endpoint.empty()) {

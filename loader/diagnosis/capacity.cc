@@ -59,7 +59,7 @@ double store_images_per_s(const StoreFigures& s, double images, std::string& bas
         "in flight, %.0f MB/s with %.1f (the rate grew as requests^%.2f)",
         s.scheme.c_str(), thousands(rate).c_str(), s.max_in_flight, scaling->low.bytes_per_s / 1e6,
         scaling->low.in_flight, scaling->high.bytes_per_s / 1e6, scaling->high.in_flight,
-        scaling->elasticity);
+        scaling->elasticity());
     return rate;
   }
   const double rate = s.bytes_per_s_per_connection * s.max_in_flight / per_image;

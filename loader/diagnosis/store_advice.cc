@@ -40,15 +40,15 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
     finding += scaling->fell()
                    ? "the rate fell as more were in flight, so the requests did not set it and "
                      "these figures cannot say whether the link is full"
-               : scaling->elasticity < kLinkFull
+               : scaling->elasticity() < kLinkFull
                    ? "more requests did not lift the rate, the link (or the store) is full"
-                   : format("the rate grew as requests^%.2f", scaling->elasticity);
+                   : format("the rate grew as requests^%.2f", scaling->elasticity());
   }
   // Whether the bands say how the rate follows the requests.
   const bool fitted = scaling && !scaling->fell();
   advice.push_back(make_finding("io.store", std::move(finding)));
   if (!std::isfinite(io) || io <= 0) return;
-  const double elasticity = fitted ? scaling->elasticity : 1.0;
+  const double elasticity = fitted ? scaling->elasticity() : 1.0;
   if (store_saturated(s) && elasticity >= kLinkFull) {
     const unsigned more = std::min(1024u, s.max_in_flight * 2);
     const double rate =

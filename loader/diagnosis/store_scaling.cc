@@ -37,13 +37,12 @@ std::optional<StoreScaling> store_scaling(const StoreFigures& store) {
   scaling.low = *low;
   scaling.high = *high;
   scaling.slope = sxy / sxx;
-  scaling.elasticity = std::clamp(scaling.slope, 0.0, 1.0);
   return scaling;
 }
 
 double projected_bytes_per_s(const StoreScaling& scaling, double in_flight) {
   return scaling.high.bytes_per_s *
-         std::pow(in_flight / scaling.high.in_flight, scaling.elasticity);
+         std::pow(in_flight / scaling.high.in_flight, scaling.elasticity());
 }
 
 }  // namespace feedrate

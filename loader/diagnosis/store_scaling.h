@@ -14,6 +14,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 
 #include "feedrate/report.h"
@@ -28,10 +29,11 @@ inline constexpr double kLinkFull = 0.25;
 inline constexpr double kRateFell = 0.25;
 
 struct StoreScaling {
-  double elasticity = 1;  // the slope, clamped to [0, 1]
-  double slope = 1;
+  double slope = 1;     // of log(rate) against log(requests)
   StoreBand low, high;  // the fitted bands with the fewest and the most requests
 
+  // The slope, clamped to [0, 1].
+  double elasticity() const { return std::clamp(slope, 0.0, 1.0); }
   bool fell() const { return slope < -kRateFell; }
 };
 

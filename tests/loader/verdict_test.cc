@@ -509,10 +509,10 @@ TEST(StoreScaling, ComparesTheBusiestBandsWithTheMostRequests) {
   ASSERT_TRUE(scaling.has_value());
   EXPECT_EQ(scaling->low.in_flight, 20);
   EXPECT_EQ(scaling->high.in_flight, 40);
-  EXPECT_NEAR(scaling->elasticity, 1, 1e-12);
+  EXPECT_NEAR(scaling->elasticity(), 1, 1e-12);
   EXPECT_NEAR(projected_bytes_per_s(*scaling, 64), 124e6 * 64 / 40, 1);
   s.by_in_flight[2].bytes_per_s = 40e6;  // fewer bytes with more requests: clamped, not negative,
-  EXPECT_EQ(store_scaling(s)->elasticity, 0);  // and a fit that says nothing of the store
+  EXPECT_EQ(store_scaling(s)->elasticity(), 0);  // and a fit that says nothing of the store
   EXPECT_NEAR(store_scaling(s)->slope, std::log(40.0 / 62) / std::log(2.0), 1e-12);
   EXPECT_TRUE(store_scaling(s)->fell());
   s.by_in_flight[2].bytes_per_s = 60e6;  // a rate as good as flat: a full link
@@ -535,8 +535,8 @@ TEST(StoreScaling, AFitOverEveryBandThatCountsIsNotSwungByOneDip) {
   ASSERT_TRUE(scaling.has_value());
   EXPECT_EQ(scaling->low.in_flight, 23.8);
   EXPECT_EQ(scaling->high.in_flight, 64);
-  EXPECT_NEAR(scaling->elasticity, 0.105, 0.005);
-  EXPECT_LT(scaling->elasticity, kLinkFull);
+  EXPECT_NEAR(scaling->elasticity(), 0.105, 0.005);
+  EXPECT_LT(scaling->elasticity(), kLinkFull);
 }
 
 TEST(StoreCapacity, AFullLinkBoundsIoAtItsRateWithFewerRequestsThanAllowed) {

@@ -55,6 +55,7 @@ FetchStats FetchMeter::stats(FetchClock::time_point now) const {
     stats.bytes_per_second_per_connection =
         static_cast<double>(stats.bytes) / (static_cast<double>(transfer_time_.count()) / 1e6);
   }
+  stats.first_byte_p10_ms = static_cast<double>(first_byte_.percentile(0.1).count()) / 1e6;
   stats.first_byte_p50_ms = static_cast<double>(first_byte_.percentile(0.5).count()) / 1e6;
   stats.first_byte_p99_ms = static_cast<double>(first_byte_.percentile(0.99).count()) / 1e6;
   return stats;

@@ -41,6 +41,7 @@ struct FetchStats {
   double busy_seconds = 0;
   // Time to first byte per answered attempt (libcurl's CURLINFO_STARTTRANSFER_TIME_T, connection
   // set-up included), from a log-bucket histogram (about 6% resolution).
+  double first_byte_p10_ms = 0;  // the quick end: the round trip with little queued before it
   double first_byte_p50_ms = 0;
   double first_byte_p99_ms = 0;
   double bytes_per_second = 0;                 // bytes / busy_seconds

@@ -25,7 +25,9 @@ RemoteWindow::RemoteWindow(const Dataset& dataset, RemoteSettings settings,
       settings_(std::move(settings)),
       window_bytes_(window_bytes),
       mirror_(mirror),
-      scattered_(scattered) {}
+      scattered_(scattered),
+      sizer_(settings_.fetch.max_in_flight,
+             window_bytes / std::max(settings_.fetch.max_in_flight, 1U)) {}
 
 RemoteWindow::~RemoteWindow() {
   stop();
@@ -142,14 +144,13 @@ RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
   };
   std::vector<Ahead::iterator> members{at};
   // No larger than the window's room (one sample at least), so that held bytes stay within it,
-  // nor than the window's share per request in flight, so that max_in_flight GETs fit in it: over
-  // a long round trip one connection carries a fraction of the link (8 MB GETs, 8 at once,
-  // moved 33 MB/s over a 25 ms, 1 Gbit/s link that 64 GETs fill).
-  const std::uint64_t share = window_bytes_ / std::max(settings_.fetch.max_in_flight, 1U);
+  // nor than the sizer's bound (at most the window's share per request in flight, so that
+  // max_in_flight GETs fit in it: over a long round trip one connection carries a fraction of the
+  // link; 8 MB GETs, 8 at once, moved 33 MB/s over a 25 ms, 1 Gbit/s link that 64 GETs fill).
   const bool alone = position < alone_.end || (position >= alone_.from && position < epoch_end_);
   const std::uint64_t most = alone ? first.size
                                    : std::min({kMaxGroup, std::max<std::uint64_t>(room, first.size),
-                                               std::max<std::uint64_t>(share, first.size)});
+                                               std::max<std::uint64_t>(sizer_.most(), first.size)});
   if (cached(at)) {
     group.local = true;
     group.arrived = true;
@@ -252,6 +253,7 @@ void RemoteWindow::run() {
       const io::FetchStats stats = fetcher.stats();
       lock.lock();
       stats_ = stats;
+      sizer_.observe(stats_, next_submit_ >= alone_.end);
       for (io::FetchResult& result : completed) {
         const auto it = groups_.find(result.tag);
         if (it == groups_.end()) continue;

@@ -16,7 +16,9 @@
 // last when nothing is read ahead after it (grouped, it would decode with the link idle). A
 // group is held until its last sample is taken, and is no
 // larger than the room left in the window when it is formed, nor than window_bytes /
-// max_in_flight, so that the window holds max_in_flight GETs at once. Once a group of several
+// max_in_flight, so that the window holds max_in_flight GETs at once, nor, when the first
+// window's GETs show a full link, than a few round trips of its rate per request in flight
+// (loader/pipeline/group_sizer.h). Once a group of several
 // samples has arrived, each sample's bytes are held apart and let go as soon as take() hands it
 // over, so that the room its neighbours' later places in the order keep is theirs only (under
 // shuffle=blocks a run's samples are spread over the whole shuffle window: holding the run until
@@ -66,6 +68,7 @@
 #include "io/remote/range_fetcher.h"
 #include "loader/cache/remote_mirror.h"
 #include "loader/dataset/remote_settings.h"
+#include "loader/pipeline/group_sizer.h"
 #include "loader/pipeline/read_ahead_plan.h"
 
 namespace feedrate {
@@ -179,6 +182,7 @@ class RemoteWindow {
   bool stopping_ = false;
   std::exception_ptr failure_;
   io::FetchStats stats_;
+  GroupSizer sizer_;  // of the groups past a scattered order's first window
   // The statistics of every thread's fetcher in turn, so that the store's figures cover every
   // epoch, also after a start afresh (the window's thread only).
   io::FetchMeter meter_;

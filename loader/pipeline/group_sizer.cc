@@ -4,8 +4,8 @@
 
 namespace feedrate {
 
-GroupSizer::GroupSizer(unsigned max_in_flight, std::uint64_t share)
-    : requests_(std::max(max_in_flight, 1U)), share_(share), most_(share) {}
+GroupSizer::GroupSizer(unsigned max_in_flight, std::uint64_t window_bytes)
+    : requests_(std::max(max_in_flight, 1U)), share_(window_bytes / requests_), most_(share_) {}
 
 void GroupSizer::observe(const io::FetchStats& stats, bool grouping) {
   if (decided_ || !grouping) return;

@@ -29,12 +29,12 @@ class GroupSizer {
   static constexpr std::uint64_t kLeastGets = 16;
   static constexpr double kRoundTrips = 2;
 
-  // `share`: the window's bytes / max_in_flight.
-  GroupSizer(unsigned max_in_flight, std::uint64_t share);
+  // The share: `window_bytes` / max_in_flight.
+  GroupSizer(unsigned max_in_flight, std::uint64_t window_bytes);
 
-  // The fetcher's figures as of its latest poll; `grouping`: the read-ahead forms groups now
+  // The fetcher's figures as of its latest poll; `grouping`: the read-ahead forms a group now
   // (past a first window that goes a sample a GET, or with none). Chooses at the first call
-  // with `grouping`.
+  // with `grouping`, before that group is formed.
   void observe(const io::FetchStats& stats, bool grouping);
 
   // The most bytes a group may hold now (a group of one sample may hold more).

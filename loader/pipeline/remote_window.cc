@@ -26,8 +26,7 @@ RemoteWindow::RemoteWindow(const Dataset& dataset, RemoteSettings settings,
       window_bytes_(window_bytes),
       mirror_(mirror),
       scattered_(scattered),
-      sizer_(settings_.fetch.max_in_flight,
-             window_bytes / std::max(settings_.fetch.max_in_flight, 1U)) {}
+      sizer_(settings_.fetch.max_in_flight, window_bytes) {}
 
 RemoteWindow::~RemoteWindow() {
   stop();
@@ -148,6 +147,7 @@ RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
   // max_in_flight GETs fit in it: over a long round trip one connection carries a fraction of the
   // link; 8 MB GETs, 8 at once, moved 33 MB/s over a 25 ms, 1 Gbit/s link that 64 GETs fill).
   const bool alone = position < alone_.end || (position >= alone_.from && position < epoch_end_);
+  sizer_.observe(stats_, !alone);
   const std::uint64_t most = alone ? first.size
                                    : std::min({kMaxGroup, std::max<std::uint64_t>(room, first.size),
                                                std::max<std::uint64_t>(sizer_.most(), first.size)});
@@ -253,7 +253,6 @@ void RemoteWindow::run() {
       const io::FetchStats stats = fetcher.stats();
       lock.lock();
       stats_ = stats;
-      sizer_.observe(stats_, next_submit_ >= alone_.end);
       for (io::FetchResult& result : completed) {
         const auto it = groups_.find(result.tag);
         if (it == groups_.end()) continue;

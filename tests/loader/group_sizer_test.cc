@@ -14,6 +14,7 @@ namespace {
 
 constexpr unsigned kInFlight = 64;
 constexpr std::uint64_t kShare = 2 << 20;
+constexpr std::uint64_t kWindow = kShare * kInFlight;
 
 // `attempts` GETs of 100,000 bytes that took `get_ms` each, `p10_ms`/`p50_ms` to the first
 // byte, at `rate` bytes a second in all.
@@ -31,7 +32,7 @@ io::FetchStats figures(std::uint64_t attempts, double get_ms, double p10_ms, dou
 
 TEST(GroupSizerTest, AFullLinkShrinksTheGroupsToTwoRoundTripsOfItsRate) {
   // 64 GETs in flight on a 117 MB/s link: each body waits 53 ms against 40 ms to the first byte.
-  GroupSizer sizer(kInFlight, kShare);
+  GroupSizer sizer(kInFlight, kWindow);
   sizer.observe(figures(kInFlight, 53, 36, 40, 117e6), false);
   EXPECT_FALSE(sizer.decided());
   EXPECT_EQ(sizer.most(), kShare);
@@ -45,18 +46,18 @@ TEST(GroupSizerTest, AFullLinkShrinksTheGroupsToTwoRoundTripsOfItsRate) {
 
 TEST(GroupSizerTest, BodiesThatCameAtOnceKeepTheShare) {
   // Loopback: a tenth of a millisecond to the first byte, and twice that in all, is no queue.
-  GroupSizer loopback(kInFlight, kShare);
+  GroupSizer loopback(kInFlight, kWindow);
   loopback.observe(figures(kInFlight, 0.2, 0.1, 0.1, 1e9), true);
   EXPECT_EQ(loopback.most(), kShare);
   // A 143 ms round trip: each GET ends about when its first byte arrives.
-  GroupSizer sizer(kInFlight, kShare);
+  GroupSizer sizer(kInFlight, kWindow);
   sizer.observe(figures(kInFlight, 150, 142, 143, 43e6), true);
   EXPECT_TRUE(sizer.decided());
   EXPECT_EQ(sizer.most(), kShare);
 }
 
 TEST(GroupSizerTest, TooFewGetsOrNoFirstWindowKeepTheShare) {
-  GroupSizer few(kInFlight, kShare);
+  GroupSizer few(kInFlight, kWindow);
   few.observe(figures(kInFlight - 1, 53, 36, 40, 117e6), true);
   EXPECT_TRUE(few.decided());
   EXPECT_EQ(few.most(), kShare);
@@ -64,14 +65,14 @@ TEST(GroupSizerTest, TooFewGetsOrNoFirstWindowKeepTheShare) {
   GroupSizer one(1, kShare);
   one.observe(figures(GroupSizer::kLeastGets - 1, 53, 36, 40, 117e6), true);
   EXPECT_EQ(one.most(), kShare);
-  GroupSizer none(kInFlight, kShare);
+  GroupSizer none(kInFlight, kWindow);
   none.observe(io::FetchStats{}, true);
   EXPECT_EQ(none.most(), kShare);
 }
 
 TEST(GroupSizerTest, NeverLargerThanTheShare) {
   // A slow link's two round trips per request would exceed a small window's share.
-  GroupSizer sizer(kInFlight, 100'000);
+  GroupSizer sizer(kInFlight, 100'000 * kInFlight);
   sizer.observe(figures(kInFlight, 400, 200, 250, 1e9), true);
   EXPECT_EQ(sizer.most(), 100'000u);
 }

@@ -149,9 +149,12 @@ Capacity consumer_capacity(const Report& r, double images) {
 
 }  // namespace
 
+double store_in_flight_share(const StoreFigures& store) {
+  return store.max_in_flight > 0 ? store.average_in_flight / store.max_in_flight : 0;
+}
+
 bool store_saturated(const StoreFigures& store) {
-  return store.max_in_flight > 0 &&
-         store.average_in_flight >= kStoreSaturated * store.max_in_flight;
+  return store.max_in_flight > 0 && store_in_flight_share(store) >= kStoreSaturated;
 }
 
 io::ThrottleSpec emulated_disk(const RunSetting& run) {

@@ -39,6 +39,15 @@ inline constexpr double kStoreSaturated = 0.75;
 // can be judged.
 bool store_saturated(const StoreFigures& store);
 
+// From this share of its allowed requests in flight on average, the read-ahead was never held
+// back by the stages after it: had the decodes been slower than the store, the read-ahead's
+// memory would have filled with samples waiting for them, and fewer requests would have been in
+// flight.
+inline constexpr double kStoreUnheld = 0.95;
+
+// The store's requests in flight on average over those allowed (0 when no limit is known).
+double store_in_flight_share(const StoreFigures& store);
+
 Capacities capacities(const Report& report);
 
 // Images/s the slots sustain for a slot cycle (Little's law: slots x batch / cycle).

@@ -49,14 +49,17 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
   advice.push_back(make_finding("io.store", std::move(finding)));
   if (!std::isfinite(io) || io <= 0) return;
   const double elasticity = fitted ? scaling->elasticity() : 1.0;
-  if (store_saturated(s) && elasticity >= kLinkFull) {
-    const unsigned more = std::min(1024u, s.max_in_flight * 2);
-    const double rate =
-        io * std::pow(static_cast<double>(more) / std::max(1.0, s.average_in_flight), elasticity);
-    Advice more_in_flight = make_remedy(
-        "io.store_in_flight", format("keep %u requests in flight ({0})", more),
-        {{"io_queue_depth", std::to_string(more)}}, lifted(capacities, Resource::kIo, rate),
-        "no hardware; the store's request rate limits apply");
+  const double now = lifted(capacities, Resource::kIo, io);
+  const auto lifts = [&](double rate) { return rate >= kLeastLift * now; };
+  const unsigned more = std::min(1024u, s.max_in_flight * 2);
+  const double more_rate = lifted(
+      capacities, Resource::kIo,
+      io * std::pow(static_cast<double>(more) / std::max(1.0, s.average_in_flight), elasticity));
+  if (store_saturated(s) && elasticity >= kLinkFull && lifts(more_rate)) {
+    Advice more_in_flight =
+        make_remedy("io.store_in_flight", format("keep %u requests in flight ({0})", more),
+                    {{"io_queue_depth", std::to_string(more)}}, more_rate,
+                    "no hardware; the store's request rate limits apply");
     more_in_flight.cause =
         fitted ? format(
                      "the read-ahead kept %.1f of its %u requests in flight, %.0f MB/s in all, "
@@ -73,17 +76,20 @@ void store_advice(const Report& report, std::vector<Advice>& advice) {
   // One object per image: tar shards put neighbours in one request (the read-ahead groups the
   // storage neighbours of its next 64 MB: shuffle none and blocks, not a full shuffle of a large
   // set, for which no remedy is given here).
+  // With many samples a request, a request costs its bytes, not a round trip each.
+  const double packed_rate =
+      per_image > 0
+          ? lifted(capacities, Resource::kIo,
+                   std::max(s.average_in_flight * s.bytes_per_s_per_connection / per_image, io))
+          : 0;
   if (images_per_request < 2 && per_image > 0 && s.bytes_per_s_per_connection > 0 &&
-      report.run.format != "tar-shards") {
-    // With many samples a request, a request costs its bytes, not a round trip each.
-    const double rate = s.average_in_flight * s.bytes_per_s_per_connection / per_image;
+      report.run.format != "tar-shards" && lifts(packed_rate)) {
     advice.push_back(make_remedy(
         "io.store_requests",
         "pack the dataset into tar shards (feedrate pack; its index.json lists every member, so "
         "no shard is streamed to index it) and read those: neighbouring samples then arrive in "
         "one request",
-        lifted(capacities, Resource::kIo, std::max(rate, io)),
-        "a packed copy of the dataset in the store",
+        packed_rate, "a packed copy of the dataset in the store",
         "each request carries one sample: a round trip per image"));
   }
   if (!report.cache.enabled) {

@@ -9,6 +9,10 @@
 //                        time per request)
 //   io.store_requests    fewer, larger requests: tar shards instead of one object per image
 //   io.cache_dir         the samples cached on the local disk as they arrive, for later epochs
+// A remedy of the first two kinds is offered only when it projects at least kLeastLift times what
+// the capacities allow now (with the decodes close behind, more from the store lifts nothing);
+// the cache is offered whatever it projects, since later epochs then no longer pay the store's
+// traffic.
 // Thread-safety: a pure function.
 #pragma once
 
@@ -17,6 +21,8 @@
 #include "feedrate/report.h"
 
 namespace feedrate {
+
+inline constexpr double kLeastLift = 1.05;
 
 void store_advice(const Report& report, std::vector<Advice>& advice);
 

@@ -133,13 +133,24 @@ Verdict judge(const Report& r) {
   // A consumer that hardly ever waits is the limit, whatever the loader's figures say.
   const Capacity* best = ranked.front();
   if (v.stall_fraction < kStallThreshold) best = &c.of(Resource::kConsumer);
-  v.bottleneck = best->resource;
-  const double best_rate = best->measured ? best->images_per_s : c.delivered;
+  const auto rate_of = [&](const Capacity* capacity) {
+    return capacity->measured ? capacity->images_per_s : c.delivered;
+  };
+  const Capacity* close = nullptr;
   for (const Capacity* capacity : ranked) {
     if (capacity == best) continue;
-    if (capacity->images_per_s <= (1 + kCloseMargin) * best_rate) v.runner_up = capacity->resource;
+    if (capacity->images_per_s <= (1 + kCloseMargin) * rate_of(best)) close = capacity;
     break;
   }
+  // Estimates this close cannot tell the decodes from the store, but the read-ahead can: it kept
+  // its requests in flight, so the decodes never held it back.
+  if (close && best->resource == Resource::kCpu && close->resource == Resource::kIo &&
+      store_in_flight_share(r.store) >= kStoreUnheld) {
+    std::swap(best, close);
+  }
+  v.bottleneck = best->resource;
+  if (close) v.runner_up = close->resource;
+  const double best_rate = rate_of(best);
   v.reached = c.delivered >= best_rate / (1 + kReachMargin);
 
   const Measured m(r);

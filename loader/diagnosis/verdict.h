@@ -1,13 +1,15 @@
 // Turns a run's capacities (loader/diagnosis/capacity.h) into a verdict: the bottleneck is the
-// resource whose capacity the delivered rate reaches, a runner-up within kCloseMargin is named too,
-// and the advice is data (include/feedrate/report.h's Advice: cause, remedy, projected images/s,
-// cost); include/feedrate/verdict_text.h renders it into sentences. The consumer's stalls are
-// evidence, not the verdict: on a disk-bound run every batch is read and then decoded, so the
-// consumer also waits on batches that are decoding. Projections use
-// include/feedrate/throughput_model.h, as `feedrate plan` does. packing_advice() turns the
-// packing probe's measurement (include/feedrate/packing_probe.h, which `feedrate bench` and
-// Python's report(probe_packing=True) run) into an advice. Internal to loader/; pure functions,
-// so scenarios are easy to test. Thread-safety: reentrant.
+// resource whose capacity the delivered rate reaches, a runner-up within kCloseMargin is named too
+// (a remote store within it of the decodes binds instead of them when it kept kStoreUnheld of its
+// requests in flight: the decodes never held its read-ahead back), and the advice is data
+// (include/feedrate/report.h's Advice: cause, remedy, projected images/s, cost);
+// include/feedrate/verdict_text.h renders it into sentences. The consumer's stalls are evidence,
+// not the verdict: on a disk-bound run every batch is read and then decoded, so the consumer also
+// waits on batches that are decoding. Projections use include/feedrate/throughput_model.h, as
+// `feedrate plan` does. packing_advice() turns the packing probe's measurement
+// (include/feedrate/packing_probe.h, which `feedrate bench` and Python's report(probe_packing=True)
+// run) into an advice. Internal to loader/; pure functions, so scenarios are easy to test.
+// Thread-safety: reentrant.
 #pragma once
 
 #include <cstddef>

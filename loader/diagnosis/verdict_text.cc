@@ -75,12 +75,18 @@ std::string verdict_summary(const Report& report) {
   if (!std::isfinite(next->images_per_s)) {
     return sentence + "; nothing else measured limits the run";
   }
+  const std::string close = next->resource == v.runner_up ? ", close behind" : "";
   sentence += "; ";
   sentence += subject(next->resource, report);
+  // A runner-up whose estimate lies below the bottleneck's: the verdict's evidence settled a tie.
+  if (next->images_per_s < rate) {
+    return sentence + " " + deliver(next->resource, report.run) + " about as many (" +
+           thousands(next->images_per_s) + " images/s" + close + ")";
+  }
   sentence += " could do ";
   sentence += times(next->images_per_s / rate);
   sentence += " more";
-  if (next->resource == v.runner_up) sentence += " (close behind)";
+  if (!close.empty()) sentence += " (close behind)";
   return sentence;
 }
 

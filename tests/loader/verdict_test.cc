@@ -626,6 +626,38 @@ TEST(StoreAdvice, ARateThatFellWithTheRequestsSaysNothingOfTheLink) {
   EXPECT_NEAR(r.capacities.of(Resource::kIo).images_per_s, 64 * 2'200'000 / 110'000.0, 1e-6);
 }
 
+// A full link on a 2-core machine that also runs the store (the benchmark's 1 Gbit/s blocks run,
+// 2026-12-04): the decodes' estimate lies 2% below the store's rate, but the read-ahead kept its
+// requests in flight, so the decodes never held it back: the store binds, the decodes close
+// behind. More requests in flight would lift nothing with the decodes that close: not offered.
+TEST(StoreVerdict, TheReadAheadSettlesATieWithTheDecodes) {
+  Report r = link_run();
+  r.wall_s = 10.4;
+  r.figures.decode_busy_s = r.figures.decode_cpu_s = r.figures.loader_cpu_s = 2 * 11'200 / 1'110.0;
+  r.store.average_in_flight = 63.7;
+  r.store.bytes_per_s_per_connection = r.store.bytes_per_s / 63.7;
+  r = judged(r);
+  ASSERT_TRUE(r.verdict.bottleneck.has_value());
+  EXPECT_EQ(*r.verdict.bottleneck, Resource::kIo) << verdict_summary(r);
+  ASSERT_TRUE(r.verdict.runner_up.has_value());
+  EXPECT_EQ(*r.verdict.runner_up, Resource::kCpu);
+  EXPECT_EQ(verdict_summary(r),
+            "io: the store (https) delivers 1,131 images/s; the 2 decode threads deliver about as "
+            "many (1,110 images/s, close behind)");
+  EXPECT_EQ(find(r.verdict, "io.store_in_flight"), nullptr) << kinds(r.verdict);
+  EXPECT_NE(find(r.verdict, "io.cache_dir"), nullptr) << kinds(r.verdict);
+  EXPECT_NE(find(r.verdict, "cpu.decode"), nullptr) << kinds(r.verdict);
+
+  // 58 of 64 on average: at times the read-ahead waited for the decodes, whose estimate stands.
+  r.store.average_in_flight = 58;
+  r.store.bytes_per_s_per_connection = r.store.bytes_per_s / 58;
+  r = judged(r);
+  EXPECT_EQ(*r.verdict.bottleneck, Resource::kCpu) << verdict_summary(r);
+  ASSERT_TRUE(r.verdict.runner_up.has_value());
+  EXPECT_EQ(*r.verdict.runner_up, Resource::kIo);
+  EXPECT_EQ(find(r.verdict, "io.store_in_flight"), nullptr) << kinds(r.verdict);
+}
+
 TEST(StoreCapacity, SaturatedFromThreeQuartersOfTheRequestsAllowed) {
   StoreFigures s;
   s.max_in_flight = 64;

@@ -25,9 +25,10 @@ BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& option
       remote_(std::move(remote)),
       mirror_(mirror) {
   if (remote_) {
-    remote_stats_.backend_description =
-        "libcurl, up to " + std::to_string(remote_->settings().fetch.max_in_flight) +
-        " requests in flight" + (mirror_ != nullptr ? ", local-disk cache" : "");
+    remote_stats_.backend_description = "libcurl, " +
+                                        std::to_string(remote_->settings().fetch.max_in_flight) +
+                                        " requests in flight (doubled once for a slow store)" +
+                                        (mirror_ != nullptr ? ", local-disk cache" : "");
   }
   reader_ = make_reader ? make_reader(options, &fallback_reason_)
                         : io::Reader::create(options, &fallback_reason_);

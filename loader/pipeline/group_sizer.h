@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "io/remote/fetch_stats.h"
 
@@ -32,6 +33,13 @@ class GroupSizer {
   // The share: `window_bytes` / max_in_flight.
   GroupSizer(unsigned max_in_flight, std::uint64_t window_bytes);
 
+  // Whether the GETs so far took longer than their time to first byte (mean against median) by
+  // more than kQueued of it and kQueuedMs: their bodies waited behind the others' on the link.
+  static bool queued(const io::FetchStats& stats);
+  // The read-ahead now keeps `max_in_flight` GETs in flight (loader/pipeline/in_flight_growth.h):
+  // the share follows, and a smaller bound the link set stays.
+  void requests_changed(unsigned max_in_flight);
+
   // The fetcher's figures as of its latest poll; `grouping`: the read-ahead forms a group now
   // (past a first window that goes a sample a GET, or with none). Chooses at the first call
   // with `grouping`, before that group is formed.
@@ -40,12 +48,17 @@ class GroupSizer {
   // The most bytes a group may hold now (a group of one sample may hold more).
   std::uint64_t most() const { return most_; }
   bool decided() const { return decided_; }
+  // Whether the choice found the bodies queued on a full link; empty until it was made from
+  // enough GETs of a sample each.
+  std::optional<bool> link_full() const { return link_full_; }
 
  private:
-  const unsigned requests_;
-  const std::uint64_t share_;
+  const std::uint64_t window_bytes_;
+  unsigned requests_;
+  std::uint64_t share_;
   std::uint64_t most_;
   bool decided_ = false;
+  std::optional<bool> link_full_;
 };
 
 }  // namespace feedrate

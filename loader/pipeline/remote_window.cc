@@ -26,7 +26,8 @@ RemoteWindow::RemoteWindow(const Dataset& dataset, RemoteSettings settings,
       window_bytes_(window_bytes),
       mirror_(mirror),
       scattered_(scattered),
-      sizer_(settings_.fetch.max_in_flight, window_bytes) {}
+      sizer_(settings_.fetch.max_in_flight, window_bytes),
+      growth_(settings_.fetch.max_in_flight, window_bytes) {}
 
 RemoteWindow::~RemoteWindow() {
   stop();
@@ -204,7 +205,9 @@ std::uint64_t RemoteWindow::add_group(Group group) {
 
 void RemoteWindow::run() {
   try {
-    io::RangeFetcher fetcher(settings_.s3, settings_.fetch, &meter_);
+    io::RangeFetcherOptions options = settings_.fetch;
+    options.max_in_flight = growth_.ceiling();
+    io::RangeFetcher fetcher(settings_.s3, options, &meter_);
     std::vector<io::FetchResult> completed;
     std::unique_lock lock(mutex_);
     fetcher_ = &fetcher;
@@ -216,7 +219,7 @@ void RemoteWindow::run() {
       }
       // Submit while the window has room; a group larger than the window goes alone, and the
       // group take() waits for goes whatever the window holds.
-      while (next_submit_ < order_.size() && fetcher.pending() < settings_.fetch.max_in_flight) {
+      while (next_submit_ < order_.size() && fetcher.pending() < growth_.requests()) {
         if (!staged_) staged_ = next_group(window_bytes_ - std::min(held_bytes_, window_bytes_));
         if (staged_->local) {
           add_group(std::move(*staged_));
@@ -253,6 +256,14 @@ void RemoteWindow::run() {
       const io::FetchStats stats = fetcher.stats();
       lock.lock();
       stats_ = stats;
+      const unsigned requests = growth_.requests();
+      // Under a scattered order the first window's GETs went a sample each, and the sizer read
+      // them; otherwise the run's own figures tell, which read as queued where GETs group many
+      // samples (so the requests stay): their GETs are of a sample each only where no
+      // neighbours group (a full shuffle).
+      growth_.observe(stats_, sizer_.link_full().value_or(GroupSizer::queued(stats_)), take_waited_,
+                      io::FetchClock::now());
+      if (growth_.requests() != requests) sizer_.requests_changed(growth_.requests());
       for (io::FetchResult& result : completed) {
         const auto it = groups_.find(result.tag);
         if (it == groups_.end()) continue;
@@ -296,7 +307,9 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
       wanted_ = position;
       if (fetcher_ != nullptr) fetcher_->wake();
       changed_.notify_all();
+      const auto start = io::FetchClock::now();
       changed_.wait(lock, ready);
+      take_waited_ += io::FetchClock::now() - start;
     }
     if (failure_ != nullptr) {
       try {
@@ -374,6 +387,11 @@ std::uint64_t RemoteWindow::held_bytes() const {
 const std::string& RemoteWindow::first_url() const {
   static const std::string kNone;
   return dataset_.files().empty() ? kNone : dataset_.files().front().native();
+}
+
+unsigned RemoteWindow::requests_allowed() const {
+  std::lock_guard lock(mutex_);
+  return growth_.requests();
 }
 
 io::FetchStats RemoteWindow::stats() const {

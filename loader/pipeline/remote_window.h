@@ -24,7 +24,8 @@
 // shuffle=blocks a run's samples are spread over the whole shuffle window: holding the run until
 // its last sample would empty the read-ahead at every window's end). Every GET
 // asks for the object's version the index was built from (If-Match: its ETag). At most
-// `max_in_flight` GETs run at once, and the bytes held (arrived and not yet taken, or in
+// `max_in_flight` GETs run at once (twice as many once the run shows a slow store that they
+// bound: loader/pipeline/in_flight_growth.h), and the bytes held (arrived and not yet taken, or in
 // flight) stay under `window_bytes`, which the memory budget counts; the group holding the
 // sample take() waits for is fetched even past it, so the window never stalls the epoch.
 // Retries are the fetcher's (io/remote/range_fetcher.h); a sample whose GET fails for good is
@@ -69,6 +70,7 @@
 #include "loader/cache/remote_mirror.h"
 #include "loader/dataset/remote_settings.h"
 #include "loader/pipeline/group_sizer.h"
+#include "loader/pipeline/in_flight_growth.h"
 #include "loader/pipeline/read_ahead_plan.h"
 
 namespace feedrate {
@@ -108,6 +110,8 @@ class RemoteWindow {
 
   // The fetcher's figures, as of its latest poll.
   io::FetchStats stats() const;
+  // The GETs the read-ahead may keep in flight now (loader/pipeline/in_flight_growth.h).
+  unsigned requests_allowed() const;
   // The bytes held now: of samples arrived and not yet taken, and of the GETs in flight.
   std::uint64_t held_bytes() const;
   const RemoteSettings& settings() const { return settings_; }
@@ -183,6 +187,8 @@ class RemoteWindow {
   std::exception_ptr failure_;
   io::FetchStats stats_;
   GroupSizer sizer_;  // of the groups past a scattered order's first window
+  InFlightGrowth growth_;
+  io::FetchClock::duration take_waited_{};  // take()'s waits for samples to arrive, in all
   // The statistics of every thread's fetcher in turn, so that the store's figures cover every
   // epoch, also after a start afresh (the window's thread only).
   io::FetchMeter meter_;

@@ -52,7 +52,8 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
     worker.scratch.resize(pixels_ * 3);
     status = worker.decoder.decode(encoded, options_.transform, seed, worker.scratch);
     if (status.ok()) {
-      decode::hwc_to_chw_normalized(worker.scratch.data(), pixels_, options_.transform.normalization,
+      decode::hwc_to_chw_normalized(worker.scratch.data(), pixels_,
+                                    options_.transform.normalization,
                                     reinterpret_cast<float*>(out));
       decode::erase_float_chw(options_.transform.erase, seed, options_.transform.size,
                               reinterpret_cast<float*>(out));

@@ -10,7 +10,7 @@ StoreFigures store_figures(const RemoteWindow& window) {
   figures.remote = true;
   const std::string& url = window.first_url();
   figures.scheme = url.substr(0, url.find("://"));
-  figures.max_in_flight = window.settings().fetch.max_in_flight;
+  figures.max_in_flight = window.requests_allowed();
   figures.average_in_flight = stats.average_in_flight;
   figures.peak_in_flight = stats.peak_in_flight;
   figures.requests = stats.requests;

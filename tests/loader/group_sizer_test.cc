@@ -38,6 +38,7 @@ TEST(GroupSizerTest, AFullLinkShrinksTheGroupsToTwoRoundTripsOfItsRate) {
   EXPECT_EQ(sizer.most(), kShare);
   sizer.observe(figures(kInFlight, 53, 36, 40, 117e6), true);
   EXPECT_TRUE(sizer.decided());
+  EXPECT_EQ(sizer.link_full(), true);
   EXPECT_NEAR(static_cast<double>(sizer.most()), 2 * 117e6 * 0.036 / kInFlight, 1);
   // Made once: later figures do not change it.
   sizer.observe(figures(4 * kInFlight, 144, 142, 143, 43e6), true);
@@ -53,6 +54,7 @@ TEST(GroupSizerTest, BodiesThatCameAtOnceKeepTheShare) {
   GroupSizer sizer(kInFlight, kWindow);
   sizer.observe(figures(kInFlight, 150, 142, 143, 43e6), true);
   EXPECT_TRUE(sizer.decided());
+  EXPECT_EQ(sizer.link_full(), false);
   EXPECT_EQ(sizer.most(), kShare);
 }
 
@@ -60,6 +62,7 @@ TEST(GroupSizerTest, TooFewGetsOrNoFirstWindowKeepTheShare) {
   GroupSizer few(kInFlight, kWindow);
   few.observe(figures(kInFlight - 1, 53, 36, 40, 117e6), true);
   EXPECT_TRUE(few.decided());
+  EXPECT_FALSE(few.link_full().has_value());  // no evidence either way
   EXPECT_EQ(few.most(), kShare);
   // One request in flight: a mean needs kLeastGets GETs all the same.
   GroupSizer one(1, kShare);
@@ -75,6 +78,27 @@ TEST(GroupSizerTest, NeverLargerThanTheShare) {
   GroupSizer sizer(kInFlight, 100'000 * kInFlight);
   sizer.observe(figures(kInFlight, 400, 200, 250, 1e9), true);
   EXPECT_EQ(sizer.most(), 100'000u);
+}
+
+// Twice the requests in flight (loader/pipeline/in_flight_growth.h) halve the share; a smaller
+// bound that a full link set stays.
+TEST(GroupSizerTest, TheShareFollowsTheRequestsInFlight) {
+  GroupSizer sizer(kInFlight, kWindow);
+  sizer.observe(figures(kInFlight, 150, 142, 143, 43e6), true);
+  sizer.requests_changed(2 * kInFlight);
+  EXPECT_EQ(sizer.most(), kShare / 2);
+  GroupSizer full(kInFlight, kWindow);
+  full.observe(figures(kInFlight, 53, 36, 40, 117e6), true);
+  const std::uint64_t cap = full.most();
+  full.requests_changed(2 * kInFlight);
+  EXPECT_EQ(full.most(), cap);
+}
+
+TEST(GroupSizerTest, QueuedWhenAGetOutlastsItsFirstByteByAFifthAnd5Ms) {
+  EXPECT_TRUE(GroupSizer::queued(figures(64, 53, 36, 40, 117e6)));
+  EXPECT_FALSE(GroupSizer::queued(figures(64, 47, 36, 40, 117e6)));   // 7 ms: under a fifth
+  EXPECT_FALSE(GroupSizer::queued(figures(64, 14.5, 9, 10, 117e6)));  // a fifth, not 5 ms
+  EXPECT_FALSE(GroupSizer::queued(io::FetchStats{}));                 // nothing measured
 }
 
 }  // namespace

@@ -184,7 +184,7 @@ RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
       members.push_back(it);
     }
     group.offset = begin;
-    group.bytes.resize(static_cast<std::size_t>(end - begin));
+    group.bytes = Bytes(static_cast<std::size_t>(end - begin));
   }
   for (const Ahead::iterator& it : members) {
     group.positions.push_back(it->second);
@@ -240,7 +240,7 @@ void RemoteWindow::run() {
         io::FetchRequest request;
         request.url = dataset_.files()[first.file].string();
         request.offset = staged_->offset;
-        request.dest = staged_->bytes;  // the vector's buffer stays where it is in groups_
+        request.dest = staged_->bytes.span();  // the buffer stays where it is in groups_
         request.if_match = dataset_.etag(first.file);
         request.tag = add_group(std::move(*staged_));
         staged_.reset();
@@ -273,7 +273,7 @@ void RemoteWindow::run() {
         if (result.error) {
           group.error = result.message.empty() ? result.error.message() : result.message;
           release(group.bytes.size());
-          std::vector<std::byte>().swap(group.bytes);
+          group.bytes.reset();
         } else {
           lock.unlock();
           if (mirror_ != nullptr) store(group);
@@ -331,9 +331,8 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
     } else if (!group.pieces.empty()) {
       sample.bytes = group.pieces[piece_of(group, position)];
     } else {
-      sample.bytes = std::span<const std::byte>(group.bytes)
-                         .subspan(static_cast<std::size_t>(ref.offset - group.offset),
-                                  static_cast<std::size_t>(ref.size));
+      sample.bytes = group.bytes.span().subspan(static_cast<std::size_t>(ref.offset - group.offset),
+                                                static_cast<std::size_t>(ref.size));
     }
     use(sample);
     if (!group.pieces.empty()) {
@@ -355,9 +354,9 @@ void RemoteWindow::store(const Group& group) const {
   for (const std::size_t position : group.positions) {
     const std::uint32_t index = order_[position];
     const SampleRef& ref = dataset_.sample(index);
-    mirror_->store(index, std::span<const std::byte>(group.bytes)
-                              .subspan(static_cast<std::size_t>(ref.offset - group.offset),
-                                       static_cast<std::size_t>(ref.size)));
+    mirror_->store(index,
+                   group.bytes.span().subspan(static_cast<std::size_t>(ref.offset - group.offset),
+                                              static_cast<std::size_t>(ref.size)));
   }
 }
 
@@ -366,12 +365,13 @@ std::uint64_t RemoteWindow::split(Group& group) const {
   group.pieces.reserve(group.positions.size());
   for (const std::size_t position : group.positions) {
     const SampleRef& ref = dataset_.sample(order_[position]);
-    const auto begin = group.bytes.begin() + static_cast<std::ptrdiff_t>(ref.offset - group.offset);
+    const auto begin =
+        group.bytes.span().begin() + static_cast<std::ptrdiff_t>(ref.offset - group.offset);
     group.pieces.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(ref.size));
     kept += ref.size;
   }
   const std::uint64_t gaps = group.bytes.size() - kept;
-  std::vector<std::byte>().swap(group.bytes);
+  group.bytes.reset();
   return gaps;
 }
 

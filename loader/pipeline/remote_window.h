@@ -54,6 +54,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -119,11 +120,30 @@ class RemoteWindow {
   const std::string& first_url() const;
 
  private:
+  // A GET's destination: not zeroed when made (a vector's resize() would write every byte once
+  // more before the GET does).
+  class Bytes {
+   public:
+    Bytes() = default;
+    explicit Bytes(std::size_t size)
+        : data_(std::make_unique_for_overwrite<std::byte[]>(size)), size_(size) {}
+    std::span<std::byte> span() const { return {data_.get(), size_}; }
+    std::size_t size() const { return size_; }
+    void reset() {
+      data_.reset();
+      size_ = 0;
+    }
+
+   private:
+    std::unique_ptr<std::byte[]> data_;
+    std::size_t size_ = 0;
+  };
+
   struct Group {
     std::vector<std::size_t> positions;  // in the order of its samples, ascending
     std::size_t taken = 0;               // of those, by take()
     std::uint64_t offset = 0;            // of its first byte in the object
-    std::vector<std::byte> bytes;        // the range's bytes, until split into pieces
+    Bytes bytes;                         // the range's bytes, until split into pieces
     // Once arrived (several samples, no error): each sample's bytes, as positions; a taken
     // one's are let go.
     std::vector<std::vector<std::byte>> pieces;

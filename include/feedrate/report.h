@@ -134,9 +134,11 @@ struct Advice {
 struct Verdict {
   // Absent before anything was measured: its JSON and text say "none".
   std::optional<Resource> bottleneck;
-  // Within kCloseMargin of the bottleneck's capacity; absent when none is (JSON: "").
+  // Within kCloseMargin of the bottleneck's capacity; absent when none is (JSON: ""). It may lie
+  // below it where the run's evidence settled a tie (a remote store that kept its requests in
+  // flight binds before decodes estimated a little lower).
   std::optional<Resource> runner_up;
-  bool reached = false;       // the delivered rate reaches the bottleneck's capacity
+  bool reached = false;       // the delivered rate reaches the lowest capacity
   double stall_fraction = 0;  // share of the wall time the consumer spent waiting
   std::vector<Advice> advice;
 };
@@ -175,8 +177,9 @@ struct StoreBand {
 
 struct StoreFigures {
   bool remote = false;
-  std::string scheme;            // "s3", "https" or "http"
-  unsigned max_in_flight = 0;    // requests the read-ahead may keep in flight
+  std::string scheme;  // "s3", "https" or "http"
+  // requests the read-ahead may keep in flight, on average over busy_s (it may double them once)
+  unsigned max_in_flight = 0;
   double average_in_flight = 0;  // requests, over the time any was in flight
   unsigned peak_in_flight = 0;
   std::uint64_t requests = 0;  // ranged GETs (a run of neighbouring samples is one)

@@ -142,6 +142,8 @@ Verdict judge(const Report& r) {
     if (capacity->images_per_s <= (1 + kCloseMargin) * rate_of(best)) close = capacity;
     break;
   }
+  // Whether the delivered rate reaches a capacity is judged against the lowest, whatever binds.
+  const Capacity* const lowest = best;
   // Estimates this close cannot tell the decodes from the store, but the read-ahead can: it kept
   // its requests in flight, so the decodes never held it back.
   if (close && best->resource == Resource::kCpu && close->resource == Resource::kIo &&
@@ -150,8 +152,8 @@ Verdict judge(const Report& r) {
   }
   v.bottleneck = best->resource;
   if (close) v.runner_up = close->resource;
-  const double best_rate = rate_of(best);
-  v.reached = c.delivered >= best_rate / (1 + kReachMargin);
+  const double lowest_rate = rate_of(lowest);
+  v.reached = c.delivered >= lowest_rate / (1 + kReachMargin);
 
   const Measured m(r);
   // A remote source's io is its store: advice of its own, and no page cache holds it.
@@ -184,7 +186,7 @@ Verdict judge(const Report& r) {
   if (!r.store.remote) page_cache_advice(m, v);
   if (!v.reached) {
     std::string why = "filling and draining the pipeline at the start and end of each epoch";
-    if (v.bottleneck == Resource::kCpu) {
+    if (lowest->resource == Resource::kCpu) {
       why = format(
           "other processes on this machine: the loader's threads got %.1f of this "
           "process's %d core(s)",
@@ -194,8 +196,8 @@ Verdict judge(const Report& r) {
         "unexplained",
         format("the delivered %s images/s stays below every capacity (the lowest, %s, is %s): "
                "the wall time also holds what no capacity counts, most likely %s",
-               thousands(c.delivered).c_str(), resource_name(best->resource),
-               thousands(best_rate).c_str(), why.c_str())));
+               thousands(c.delivered).c_str(), resource_name(lowest->resource),
+               thousands(lowest_rate).c_str(), why.c_str())));
   }
   return v;
 }

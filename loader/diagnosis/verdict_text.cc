@@ -79,7 +79,7 @@ std::string verdict_summary(const Report& report) {
   sentence += "; ";
   sentence += subject(next->resource, report);
   // A runner-up whose estimate lies below the bottleneck's: the verdict's evidence settled a tie.
-  if (next->images_per_s < rate) {
+  if (next->images_per_s < rate && !close.empty()) {
     return sentence + " " + deliver(next->resource, report.run) + " about as many (" +
            thousands(next->images_per_s) + " images/s" + close + ")";
   }

@@ -25,10 +25,11 @@ BatchReader::BatchReader(const Dataset& dataset, const io::ReaderOptions& option
       remote_(std::move(remote)),
       mirror_(mirror) {
   if (remote_) {
-    remote_stats_.backend_description = "libcurl, " +
-                                        std::to_string(remote_->settings().fetch.max_in_flight) +
-                                        " requests in flight (doubled once for a slow store)" +
-                                        (mirror_ != nullptr ? ", local-disk cache" : "");
+    const unsigned requests = remote_->settings().fetch.max_in_flight;
+    remote_stats_.backend_description =
+        "libcurl, " + std::to_string(requests) + " requests in flight (up to " +
+        std::to_string(std::min(2 * requests, InFlightGrowth::kMostRequests)) +
+        " for a slow store)" + (mirror_ != nullptr ? ", local-disk cache" : "");
   }
   reader_ = make_reader ? make_reader(options, &fallback_reason_)
                         : io::Reader::create(options, &fallback_reason_);

@@ -12,6 +12,8 @@
 //     others): the caller says so (`queued`), from the GETs of a sample each that tell it
 //     (GroupSizer::queued(); a GET of many samples outlasts its time to first byte on any link);
 // Otherwise they stay, as they do once decided: the choice holds for the window's later epochs.
+// A read-ahead started afresh before the choice (start_epoch() that keeps nothing) measures anew
+// from its own first window, whose fill every batch waits for.
 //
 // Thread-safety: none; one thread (the window's) calls it, under the window's lock.
 #pragma once
@@ -38,15 +40,25 @@ class InFlightGrowth {
   void observe(const io::FetchStats& stats, bool queued, io::FetchClock::duration waited,
                io::FetchClock::time_point now);
 
+  // The read-ahead starts afresh; `bytes`: the fetcher's figures' bytes so far.
+  void restarted(std::uint64_t bytes);
+
   // The GETs the read-ahead may keep in flight now.
   unsigned requests() const { return requests_; }
+  // Those it was allowed on average over `busy_seconds` of the store's busy time (the requests
+  // before the growth, then twice them), against which its requests in flight on average are
+  // read.
+  double allowed_on_average(double busy_seconds) const;
   // The most it may ever keep: what the fetcher is made for.
   unsigned ceiling() const { return ceiling_; }
   bool decided() const { return decided_; }
 
  private:
+  const unsigned asked_;
   unsigned requests_;
   const unsigned ceiling_;
+  std::uint64_t from_bytes_ = 0;  // counted from: the bytes at the latest start afresh
+  double grown_at_s_ = 0;         // the store's busy seconds when the requests doubled
   const std::uint64_t window_bytes_;
   // As of the poll that saw the first window's bytes arrived.
   std::optional<std::pair<io::FetchClock::duration, io::FetchClock::time_point>> since_;

@@ -73,6 +73,7 @@ void RemoteWindow::start_epoch(std::vector<std::uint32_t> order, std::vector<std
   horizon_end_ = 0;
   ahead_bytes_ = 0;
   this_epoch_in_flight_ = 0;
+  growth_.restarted(stats_.bytes);
   mark_alone(true);
   stopping_ = false;
   failure_ = nullptr;
@@ -389,9 +390,9 @@ const std::string& RemoteWindow::first_url() const {
   return dataset_.files().empty() ? kNone : dataset_.files().front().native();
 }
 
-unsigned RemoteWindow::requests_allowed() const {
+double RemoteWindow::requests_allowed() const {
   std::lock_guard lock(mutex_);
-  return growth_.requests();
+  return growth_.allowed_on_average(stats_.busy_seconds);
 }
 
 io::FetchStats RemoteWindow::stats() const {

@@ -45,7 +45,7 @@
 // that arrives is stored there by this thread, before take() sees it.
 //
 // Thread-safety: start_epoch(), take() and the destructor belong to one thread (the I/O
-// thread); stats() may be called from any thread.
+// thread); stats(), held_bytes() and requests_allowed() may be called from any thread.
 #pragma once
 
 #include <condition_variable>
@@ -111,8 +111,9 @@ class RemoteWindow {
 
   // The fetcher's figures, as of its latest poll.
   io::FetchStats stats() const;
-  // The GETs the read-ahead may keep in flight now (loader/pipeline/in_flight_growth.h).
-  unsigned requests_allowed() const;
+  // The GETs the read-ahead was allowed in flight, on average over the store's busy time so far
+  // (loader/pipeline/in_flight_growth.h).
+  double requests_allowed() const;
   // The bytes held now: of samples arrived and not yet taken, and of the GETs in flight.
   std::uint64_t held_bytes() const;
   const RemoteSettings& settings() const { return settings_; }
@@ -127,6 +128,13 @@ class RemoteWindow {
     Bytes() = default;
     explicit Bytes(std::size_t size)
         : data_(std::make_unique_for_overwrite<std::byte[]>(size)), size_(size) {}
+    Bytes(Bytes&& other) noexcept
+        : data_(std::move(other.data_)), size_(std::exchange(other.size_, 0)) {}
+    Bytes& operator=(Bytes&& other) noexcept {
+      data_ = std::move(other.data_);
+      size_ = std::exchange(other.size_, 0);
+      return *this;
+    }
     std::span<std::byte> span() const { return {data_.get(), size_}; }
     std::size_t size() const { return size_; }
     void reset() {

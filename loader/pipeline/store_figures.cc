@@ -1,5 +1,6 @@
 #include "loader/pipeline/store_figures.h"
 
+#include <cmath>
 #include <string>
 
 namespace feedrate {
@@ -10,7 +11,7 @@ StoreFigures store_figures(const RemoteWindow& window) {
   figures.remote = true;
   const std::string& url = window.first_url();
   figures.scheme = url.substr(0, url.find("://"));
-  figures.max_in_flight = window.requests_allowed();
+  figures.max_in_flight = static_cast<unsigned>(std::lround(window.requests_allowed()));
   figures.average_in_flight = stats.average_in_flight;
   figures.peak_in_flight = stats.peak_in_flight;
   figures.requests = stats.requests;

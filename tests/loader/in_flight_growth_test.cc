@@ -59,6 +59,40 @@ TEST(InFlightGrowthTest, AFullLinkOrIdleRequestsKeepThem) {
   EXPECT_EQ(run(milliseconds(900), milliseconds(800), false, 55).requests(), kRequests);
 }
 
+// A start afresh before the choice measures anew from its own first window (whose fill every
+// batch waits for), not from a span that holds it.
+TEST(InFlightGrowthTest, AStartAfreshMeasuresAnew) {
+  InFlightGrowth growth(kRequests, kWindow);
+  const io::FetchClock::time_point start{};
+  growth.observe(arrived(1), false, milliseconds(1000), start + milliseconds(1000));
+  growth.observe(arrived(1.5), false, milliseconds(1000), start + milliseconds(1500));
+  growth.restarted(arrived(1.5).bytes);
+  // The new read-ahead's first window: every batch waits.
+  growth.observe(arrived(2), false, milliseconds(1500), start + milliseconds(2000));
+  EXPECT_FALSE(growth.decided());
+  growth.observe(arrived(2.5), false, milliseconds(1900), start + milliseconds(2400));
+  EXPECT_FALSE(growth.decided());
+  // Its second window: the batches hardly waited (the decodes were the slower).
+  growth.observe(arrived(3.5), false, milliseconds(1950), start + milliseconds(3400));
+  EXPECT_TRUE(growth.decided());
+  EXPECT_EQ(growth.requests(), kRequests);
+}
+
+// The requests allowed on average over the store's busy time, before the growth and after it.
+TEST(InFlightGrowthTest, TheRequestsAllowedOnAverage) {
+  InFlightGrowth growth(kRequests, kWindow);
+  const io::FetchClock::time_point start{};
+  io::FetchStats stats = arrived(1);
+  growth.observe(stats, false, milliseconds(900), start + milliseconds(1000));
+  EXPECT_EQ(growth.allowed_on_average(1), kRequests);
+  stats = arrived(2);
+  stats.busy_seconds = 2;
+  growth.observe(stats, false, milliseconds(1700), start + milliseconds(2000));
+  ASSERT_EQ(growth.requests(), 2 * kRequests);
+  EXPECT_EQ(growth.allowed_on_average(2), kRequests);  // all of it before the growth
+  EXPECT_DOUBLE_EQ(growth.allowed_on_average(8), (64 * 2 + 128 * 6) / 8.0);
+}
+
 TEST(InFlightGrowthTest, DecidedOnceAndNeverPastTheMost) {
   InFlightGrowth growth = run(milliseconds(900), milliseconds(0));
   growth.observe(arrived(4), false, milliseconds(3000),

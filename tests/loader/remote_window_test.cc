@@ -338,5 +338,38 @@ TEST_F(RemoteWindowTest, AnEpochOtherThanTheOnePromisedStartsAfresh) {
   EXPECT_NEAR(band_seconds, stats.busy_seconds, 1e-9);
 }
 
+// Samples that lie apart in the shard (a stride of 5 through it), so that no two in a window of
+// four go as one GET: each GET is a sample, as under a full shuffle of a large set.
+std::vector<std::uint32_t> strided() {
+  std::vector<std::uint32_t> order(kSamples);
+  for (std::uint32_t i = 0; i < kSamples; ++i) order[i] = (5 * i) % kSamples;
+  return order;
+}
+
+// A store 60 ms from its first byte, with 2 GETs in flight and a consumer that waits for every
+// sample: the requests bound the read-ahead, which doubles them once two windows have arrived.
+// With a consumer slower than the store, the batches never wait for it, and they stay.
+TEST_F(RemoteWindowTest, ASlowStoreThatTheRequestsBindGetsTwiceAsMany) {
+  get_delay_ms_ = 60;
+  const std::uint64_t window = 4 * (3'000 + 97 * kSamples);
+  RemoteSettings settings = remote_settings(dataset_.files().front().string());
+  settings.fetch.max_in_flight = 2;
+  {
+    RemoteWindow fast(dataset_, settings, window, nullptr);
+    fast.start_epoch(strided());
+    take(fast, strided(), kSamples, 1);
+    EXPECT_GT(fast.requests_allowed(), 2.0);
+    EXPECT_LE(fast.requests_allowed(), 4.0);
+  }
+  RemoteWindow slow(dataset_, settings, window, nullptr);
+  slow.start_epoch(strided());
+  for (std::size_t i = 0; i < kSamples; ++i) {
+    slow.take(1, [](const RemoteWindow::Sample&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    });
+  }
+  EXPECT_EQ(slow.requests_allowed(), 2.0);
+}
+
 }  // namespace
 }  // namespace feedrate

@@ -8,16 +8,6 @@
 #include "feedrate/error.h"
 
 namespace feedrate {
-namespace {
-
-// Where `position` is among a group's (ascending) positions, and so its piece.
-template <typename Group>
-std::size_t piece_of(const Group& group, std::size_t position) {
-  const auto at = std::lower_bound(group.positions.begin(), group.positions.end(), position);
-  return static_cast<std::size_t>(at - group.positions.begin());
-}
-
-}  // namespace
 
 RemoteWindow::RemoteWindow(const Dataset& dataset, RemoteSettings settings,
                            std::uint64_t window_bytes, RemoteMirror* mirror, bool scattered)
@@ -185,7 +175,7 @@ RemoteWindow::Group RemoteWindow::next_group(std::uint64_t room) {
       members.push_back(it);
     }
     group.offset = begin;
-    group.bytes = Bytes(static_cast<std::size_t>(end - begin));
+    group.bytes = Group::Bytes(static_cast<std::size_t>(end - begin));
   }
   for (const Ahead::iterator& it : members) {
     group.positions.push_back(it->second);
@@ -330,14 +320,13 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
     } else if (!group.error.empty()) {
       sample.error = dataset_.describe(sample.index) + ": " + group.error;
     } else if (!group.pieces.empty()) {
-      sample.bytes = group.pieces[piece_of(group, position)];
+      sample.bytes = group.pieces[group.piece_of(position)];
     } else {
-      sample.bytes = group.bytes.span().subspan(static_cast<std::size_t>(ref.offset - group.offset),
-                                                static_cast<std::size_t>(ref.size));
+      sample.bytes = group.range_of(ref);
     }
     use(sample);
     if (!group.pieces.empty()) {
-      std::vector<std::byte>& piece = group.pieces[piece_of(group, position)];
+      std::vector<std::byte>& piece = group.pieces[group.piece_of(position)];
       release(piece.size());
       std::vector<std::byte>().swap(piece);
     }
@@ -354,26 +343,13 @@ void RemoteWindow::take(std::size_t count, const Use& use) {
 void RemoteWindow::store(const Group& group) const {
   for (const std::size_t position : group.positions) {
     const std::uint32_t index = order_[position];
-    const SampleRef& ref = dataset_.sample(index);
-    mirror_->store(index,
-                   group.bytes.span().subspan(static_cast<std::size_t>(ref.offset - group.offset),
-                                              static_cast<std::size_t>(ref.size)));
+    mirror_->store(index, group.range_of(dataset_.sample(index)));
   }
 }
 
 std::uint64_t RemoteWindow::split(Group& group) const {
-  std::uint64_t kept = 0;
-  group.pieces.reserve(group.positions.size());
-  for (const std::size_t position : group.positions) {
-    const SampleRef& ref = dataset_.sample(order_[position]);
-    const auto begin =
-        group.bytes.span().begin() + static_cast<std::ptrdiff_t>(ref.offset - group.offset);
-    group.pieces.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(ref.size));
-    kept += ref.size;
-  }
-  const std::uint64_t gaps = group.bytes.size() - kept;
-  group.bytes.reset();
-  return gaps;
+  return group.split(
+      [&](std::size_t position) -> const SampleRef& { return dataset_.sample(order_[position]); });
 }
 
 void RemoteWindow::release(std::uint64_t bytes) {

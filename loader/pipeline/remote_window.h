@@ -54,7 +54,6 @@
 #include <exception>
 #include <functional>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -72,6 +71,7 @@
 #include "loader/dataset/remote_settings.h"
 #include "loader/pipeline/group_sizer.h"
 #include "loader/pipeline/in_flight_growth.h"
+#include "loader/pipeline/read_ahead_group.h"
 #include "loader/pipeline/read_ahead_plan.h"
 
 namespace feedrate {
@@ -121,45 +121,7 @@ class RemoteWindow {
   const std::string& first_url() const;
 
  private:
-  // A GET's destination: not zeroed when made (a vector's resize() would write every byte once
-  // more before the GET does).
-  class Bytes {
-   public:
-    Bytes() = default;
-    explicit Bytes(std::size_t size)
-        : data_(std::make_unique_for_overwrite<std::byte[]>(size)), size_(size) {}
-    Bytes(Bytes&& other) noexcept
-        : data_(std::move(other.data_)), size_(std::exchange(other.size_, 0)) {}
-    Bytes& operator=(Bytes&& other) noexcept {
-      data_ = std::move(other.data_);
-      size_ = std::exchange(other.size_, 0);
-      return *this;
-    }
-    std::span<std::byte> span() const { return {data_.get(), size_}; }
-    std::size_t size() const { return size_; }
-    void reset() {
-      data_.reset();
-      size_ = 0;
-    }
-
-   private:
-    std::unique_ptr<std::byte[]> data_;
-    std::size_t size_ = 0;
-  };
-
-  struct Group {
-    std::vector<std::size_t> positions;  // in the order of its samples, ascending
-    std::size_t taken = 0;               // of those, by take()
-    std::uint64_t offset = 0;            // of its first byte in the object
-    Bytes bytes;                         // the range's bytes, until split into pieces
-    // Once arrived (several samples, no error): each sample's bytes, as positions; a taken
-    // one's are let go.
-    std::vector<std::vector<std::byte>> pieces;
-    bool arrived = false;
-    bool local = false;    // the cache holds it: not fetched
-    bool counted = false;  // in flight, among this_epoch_in_flight_
-    std::string error;     // the fetcher's message when it failed
-  };
+  using Group = ReadAheadGroup;
   // An ungrouped sample of the horizon, by where it lies: (file, offset) -> position.
   using Ahead = std::multimap<std::pair<std::uint32_t, std::uint64_t>, std::size_t>;
 
@@ -178,8 +140,8 @@ class RemoteWindow {
   void begin_next(std::vector<std::uint32_t> next);
   // Stores an arrived group's samples in the mirror (the window's thread, unlocked).
   void store(const Group& group) const;
-  // Moves an arrived group's samples into pieces of their own and lets the range go (the
-  // window's thread, unlocked); returns the bytes let go (the gaps between the samples).
+  // Splits an arrived group into its samples' pieces (the window's thread, unlocked); returns
+  // the bytes let go.
   std::uint64_t split(Group& group) const;
   // Takes `bytes` from held_bytes_ (under mutex_).
   void release(std::uint64_t bytes);

@@ -91,7 +91,7 @@ Capacity cpu_capacity(const Report& r, const ImageCosts& costs) {
   const int threads = std::max(1, r.run.num_workers);
   const int cores = std::max(1, r.run.cpus);
   return measured(
-      Resource::kCpu, cpu_images_per_s(costs, threads, cores),
+      Resource::kCpu, cpu_capacity_images_per_s(r.run, costs),
       format("%.2f ms of decode CPU per image on %d thread(s), %.2f ms of loader CPU per image "
              "on %d core(s), the decodes on a core %.0f%% of their time",
              costs.decode_ms_per_image, threads, costs.cpu_ms_per_image, cores,
@@ -208,18 +208,23 @@ const Capacity& Capacities::of(Resource resource) const {
 }
 
 ImageCosts image_costs(const Report& r) {
+  return image_costs(r.figures, r.images);
+}
+
+ImageCosts image_costs(const RunFigures& f, std::uint64_t delivered) {
   ImageCosts costs;
-  if (r.images == 0) return costs;
-  const auto images = static_cast<double>(r.images);
-  costs.decode_ms_per_image = r.figures.decode_cpu_s * 1e3 / images;
-  costs.cpu_ms_per_image =
-      std::max(r.figures.loader_cpu_s * 1e3 / images, costs.decode_ms_per_image);
-  costs.bytes_per_image = static_cast<double>(r.figures.bytes_read) / images;
-  costs.reads_per_image = static_cast<double>(r.figures.read_operations) / images;
-  if (r.figures.decode_busy_s > 0) {
-    costs.cpu_share = std::min(1.0, r.figures.decode_cpu_s / r.figures.decode_busy_s);
-  }
+  if (delivered == 0) return costs;
+  const auto images = static_cast<double>(delivered);
+  costs.decode_ms_per_image = f.decode_cpu_s * 1e3 / images;
+  costs.cpu_ms_per_image = std::max(f.loader_cpu_s * 1e3 / images, costs.decode_ms_per_image);
+  costs.bytes_per_image = static_cast<double>(f.bytes_read) / images;
+  costs.reads_per_image = static_cast<double>(f.read_operations) / images;
+  if (f.decode_busy_s > 0) costs.cpu_share = std::min(1.0, f.decode_cpu_s / f.decode_busy_s);
   return costs;
+}
+
+double cpu_capacity_images_per_s(const RunSetting& run, const ImageCosts& costs) {
+  return cpu_images_per_s(costs, std::max(1, run.num_workers), std::max(1, run.cpus));
 }
 
 Capacities capacities(const Report& r) {

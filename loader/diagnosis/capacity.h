@@ -22,6 +22,8 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstdint>
+
 #include "feedrate/report.h"
 #include "feedrate/throughput_model.h"
 #include "io/throttle.h"
@@ -58,8 +60,14 @@ double ram_images_per_s(const SlotCycle& cycle);
 // (io) or decodes (cpu) of the new rate.
 double lifted(const Capacities& capacities, Resource resource, double capacity);
 
-// The run's per-image costs as the projections take them.
+// The run's per-image costs as the projections take them: of a report, or of a run's figures
+// and the images it delivered.
 ImageCosts image_costs(const Report& report);
+ImageCosts image_costs(const RunFigures& figures, std::uint64_t images);
+
+// The cpu capacity's images/s for these costs on the run's decode threads and cores (the one
+// formula the verdict and the pack cache's pacing both read).
+double cpu_capacity_images_per_s(const RunSetting& run, const ImageCosts& costs);
 
 // The disk the run emulated (--throttle); unlimited when none (or not a valid spec).
 io::ThrottleSpec emulated_disk(const RunSetting& run);

@@ -13,7 +13,7 @@
 // window's blocks, and without look-ahead the decoders would wait on that burst. A needed
 // block is read even beyond max_held_bytes (the look-ahead stops there).
 //
-// Thread-safety: the I/O thread only (BatchReader).
+// Thread-safety: the I/O thread only (BlockReads, block_reads.h).
 #pragma once
 
 #include <cstddef>

@@ -2,22 +2,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <string>
 
 #include "feedrate/error.h"
-#include "feedrate/run_costs.h"
 #include "feedrate/sampler.h"
 #include "feedrate/system_info.h"
 #include "gpu/trace.h"
 #include "io/direct_io.h"
 #include "io/throttle.h"
-#include "loader/dataset/remote_settings.h"
-#include "loader/diagnosis/capacity.h"
-#include "loader/diagnosis/verdict.h"
+#include "loader/diagnosis/diagnose.h"
 #include "loader/pipeline/memory_budget.h"
-#include "loader/pipeline/remote_window.h"
-#include "loader/pipeline/store_figures.h"
+#include "loader/pipeline/run_setting.h"
 
 namespace feedrate {
 namespace {
@@ -73,33 +68,16 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
                              options_.allow_empty_classes)),
       plan_(dataset_, options_),
       trace_(options_.trace, clock_.now()) {
-  const std::size_t held_blocks = held_blocks_of(options_, dataset_);
-  std::unique_ptr<BlockStore> blocks;
-  if (held_blocks > 0) {
-    blocks = std::make_unique<BlockStore>(dataset_, held_blocks * options_.tar_chunk_bytes);
-  }
-  std::unique_ptr<RemoteWindow> remote;
-  if (dataset_.is_remote()) {
-    // A remote source's cache stores the samples unchanged (no transcode).
-    if (!options_.cache_dir.empty()) {
-      mirror_ = std::make_unique<RemoteMirror>(options_.cache_dir, options_.source, dataset_,
-                                               options_.cache_gb);
-    }
-    RemoteSettings settings = remote_settings(options_.source);
-    settings.fetch.max_in_flight = std::min(options_.io_queue_depth, 1024u);
-    remote =
-        std::make_unique<RemoteWindow>(dataset_, std::move(settings), read_ahead_bytes(options_),
-                                       mirror_.get(), options_.shuffle == ShuffleMode::kBlocks);
-  } else if (!options_.cache_dir.empty()) {
+  if (!options_.cache_dir.empty() && !dataset_.is_remote()) {
     // The decode threads that can run at once; the writer starts with the first epoch, once the
-    // telemetry it reads exists.
+    // telemetry it reads exists. (A remote source's cache_dir is its reader's: remote_reads.h.)
     const int cores = std::max(1, std::min(options_.num_workers, cpu_info().available));
     cache_ = std::make_unique<PackCache>(
-        options_, dataset_, [this, cores] { return pacing_counters(cores); }, cache_hooks, clock_);
+        options_, dataset_, [this, cores] { return telemetry_->pacing(cores); }, cache_hooks,
+        clock_);
   }
-  reader_ = std::make_unique<BatchReader>(dataset_, reader_options(options_, clock_),
-                                          options_.tar_chunk_bytes, make_reader, std::move(blocks),
-                                          cache_.get(), std::move(remote), mirror_.get());
+  reader_ = std::make_unique<BatchReader>(dataset_, options_, reader_options(options_, clock_),
+                                          make_reader, cache_.get());
 
   if (options_.num_workers > 0) {
     // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
@@ -125,14 +103,11 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   needs.encoded_bytes_per_sample =
       static_cast<double>(dataset_.total_bytes()) / static_cast<double>(dataset_.size());
   needs.tar_members = dataset_.files_are_shared();
-  needs.shared_bytes =
-      shared_buffer_bytes(options_, dataset_, decode_to_u8) +
-      static_cast<double>(held_blocks) * static_cast<double>(options_.tar_chunk_bytes) +
-      (dataset_.is_remote() ? static_cast<double>(read_ahead_bytes(options_)) : 0.0);
+  needs.shared_bytes = shared_buffer_bytes(options_, dataset_, decode_to_u8) +
+                       static_cast<double>(reader_->held_bytes_limit());
   const MemoryInfo memory = memory_info();
-  const std::uint64_t memory_limit = memory.limit_bytes;
   options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,
-                                                  options_.memory_budget_mb, memory_limit);
+                                                  options_.memory_budget_mb, memory.limit_bytes);
 
   transfer.slots = options_.prefetch_batches;
   transfer.batch_size = options_.batch_size;
@@ -150,32 +125,8 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
                                      options_.batch_size, sample_bytes, options_.layout,
                                      options_.transform.size, transfer.device);
 
-  RunSetting run;
-  run.batch_size = options_.batch_size;
-  run.num_workers = options_.num_workers;
-  run.prefetch_batches = options_.prefetch_batches;
-  run.slot_bytes = options_.batch_size * sample_bytes;
-  run.image_size = options_.transform.size;
-  run.dataset_bytes = dataset_.total_bytes();
-  run.dataset_samples = dataset_.size();
-  run.format = format_name(dataset_.format());
-  run.shuffle = shuffle_name(options_.shuffle);
-  run.shuffle_window_mb = options_.shuffle_window_mb;
-  run.chunk_bytes = options_.tar_chunk_bytes;
-  run.training_images_per_s = options_.training_images_per_s;
-  const CpuInfo cpu = cpu_info();
-  run.cpus = cpu.available;
-  run.host_cpus = cpu.online;
-  run.cpu_quota_cores = cpu.quota_cores;
-  run.memory_bytes = memory_limit;
-  run.container_limit = memory.cgroup_limit_bytes > 0;
-  run.queue_depth = options_.io_queue_depth;
-  run.throttle = options_.throttle;
-  run.rank = options_.rank;
-  run.world_size = options_.world_size;
-  run.io_backend = dataset_.is_remote() ? "remote" : io::backend_name(reader_->backend());
-  run.io_fallback_reason = reader_->fallback_reason();
-  run.device = transfer.device.name();
+  RunSetting run = describe_run(
+      {options_, dataset_, sample_bytes, cpu_info(), memory, *reader_, transfer.device.name()});
   telemetry_ = std::make_unique<Telemetry>(std::move(run), clock_);
 
   decoder_ = std::make_unique<SampleDecoder>(dataset_, options_, decode_to_u8, *telemetry_, trace_);
@@ -207,13 +158,8 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   if (cache_) cache_->begin_epoch();
   started_ = true;
   plan_.begin(epoch);
-  // A remote source reads ahead into the next epoch (RemoteWindow) from the second epoch a loader
-  // runs on: a run of one epoch (a benchmark, an evaluation pass) would fetch samples it never
-  // delivers, sharing the cores with its last batches' decodes.
-  const bool read_into_next = dataset_.is_remote() && began_an_epoch_;
-  began_an_epoch_ = true;
-  reader_->start_epoch(plan_.order(), plan_.read_units(), plan_.taken_samples(),
-                       read_into_next ? plan_.next_epoch_order() : std::vector<std::uint32_t>());
+  reader_->start_epoch({plan_.order(), plan_.read_units(), plan_.taken_samples(),
+                        [this] { return plan_.next_epoch_order(); }});
   next_number_ = 0;
   epoch_over_ = false;
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });
@@ -302,35 +248,11 @@ void Pipeline::decode_sample(Slot& slot, std::size_t i) {
   }
 }
 
-PacingCounters Pipeline::pacing_counters(int cores) const {
-  const Report report = telemetry_->report();
-  PacingCounters counters;
-  counters.wall_s = report.wall_s;
-  counters.delivered = report.images;
-  for (const StageFigures& stage : report.stages) {
-    if (stage.name != "decode") continue;
-    counters.decode_busy_s = stage.busy_s;
-    counters.decoded = stage.items;
-  }
-  counters.cores = cores;
-  if (const Capacity& cpu = report.capacities.of(Resource::kCpu);
-      cpu.measured && std::isfinite(cpu.images_per_s)) {
-    counters.cpu_capacity_images_per_s = cpu.images_per_s;
-  }
-  return counters;
-}
-
 Report Pipeline::report() const {
-  Report report = telemetry_->report();
+  Report report = telemetry_->figures();
   if (cache_) report.cache = cache_->figures();
-  if (mirror_) report.cache = mirror_figures(*mirror_, dataset_);
-  if (const RemoteWindow* remote = reader_->remote()) {
-    // Judged again with the store's figures: its rate bounds the io capacity, and its advice.
-    report.store = store_figures(*remote);
-    report.capacities = capacities(report);
-    report.verdict = judge(report);
-    report.costs = run_costs(report);
-  }
+  reader_->attach(report);
+  diagnose(report);
   return report;
 }
 

@@ -2,7 +2,8 @@
 // them and runs their threads. See loader.h for the contract.
 //
 // Stages, each in a room of its own:
-//   read      BatchReader (batch_reader.h)     the I/O thread: plans and issues a batch's reads
+//   read      BatchReader (batch_reader.h)     the I/O thread: sets a batch up, and its sample
+//                                              source (local, blocks, remote) reads it
 //   decode    SampleDecoder (sample_decoder.h) num_workers threads of a oneTBB task_arena
 //   copy      Copier (copier.h)                the last decode task of a batch: bad-input policy
 //                                              (BatchAssembler), then the submit to the device
@@ -32,7 +33,6 @@
 #include "feedrate/trace.h"
 #include "io/clock.h"
 #include "loader/cache/pack_cache.h"
-#include "loader/cache/remote_mirror.h"
 #include "loader/pipeline/batch_assembler.h"
 #include "loader/pipeline/batch_reader.h"
 #include "loader/pipeline/copier.h"
@@ -75,7 +75,6 @@ class Pipeline {
   void decode_task(detail::Slot* slot, std::size_t i);
   // Decodes sample i of the slot, then offers it to the pack cache.
   void decode_sample(detail::Slot& slot, std::size_t i);
-  PacingCounters pacing_counters(int cores) const;
 
   io::Clock& clock_;
   LoaderOptions options_;
@@ -83,9 +82,8 @@ class Pipeline {
   EpochPlan plan_;
   TraceRecorder trace_;
 
-  std::unique_ptr<PackCache> cache_;      // null without cache_dir, or for a remote source
-  std::unique_ptr<RemoteMirror> mirror_;  // a remote source's cache_dir; null without one
-  std::unique_ptr<BatchReader> reader_;   // used by the I/O thread only
+  std::unique_ptr<PackCache> cache_;     // null without cache_dir, or for a remote source
+  std::unique_ptr<BatchReader> reader_;  // used by the I/O thread only
   std::unique_ptr<Telemetry> telemetry_;
   std::shared_ptr<SlotRing> ring_;
   std::unique_ptr<SampleDecoder> decoder_;
@@ -100,7 +98,6 @@ class Pipeline {
 
   // Consumer-side epoch state.
   bool started_ = false;
-  bool began_an_epoch_ = false;  // start_epoch() was called before, over the pipeline's life
   std::size_t next_number_ = 0;  // batches of the deal taken by the consumer
   bool epoch_over_ = false;
 };

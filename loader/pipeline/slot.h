@@ -4,7 +4,7 @@
 //
 // Ownership moves with `state`, under the ring's mutex (loader/pipeline/slot_ring.h):
 //   kFree       the ring's free list
-//   kReading    the I/O thread (BatchReader fills labels, errors and the encoded bytes)
+//   kReading    the I/O thread (BatchReader sets it up, its sample source fills the bytes)
 //   kRead       read, waiting for the consumer to decode it (num_workers 0 only)
 //   kDecoding   decode tasks; each touches only its own sample's fields
 //   kCopying    the copier: bad-input policy, then the asynchronous submit to the device

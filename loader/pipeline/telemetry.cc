@@ -1,11 +1,11 @@
 #include "loader/pipeline/telemetry.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "feedrate/system_info.h"
 #include "io/throttle.h"
 #include "loader/diagnosis/capacity.h"
-#include "loader/diagnosis/verdict.h"
 
 namespace feedrate {
 namespace {
@@ -98,18 +98,43 @@ RunStats Telemetry::stats() const {
   return stats;
 }
 
-Report Telemetry::report() const {
+double Telemetry::wall_seconds() const {
+  const Clock::duration::rep start = run_start_;
+  if (start == 0) return 0;
+  return std::chrono::duration<double>(clock_.now() - Clock::time_point(Clock::duration(start)))
+      .count();
+}
+
+void Telemetry::cpu_figures(RunFigures& f) const {
+  f.decode_busy_s = seconds(decode_ns_);
+  f.decode_cpu_s = seconds(decode_cpu_ns_);
+  // Every part from thread CPU clocks: the copy stage's wall time may include time its worker
+  // did not run (preempted, or a fake clock moved meanwhile).
+  f.loader_cpu_s = f.decode_cpu_s + seconds(io_cpu_ns_) + seconds(copy_cpu_ns_);
+}
+
+PacingCounters Telemetry::pacing(int cores) const {
+  PacingCounters counters;
+  counters.wall_s = wall_seconds();
+  counters.delivered = images_;
+  counters.decoded = counters.delivered;
+  counters.decode_busy_s = seconds(decode_ns_);
+  counters.cores = cores;
+  if (counters.wall_s > 0 && counters.delivered > 0) {
+    RunFigures f;
+    cpu_figures(f);
+    const double cpu = cpu_capacity_images_per_s(run_, image_costs(f, counters.delivered));
+    if (std::isfinite(cpu)) counters.cpu_capacity_images_per_s = cpu;
+  }
+  return counters;
+}
+
+Report Telemetry::figures() const {
   Report r;
   r.run = run_;
   r.in_flight_capacity = static_cast<double>(run_.prefetch_batches);
-  const Clock::duration::rep start = run_start_;
-  if (start == 0) {
-    r.capacities = capacities(r);
-    r.verdict = judge(r);
-    return r;
-  }
-  r.wall_s = std::chrono::duration<double>(clock_.now() - Clock::time_point(Clock::duration(start)))
-                 .count();
+  if (run_start_ == 0) return r;
+  r.wall_s = wall_seconds();
   r.images = images_;
 
   RunFigures& f = r.figures;
@@ -118,15 +143,11 @@ Report Telemetry::report() const {
   f.read_operations = read_operations_;
   f.read_busy_s = seconds(read_ns_);
   f.read_blocked_s = seconds(read_blocked_ns_);
-  f.decode_busy_s = seconds(decode_ns_);
-  f.decode_cpu_s = seconds(decode_cpu_ns_);
+  cpu_figures(f);
   f.assemble_busy_s = seconds(assemble_ns_);
   f.copy_busy_s = seconds(copy_ns_);
   f.copy_bytes = copy_bytes_;
   f.copy_blocked_s = seconds(copy_blocked_ns_);
-  // Every part from thread CPU clocks: the copy stage's wall time may include time its worker
-  // did not run (preempted, or a fake clock moved meanwhile).
-  f.loader_cpu_s = f.decode_cpu_s + seconds(io_cpu_ns_) + seconds(copy_cpu_ns_);
   f.consumer_busy_s = seconds(consumer_ns_);
   f.stall_io_s = seconds(stall_ns_[static_cast<int>(Stall::kIo)]);
   f.stall_cpu_s = seconds(stall_ns_[static_cast<int>(Stall::kCpu)]);
@@ -160,10 +181,6 @@ Report Telemetry::report() const {
   stage("assemble", f.batches, 0, f.assemble_busy_s, 0, 0, 1);
   stage("copy", f.batches, f.copy_bytes, f.copy_busy_s, 0, f.copy_blocked_s, 1);
   stage("consumer", f.batches, 0, f.consumer_busy_s, f.stalled_s(), 0, 1);
-
-  r.capacities = capacities(r);
-  r.verdict = judge(r);
-  r.costs = run_costs(r);
   return r;
 }
 

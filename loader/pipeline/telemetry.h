@@ -1,5 +1,8 @@
-// The run's counters, and the one place RunStats and Report are computed from them (internal
-// to loader/). Every stage records into it; Loader::stats() and Loader::report() read it.
+// The run's counters, and the one place RunStats and a report's figures are computed from them
+// (internal to loader/). Every stage records into it; Loader::stats() reads it, and
+// Pipeline::report() takes its figures, attaches the cache's and the store's, and diagnoses them
+// once (loader/diagnosis/diagnose.h). The pack cache's writer paces itself from pacing(), the
+// few counters it needs.
 //
 // What is counted where: the read stage (I/O thread) its busy time, its CPU time, the reader's
 // statistics and how long it waited for a slot; decode its busy time and CPU time per sample;
@@ -25,6 +28,7 @@
 #include "feedrate/report.h"
 #include "io/clock.h"
 #include "io/reader.h"
+#include "loader/cache/pacing.h"
 #include "loader/pipeline/slot.h"
 
 namespace feedrate {
@@ -64,9 +68,19 @@ class Telemetry {
   void delivered(const detail::Slot& slot);
 
   RunStats stats() const;
-  Report report() const;
+  // The report's figures (setting, rates, stages, figures); capacities, verdict and costs are
+  // left for the one diagnosis.
+  Report figures() const;
+  // The counters the pack cache's pacing reads (loader/cache/pacing.h), `cores` decode threads
+  // able to run at once.
+  PacingCounters pacing(int cores) const;
 
  private:
+  // Seconds since start(); 0 before it.
+  double wall_seconds() const;
+  // The CPU figures of every loader thread so far.
+  void cpu_figures(RunFigures& figures) const;
+
   const RunSetting run_;
   Clock& clock_;
   std::atomic<Clock::duration::rep> run_start_{0};  // clock ticks of start(); 0 before

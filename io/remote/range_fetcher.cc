@@ -49,12 +49,23 @@ RangeFetcher::~RangeFetcher() {
 }
 
 void RangeFetcher::submit(FetchRequest request) {
+  FetchDestination destination(request.dest);
+  submit(std::move(request), std::move(destination));
+}
+
+void RangeFetcher::submit(FetchRequest request, std::vector<FetchPiece> scatter) {
+  FetchDestination destination(std::move(scatter));
+  submit(std::move(request), std::move(destination));
+}
+
+void RangeFetcher::submit(FetchRequest request, FetchDestination destination) {
   ++pending_;
   meter_.submitted();
   auto job = std::make_unique<FetchJob>();
   job->etag = request.if_match;
   job->request = std::move(request);
-  if (job->request.dest.empty()) {
+  job->destination = std::move(destination);
+  if (job->destination.size() == 0) {
     finish_job(std::move(job), {}, immediate_);
     return;
   }
@@ -79,7 +90,7 @@ void RangeFetcher::finish_job(std::unique_ptr<FetchJob> job, RemoteFailure failu
   FetchResult result;
   result.tag = job->request.tag;
   result.bytes = job->delivered;
-  if (!failure.code) result.bytes = job->request.dest.size();
+  if (!failure.code) result.bytes = job->destination.size();
   result.attempts = job->attempts;
   result.error = failure.code;
   result.message = std::move(failure.message);

@@ -14,9 +14,12 @@
 //
 // Request lifecycle and error strategy:
 //   * a request is a ranged GET of [offset, offset + dest.size()) with If-Match: if_match when
-//     given; a zero-size request completes at once;
-//   * the body goes straight into `dest`; a 200 answer (the server ignored Range) is skipped to
-//     the range and cut off after it;
+//     given (with a scatter, the range ends with its last piece); a zero-size request completes
+//     at once;
+//   * the body goes straight into `dest`, or piece by piece into the scatter's buffers (the
+//     bytes between pieces dropped as they pass: io/remote/fetch_destination.h), with no copy
+//     between; a 200 answer (the server ignored Range) is skipped to the range and cut off
+//     after it;
 //   * transient failures are retried with full-jitter exponential backoff (io/remote/
 //     retry_policy.h): HTTP 5xx, 503 SlowDown and 429, refused or reset connections, connect
 //     and low-speed timeouts, and a body shorter than its Content-Length or than the range (a
@@ -28,8 +31,9 @@
 //   * a failure is data (FetchResult::error and a message naming the URL, the range, the HTTP
 //     status, S3's error Code and, for denied access, where the credentials came from), never
 //     an exception: one bad object does not cost the other requests.
-// `dest` is written only until its request is returned by poll(), or until the fetcher is
-// destroyed (which abandons the requests not yet returned), and must stay valid until then.
+// `dest` (or a scatter piece) is written only until its request is returned by poll(), or until the
+// fetcher is destroyed (which abandons the requests not yet returned), and must stay valid until
+// then.
 #pragma once
 
 #include <atomic>
@@ -45,6 +49,7 @@
 #include "io/remote/credentials.h"
 #include "io/remote/curl_handle.h"
 #include "io/remote/endpoint.h"
+#include "io/remote/fetch_destination.h"
 #include "io/remote/fetch_request.h"
 #include "io/remote/fetch_stats.h"
 #include "io/remote/range_transfer.h"
@@ -64,7 +69,7 @@ void validate(const RangeFetcherOptions& options);
 
 struct FetchResult {
   std::uint64_t tag = 0;
-  std::size_t bytes = 0;  // bytes of dest filled: dest.size() when !error
+  std::size_t bytes = 0;  // bytes of the range delivered: all of them when !error
   unsigned attempts = 0;
   std::error_code error;  // RemoteErrc (io/remote/remote_error.h)
   std::string message;    // empty when !error
@@ -84,6 +89,10 @@ class RangeFetcher {
 
   // Queues a request; a URL that cannot be read fails as the request's result.
   void submit(FetchRequest request);
+  // The range [offset, offset + the scatter's end) into the scatter's pieces
+  // (io/remote/fetch_destination.h: ascending, the first at 0; std::invalid_argument otherwise);
+  // request.dest is not used.
+  void submit(FetchRequest request, std::vector<FetchPiece> scatter);
   // Drives the transfers for up to `timeout` and appends the requests that finished to
   // `completed`; returns as soon as at least one has, or when none is left. Returns how many it
   // appended. A wake() ends it early too.
@@ -95,6 +104,7 @@ class RangeFetcher {
   FetchStats stats() const { return meter_.stats(FetchClock::now()); }
 
  private:
+  void submit(FetchRequest request, FetchDestination destination);
   // Starts the queued requests there is room for; one whose credentials expired fails into
   // `completed`.
   void start_ready(FetchClock::time_point now, std::vector<FetchResult>& completed);

@@ -20,7 +20,7 @@ void RangeTransfer::start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& e
   error_buffer_[0] = '\0';
   attempt_start_ = job_->delivered;
   want_first_ = job_->request.offset + job_->delivered;
-  const std::uint64_t last = job_->request.offset + job_->request.dest.size() - 1;
+  const std::uint64_t last = job_->request.offset + job_->destination.size() - 1;
 
   CURL* easy = easy_.get();
   curl_easy_reset(easy);
@@ -67,9 +67,10 @@ std::size_t RangeTransfer::take_body(const char* data, std::size_t size) {
   }
   const auto skipped = static_cast<std::size_t>(std::min<std::uint64_t>(skip_, size));
   skip_ -= skipped;
-  const auto dest = job_->request.dest;
-  const std::size_t copied = std::min(size - skipped, dest.size() - job_->delivered);
-  std::memcpy(dest.data() + job_->delivered, data + skipped, copied);
+  const std::size_t copied = static_cast<std::size_t>(
+      std::min<std::uint64_t>(size - skipped, job_->destination.size() - job_->delivered));
+  job_->destination.deliver(job_->delivered,
+                            {reinterpret_cast<const std::byte*>(data + skipped), copied});
   job_->delivered += copied;
   if (skipped + copied < size) {
     cut_off_ = true;  // past the range: the write error ends the transfer here
@@ -81,7 +82,7 @@ std::size_t RangeTransfer::take_body(const char* data, std::size_t size) {
 std::string RangeTransfer::describe() const {
   const auto& request = job_->request;
   std::string text = "GET " + request.url + " bytes " + std::to_string(request.offset) + "-" +
-                     std::to_string(request.offset + request.dest.size() - 1);
+                     std::to_string(request.offset + job_->destination.size() - 1);
   if (request.url != job_->http_url) text += " (" + job_->http_url + ")";
   return text;
 }
@@ -89,7 +90,7 @@ std::string RangeTransfer::describe() const {
 AttemptOutcome RangeTransfer::finish(CURLcode result, const RemoteEndpoint& endpoint) {
   AttemptOutcome outcome;
   const auto& request = job_->request;
-  if (job_->delivered == request.dest.size()) return outcome;  // whatever came after the range
+  if (job_->delivered == job_->destination.size()) return outcome;  // whatever came after the range
   outcome.kind = AttemptOutcome::Kind::kFail;
   if (body_ == Body::kRejected) {
     outcome.failure = {RemoteErrc::kBadResponse,
@@ -115,7 +116,7 @@ AttemptOutcome RangeTransfer::finish(CURLcode result, const RemoteEndpoint& endp
     if (head_.status == 200 || head_.status == 206) {
       // A complete answer that ended before the range did: the object is shorter than the range
       // (final), or the body was cut short (retried for the rest).
-      const auto end = request.offset + request.dest.size();
+      const auto end = request.offset + job_->destination.size();
       const auto size = head_.status == 206 ? head_.range_total : head_.content_length;
       if (size && *size < end) {
         outcome.failure = {RemoteErrc::kRangeNotSatisfiable,
@@ -127,7 +128,7 @@ AttemptOutcome RangeTransfer::finish(CURLcode result, const RemoteEndpoint& endp
       outcome.cause = RetryCause::kShortBody;
       outcome.failure = {RemoteErrc::kShortBody,
                          describe() + ": the body ended after " + std::to_string(job_->delivered) +
-                             " of " + std::to_string(request.dest.size()) + " bytes"};
+                             " of " + std::to_string(job_->destination.size()) + " bytes"};
       return outcome;
     }
   }

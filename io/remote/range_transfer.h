@@ -18,6 +18,7 @@
 
 #include "io/remote/curl_handle.h"
 #include "io/remote/endpoint.h"
+#include "io/remote/fetch_destination.h"
 #include "io/remote/fetch_request.h"
 #include "io/remote/http_response.h"
 #include "io/remote/retry_policy.h"
@@ -28,6 +29,7 @@ class FetchMeter;
 
 struct FetchJob {
   FetchRequest request;
+  FetchDestination destination;  // request.dest, or the scatter submit() was given
   std::string http_url;
   bool sign = false;
   std::string etag;  // sent as If-Match from the second attempt on (or from the first, if given)

@@ -1,8 +1,8 @@
 // The fetcher against a scripted server (127.0.0.1) that misbehaves on purpose: a 200 to a
 // ranged request, a 206 for other bytes, a 206 shorter than asked, a body cut short and then
-// answered whole, an object shorter than the range, and If-Match on the first answer's ETag
-// when a partial body is resumed, and a 503's Retry-After (capped). Every byte must land once, in
-// its place.
+// answered whole (also into a scattered range), an object shorter than the range, and If-Match on
+// the first answer's ETag when a partial body is resumed, and a 503's Retry-After (capped). Every
+// byte must land once, in its place.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -136,6 +136,39 @@ TEST(ScriptedFetch, ABodyCutShortThenAnsweredWholeLandsOnce) {
   // The resumed request names the version the first bytes came from.
   EXPECT_EQ(test_support::header_value(requests[1], "If-Match"), "\"v1\"");
   EXPECT_EQ(requested_range(requests[1]).first, 14'321u);
+}
+
+// A range scattered into three pieces with gaps between them, its body cut short after `cut`
+// bytes, then answered whole: each piece holds exactly its bytes of the object, once, and the
+// second request asks from where the first stopped.
+void scattered_fetch_cut_after(std::size_t cut) {
+  ScriptedServer server([cut](const std::string& request, std::size_t index) {
+    const auto [first, last] = requested_range(request);
+    return index == 0 ? partial(first, last, cut, "\"v1\"") : whole("\"v1\"");
+  });
+  std::vector<std::byte> a(3'000), b(2'000), c(6'000);
+  RangeFetcher fetcher(S3Settings(), quick());
+  fetcher.submit({server.url("/object.bin"), 10'000, {}, 1, ""}, {{0, a}, {5'000, b}, {7'000, c}});
+  const auto results = drain(fetcher);
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_FALSE(results[0].error) << results[0].message;
+  EXPECT_EQ(results[0].attempts, 2u);
+  EXPECT_EQ(results[0].bytes, 13'000u);
+  EXPECT_TRUE(same_bytes(a, object(), 10'000));
+  EXPECT_TRUE(same_bytes(b, object(), 15'000));
+  EXPECT_TRUE(same_bytes(c, object(), 17'000));
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requested_range(requests[1]),
+            (std::pair<std::size_t, std::size_t>{10'000 + cut, 22'999}));
+}
+
+TEST(ScriptedFetch, AScatteredRangeCutInAGapLandsEachPieceOnce) {
+  scattered_fetch_cut_after(4'321);
+}
+
+TEST(ScriptedFetch, AScatteredRangeCutInsideAPieceLandsEachPieceOnce) {
+  scattered_fetch_cut_after(6'000);
 }
 
 TEST(ScriptedFetch, AnObjectShorterThanTheRangeIsNotSatisfiable) {

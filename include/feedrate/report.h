@@ -166,7 +166,7 @@ struct CacheFigures {
   std::vector<std::string> warnings;  // the first few problems, also printed to stderr
 };
 
-// A remote source's store (s3://, https://; loader/pipeline/remote_window.h): how its reads
+// A remote source's store (s3://, https://; loader/pipeline/read_ahead_runner.h): how its reads
 // went, for the io capacity and its advice. All zero for a local dataset.
 // The store's rate while a number of requests within a band (1, 2-3, 4-7, ...) was in flight.
 struct StoreBand {

@@ -1,5 +1,5 @@
 // How large the remote read-ahead's grouped GETs are (internal to loader/, used by
-// RemoteWindow): the window's share per request in flight (large GETs, which a store that
+// ReadAheadPlanner): the window's share per request in flight (large GETs, which a store that
 // answers slowly needs: each round trip carries more), or a few round trips of the link's rate
 // per request (small ones, which a full link needs: bytes queued behind it wait in flight, where
 // they fill the window without being ready to decode).

@@ -1,7 +1,8 @@
-// How many GETs the remote read-ahead keeps in flight (internal to loader/, used by RemoteWindow):
-// the requests asked for (io_queue_depth), doubled once when the run shows that the requests, not
-// the link nor the decodes, held the read-ahead back. A store that answers slowly (S3 documents
-// 100-200 ms to the first byte) then gets twice the requests over the same window of memory.
+// How many GETs the remote read-ahead keeps in flight (internal to loader/, used by
+// ReadAheadPlanner): the requests asked for (io_queue_depth), doubled once when the run shows that
+// the requests, not the link nor the decodes, held the read-ahead back. A store that answers slowly
+// (S3 documents 100-200 ms to the first byte) then gets twice the requests over the same window of
+// memory.
 //
 // The choice is made from the time between the first window's bytes and kWindows windows' (past
 // the first window's fill, when every batch waits). The requests double when:

@@ -1,68 +1,97 @@
-// One ranged GET of the remote read-ahead (internal to loader/, RemoteWindow's): the samples it
-// carries, by their places in the order, and their bytes: the range as it arrives, then, once
-// split(), a piece per sample that take() lets go of on its own. Thread-safety: none; its window
-// guards it.
+// One ranged GET of the remote read-ahead (internal to loader/; its planner's,
+// read_ahead_planner.h): the samples it carries, by their places in the order, each with a
+// buffer of its own that the GET's bytes are scattered into as they arrive
+// (io/remote/fetch_destination.h), so that a taken sample's buffer goes back to the pool at
+// once while its neighbours wait for their turn, and no byte is copied between the transfer and
+// the batch. A group the local-disk cache holds is `local`: nothing is fetched.
+//
+// States: formed (in_flight() false, arrived() false) -> in flight (submitted) -> arrived, or
+// failed with the fetcher's message; each sample is then taken once, in any order of positions.
+// Thread-safety: none; its planner's owner guards it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "feedrate/dataset.h"
+#include "io/remote/fetch_destination.h"
+#include "loader/pipeline/sample_buffers.h"
 
 namespace feedrate {
 
-struct ReadAheadGroup {
-  // A GET's destination: not zeroed when made (a vector's resize() would write every byte once
-  // more before the GET does).
-  class Bytes {
-   public:
-    Bytes() = default;
-    explicit Bytes(std::size_t size)
-        : data_(std::make_unique_for_overwrite<std::byte[]>(size)), size_(size) {}
-    Bytes(Bytes&& other) noexcept
-        : data_(std::move(other.data_)), size_(std::exchange(other.size_, 0)) {}
-    Bytes& operator=(Bytes&& other) noexcept {
-      data_ = std::move(other.data_);
-      size_ = std::exchange(other.size_, 0);
-      return *this;
-    }
-    std::span<std::byte> span() const { return {data_.get(), size_}; }
-    std::size_t size() const { return size_; }
-    void reset() {
-      data_.reset();
-      size_ = 0;
-    }
-
-   private:
-    std::unique_ptr<std::byte[]> data_;
-    std::size_t size_ = 0;
+class ReadAheadGroup {
+ public:
+  // A sample of the group: its place in the order and where it lies.
+  struct Member {
+    std::size_t position = 0;
+    SampleRef ref;
   };
 
-  std::vector<std::size_t> positions;  // in the order of its samples, ascending
-  std::size_t taken = 0;               // of those, by take()
-  std::uint64_t offset = 0;            // of its first byte in the object
-  Bytes bytes;                         // the range's bytes, until split into pieces
-  // Once arrived (several samples, no error): each sample's bytes, as positions; a taken
-  // one's are let go.
-  std::vector<std::vector<std::byte>> pieces;
-  bool arrived = false;
-  bool local = false;    // the cache holds it: not fetched
-  bool counted = false;  // in flight, among the window's GETs of this epoch
-  std::string error;     // the fetcher's message when it failed
+  // The samples the local-disk cache holds: arrived, with no bytes.
+  static ReadAheadGroup local(std::vector<std::size_t> positions);
+  // The members (ascending positions, all of one file) as one GET from the lowest offset to the
+  // highest end, each into a buffer from `buffers`.
+  static ReadAheadGroup fetched(std::vector<Member> members, SampleBuffers& buffers);
 
-  // The bytes of `ref`, one of its samples, within the range (before split()).
-  std::span<const std::byte> range_of(const SampleRef& ref) const;
-  // Where `position` is among its positions, and so its piece.
-  std::size_t piece_of(std::size_t position) const;
-  // Moves each sample's bytes (`ref_of` a position: its sample) into a piece of its own and lets
-  // the range go; returns the bytes let go (the gaps between the samples).
-  std::uint64_t split(const std::function<const SampleRef&(std::size_t)>& ref_of);
+  const std::vector<std::size_t>& positions() const { return positions_; }
+  std::size_t first_position() const { return positions_.front(); }
+  bool is_local() const { return local_; }
+  bool arrived() const { return arrived_; }
+  const std::string& error() const { return error_; }
+  // The GET: its file, its first byte in the object, its bytes (gaps included), and where each
+  // sample's bytes go.
+  std::uint32_t file() const { return file_; }
+  std::uint64_t offset() const { return offset_; }
+  std::uint64_t range_bytes() const { return range_bytes_; }
+  // The bytes its samples hold while not taken (what the read-ahead's window counts).
+  std::uint64_t held_bytes() const { return held_bytes_; }
+  std::vector<io::FetchPiece> scatter() const;
+
+  // Whether the GET counts among this epoch's in flight (the next epoch's wait for them).
+  bool counted() const { return counted_; }
+  void set_counted(bool counted) { counted_ = counted; }
+
+  // The GET arrived whole, or failed with `message`: a failed group's buffers go back to the
+  // pool, and each of its samples is delivered as the error.
+  void arrive(std::string message, SampleBuffers& buffers);
+  // The bytes of the sample at `position` (arrived, not failed, not local).
+  std::span<const std::byte> bytes(std::size_t position) const;
+  // Each sample's bytes by its position, as arrived (for the local-disk cache).
+  template <typename F>
+  void for_each_sample(F&& f) const {
+    for (std::size_t k = 0; k < positions_.size(); ++k) f(positions_[k], piece_bytes(k));
+  }
+  // The sample at `position` was taken: its buffer goes back to `buffers`; returns the bytes
+  // the group holds no more.
+  std::uint64_t take(std::size_t position, SampleBuffers& buffers);
+  // Every sample taken.
+  bool done() const { return taken_ == positions_.size(); }
+  // The group is dropped (the read-ahead starts afresh): its buffers go back to `buffers`.
+  void drop(SampleBuffers& buffers);
+  // The order dropped its first `done` positions, all taken: forgets those that are this
+  // group's and renumbers the others.
+  void rebase(std::size_t done);
+
+ private:
+  std::size_t index_of(std::size_t position) const;
+  std::span<const std::byte> piece_bytes(std::size_t k) const;
+
+  std::vector<std::size_t> positions_;          // ascending
+  std::vector<std::size_t> sizes_;              // per sample
+  std::vector<std::uint64_t> at_;               // per sample: where it starts in the range
+  std::vector<SampleBuffers::Buffer> buffers_;  // per sample, until taken
+  std::size_t taken_ = 0;
+  std::uint32_t file_ = 0;
+  std::uint64_t offset_ = 0;
+  std::uint64_t range_bytes_ = 0;
+  std::uint64_t held_bytes_ = 0;
+  bool local_ = false;
+  bool arrived_ = false;
+  bool counted_ = false;
+  std::string error_;
 };
 
 }  // namespace feedrate

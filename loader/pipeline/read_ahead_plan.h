@@ -1,4 +1,4 @@
-// The shape of the remote read-ahead (internal to loader/, used by RemoteWindow and the memory
+// The shape of the remote read-ahead (internal to loader/, used by ReadAheadPlanner and the memory
 // budget): how many bytes it holds, and which positions of an epoch's order it fetches a sample
 // a GET rather than grouped with their storage neighbours.
 //

@@ -30,8 +30,9 @@ RemoteReads::RemoteReads(const Dataset& dataset, const LoaderOptions& options,
   RemoteSettings settings = remote_settings(options.source);
   settings.fetch.max_in_flight = std::min(options.io_queue_depth, 1024u);
   const unsigned requests = settings.fetch.max_in_flight;
-  window_ = std::make_unique<RemoteWindow>(dataset_, std::move(settings), window_bytes_,
-                                           mirror_.get(), options.shuffle == ShuffleMode::kBlocks);
+  window_ =
+      std::make_unique<ReadAheadRunner>(dataset_, std::move(settings), window_bytes_, mirror_.get(),
+                                        options.shuffle == ShuffleMode::kBlocks);
   stats_.backend_description =
       "libcurl, " + std::to_string(requests) + " requests in flight (up to " +
       std::to_string(std::min(2 * requests, InFlightGrowth::kMostRequests)) + " for a slow store)" +
@@ -54,7 +55,7 @@ void RemoteReads::read(Slot& slot) {
   for (std::size_t i = 0; i < n; ++i) total += slot.encoded_size[i];
   reserve_encoded(slot, total);
   std::size_t at = 0;
-  window_->take(n, [&](const RemoteWindow::Sample& sample) {
+  window_->take(n, [&](const ReadAheadRunner::Sample& sample) {
     const std::size_t i = sample.position;
     if (sample.index != slot.indices[i]) {
       throw Error("internal: the remote read-ahead is out of step with the epoch's order");

@@ -1,5 +1,5 @@
 // Reads from an object store, s3:// or https:// (internal to loader/; a SampleSource,
-// sample_source.h): a RemoteWindow (remote_window.h) keeps ranged GETs in flight across
+// sample_source.h): a ReadAheadRunner (read_ahead_runner.h) keeps ranged GETs in flight across
 // batches, and each sample's bytes are copied from it into the slot. With cache_dir, the
 // local-disk cache (loader/cache/remote_mirror.h) stores every sample that arrives unchanged;
 // the samples it holds are read from it by the local reader and checked, and one that reads
@@ -17,7 +17,7 @@
 #include "feedrate/options.h"
 #include "io/remote/range_fetcher.h"
 #include "loader/cache/remote_mirror.h"
-#include "loader/pipeline/remote_window.h"
+#include "loader/pipeline/read_ahead_runner.h"
 #include "loader/pipeline/sample_source.h"
 
 namespace feedrate {
@@ -51,7 +51,7 @@ class RemoteReads final : public SampleSource {
   std::unique_ptr<io::Reader> reader_;
   std::unique_ptr<RemoteMirror> mirror_;  // null: no local-disk cache
   const std::uint64_t window_bytes_;
-  std::unique_ptr<RemoteWindow> window_;
+  std::unique_ptr<ReadAheadRunner> window_;
   // Whether an epoch began: a source reads ahead into the next epoch from its second (a run of
   // one epoch, a benchmark or an evaluation pass, would fetch samples it never delivers,
   // sharing the cores with its last batches' decodes).

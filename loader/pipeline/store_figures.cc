@@ -5,7 +5,7 @@
 
 namespace feedrate {
 
-StoreFigures store_figures(const RemoteWindow& window) {
+StoreFigures store_figures(const ReadAheadRunner& window) {
   const io::FetchStats stats = window.stats();
   StoreFigures figures;
   figures.remote = true;

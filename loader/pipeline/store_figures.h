@@ -1,14 +1,14 @@
 // The remote read-ahead's figures as the report carries them (Report::store): the fetcher's
 // counts and rates, the requests it may keep in flight and the store's scheme (internal to
 // loader/).
-// Thread-safety: store_figures() may be called from any thread (RemoteWindow::stats()).
+// Thread-safety: store_figures() may be called from any thread (ReadAheadRunner::stats()).
 #pragma once
 
 #include "feedrate/report.h"
-#include "loader/pipeline/remote_window.h"
+#include "loader/pipeline/read_ahead_runner.h"
 
 namespace feedrate {
 
-StoreFigures store_figures(const RemoteWindow& window);
+StoreFigures store_figures(const ReadAheadRunner& window);
 
 }  // namespace feedrate

@@ -1,9 +1,9 @@
-// The remote read-ahead (loader/pipeline/remote_window.h) against a scripted HTTP server on
+// The remote read-ahead (loader/pipeline/read_ahead_runner.h) against a scripted HTTP server on
 // 127.0.0.1 serving one tar shard: whatever the order and the window, every sample is handed
 // over in the order's sequence with its own bytes; storage neighbours among the window's
 // samples go as one GET even when the order visits them backwards or interleaved (as
 // shuffle=blocks does), and a window smaller than one sample still delivers, one GET a sample.
-#include "loader/pipeline/remote_window.h"
+#include "loader/pipeline/read_ahead_runner.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +22,7 @@
 #include "io/tar_writer.h"
 #include "loader/dataset/remote_settings.h"
 #include "tests/io/remote/scripted_server.h"
+#include "tests/loader/read_ahead_shard.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {
@@ -30,33 +31,13 @@ namespace {
 using io::test_support::requested_range;
 using io::test_support::ScriptedServer;
 
-constexpr std::size_t kSamples = 24;
+constexpr std::size_t kSamples = testing::kReadAheadSamples;
+const auto sample_bytes = testing::read_ahead_sample_bytes;
 
-// Sample i's bytes: 3,000 + 97 i of them, distinct from every other sample's.
-std::vector<unsigned char> sample_bytes(std::size_t i) {
-  std::vector<unsigned char> bytes(3'000 + 97 * i);
-  for (std::size_t k = 0; k < bytes.size(); ++k) {
-    bytes[k] = static_cast<unsigned char>(k * 31 + i * 7 + 1);
-  }
-  return bytes;
-}
-
-// One WebDataset shard of kSamples samples (key.jpg, key.cls), as the server's bytes.
+// The shard, as the server's bytes.
 std::string shard_bytes() {
   testing::TempDir dir;
-  const auto path = dir.path() / "shard.tar";
-  {
-    io::TarWriter tar(path);
-    for (std::size_t i = 0; i < kSamples; ++i) {
-      const std::string key = std::to_string(100 + i);
-      tar.add(key + ".jpg", sample_bytes(i));
-      const std::string label = std::to_string(i % 3) + "\n";
-      tar.add(key + ".cls", std::vector<unsigned char>(label.begin(), label.end()));
-    }
-    tar.finish();
-  }
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return testing::write_read_ahead_shard(dir.path() / "shard.tar");
 }
 
 // HEAD and ranged GETs of /set/shard.tar; no index.json beside it.
@@ -77,9 +58,9 @@ std::string answer(const std::string& shard, const std::string& request) {
          shard.substr(first, last - first + 1);
 }
 
-class RemoteWindowTest : public ::testing::Test {
+class ReadAheadRunnerTest : public ::testing::Test {
  protected:
-  RemoteWindowTest()
+  ReadAheadRunnerTest()
       : shard_(shard_bytes()),
         server_([this](const std::string& request, std::size_t) {
           record(request);
@@ -97,7 +78,7 @@ class RemoteWindowTest : public ::testing::Test {
                      std::size_t batch, unsigned in_flight = 0, bool scattered = false) {
     RemoteSettings settings = remote_settings(dataset_.files().front().string());
     if (in_flight != 0) settings.fetch.max_in_flight = in_flight;
-    RemoteWindow window(dataset_, settings, window_bytes, nullptr, scattered);
+    ReadAheadRunner window(dataset_, settings, window_bytes, nullptr, scattered);
     window.start_epoch(order);
     take(window, order, order.size(), batch);
     return window.stats().requests;
@@ -105,19 +86,15 @@ class RemoteWindowTest : public ::testing::Test {
 
   // Takes the first `count` samples of the epoch `order` from `window`, `batch` a take(), and
   // checks each one's bytes.
-  static void take(RemoteWindow& window, const std::vector<std::uint32_t>& order, std::size_t count,
-                   std::size_t batch) {
+  static void take(ReadAheadRunner& window, const std::vector<std::uint32_t>& order,
+                   std::size_t count, std::size_t batch) {
     std::size_t position = 0;
     while (position < count) {
       const std::size_t n = std::min(batch, count - position);
-      window.take(n, [&](const RemoteWindow::Sample& sample) {
+      window.take(n, [&](const ReadAheadRunner::Sample& sample) {
         EXPECT_EQ(sample.index, order[position + sample.position]);
         EXPECT_TRUE(sample.error.empty()) << sample.error;
-        const std::vector<unsigned char> want = sample_bytes(sample.index);
-        EXPECT_TRUE(sample.bytes.size() == want.size() &&
-                    std::equal(want.begin(), want.end(),
-                               reinterpret_cast<const unsigned char*>(sample.bytes.data())))
-            << "sample " << sample.index;
+        EXPECT_TRUE(testing::are_sample_bytes(sample.index, sample.bytes));
       });
       position += n;
     }
@@ -167,22 +144,22 @@ std::vector<std::uint32_t> interleaved_blocks() {
   return order;
 }
 
-TEST_F(RemoteWindowTest, TheIndexIsTheShards) {
+TEST_F(ReadAheadRunnerTest, TheIndexIsTheShards) {
   ASSERT_EQ(dataset_.size(), kSamples);
   EXPECT_EQ(dataset_.sample(5).size, sample_bytes(5).size());
 }
 
-TEST_F(RemoteWindowTest, StorageNeighboursGoAsOneGetWhateverTheirPlacesInTheOrder) {
+TEST_F(ReadAheadRunnerTest, StorageNeighboursGoAsOneGetWhateverTheirPlacesInTheOrder) {
   EXPECT_EQ(read(backwards(), std::uint64_t{1} << 30, 5), 1u);
   EXPECT_EQ(read(interleaved_blocks(), std::uint64_t{1} << 30, 7), 1u);
 }
 
-TEST_F(RemoteWindowTest, AWindowSmallerThanASampleStillDeliversOneGetASample) {
+TEST_F(ReadAheadRunnerTest, AWindowSmallerThanASampleStillDeliversOneGetASample) {
   EXPECT_EQ(read(backwards(), 1, 5), kSamples);
   EXPECT_EQ(read(interleaved_blocks(), 1, 3), kSamples);
 }
 
-TEST_F(RemoteWindowTest, AWindowOfAFewSamplesGroupsThoseItHolds) {
+TEST_F(ReadAheadRunnerTest, AWindowOfAFewSamplesGroupsThoseItHolds) {
   // About three samples' bytes, one GET at a time: the horizon holds three of the backwards order
   // at a time.
   const std::uint64_t requests = read(backwards(), 3 * 3'000 + 3 * 97 * kSamples, 4, 1);
@@ -196,7 +173,7 @@ std::vector<std::uint32_t> storage_order() {
   return order;
 }
 
-TEST_F(RemoteWindowTest, TheFirstAndLastWindowOfAScatteredOrderGoASampleAGet) {
+TEST_F(ReadAheadRunnerTest, TheFirstAndLastWindowOfAScatteredOrderGoASampleAGet) {
   // Samples of 3,000 + 97 i bytes; a window of 10,000 holds the first three of the storage order
   // (9,291 bytes) and the last one (5,231; with the one before, 10,365).
   const std::vector<std::uint32_t> order = storage_order();
@@ -214,7 +191,7 @@ TEST_F(RemoteWindowTest, TheFirstAndLastWindowOfAScatteredOrderGoASampleAGet) {
   EXPECT_EQ(grouped.from, kSamples);
 }
 
-TEST_F(RemoteWindowTest, AScatteredOrderFetchesItsFirstWindowASampleAGetInItsOrder) {
+TEST_F(ReadAheadRunnerTest, AScatteredOrderFetchesItsFirstWindowASampleAGetInItsOrder) {
   // interleaved_blocks() spreads each run of 4 neighbours over the order, as shuffle=blocks
   // does. One GET at a time, so the server sees them in the window's order: grouped, the first
   // GET holds the first sample's whole run; scattered, the first window's samples go one a GET,
@@ -239,7 +216,7 @@ TEST_F(RemoteWindowTest, AScatteredOrderFetchesItsFirstWindowASampleAGetInItsOrd
   EXPECT_LT(scattered, kSamples);  // between its ends, neighbours still go together
 }
 
-TEST_F(RemoteWindowTest, GroupsLeaveTheWindowRoomForEveryGetInFlight) {
+TEST_F(ReadAheadRunnerTest, GroupsLeaveTheWindowRoomForEveryGetInFlight) {
   // About ten samples' bytes: one GET at a time may take a run of the window's size (the first
   // group is formed with the whole window free); four at a time take at most a quarter of it
   // each (or one sample), so that all four are in flight (over a long round trip one connection
@@ -253,18 +230,18 @@ TEST_F(RemoteWindowTest, GroupsLeaveTheWindowRoomForEveryGetInFlight) {
   EXPECT_LE(longest_get(), std::max<std::size_t>(window / 4, largest_sample));
 }
 
-TEST_F(RemoteWindowTest, ATakenSampleLetsItsBytesGoWhileItsNeighboursWait) {
+TEST_F(ReadAheadRunnerTest, ATakenSampleLetsItsBytesGoWhileItsNeighboursWait) {
   // The interleaved order spreads each run of 4 neighbours over the whole epoch, and the window
   // fetches the shard as one GET: held as one range until its last sample were taken, the run
   // of a shuffle=blocks window would keep the read-ahead's room until that window's end.
   const std::vector<std::uint32_t> order = interleaved_blocks();
-  RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()),
-                      std::uint64_t{1} << 30, nullptr);
+  ReadAheadRunner window(dataset_, remote_settings(dataset_.files().front().string()),
+                         std::uint64_t{1} << 30, nullptr);
   window.start_epoch(order);
   std::size_t left = 0;
   for (std::size_t i = 0; i < kSamples; ++i) left += sample_bytes(i).size();
   for (std::size_t position = 0; position < order.size(); ++position) {
-    window.take(1, [&](const RemoteWindow::Sample& sample) {
+    window.take(1, [&](const ReadAheadRunner::Sample& sample) {
       EXPECT_EQ(sample.bytes.size(), sample_bytes(sample.index).size());
     });
     left -= sample_bytes(order[position]).size();
@@ -278,12 +255,12 @@ TEST_F(RemoteWindowTest, ATakenSampleLetsItsBytesGoWhileItsNeighboursWait) {
 // before its epoch starts, also when the next epoch's GET is still in flight as it starts (the
 // server answers a GET after 100 ms) (each epoch's samples are storage neighbours, the same samples
 // of the two epochs are not grouped together).
-TEST_F(RemoteWindowTest, TheNextEpochIsReadAheadAndKept) {
+TEST_F(ReadAheadRunnerTest, TheNextEpochIsReadAheadAndKept) {
   const std::vector<std::uint32_t> first = storage_order();
   const std::vector<std::uint32_t> second = interleaved_blocks();
   get_delay_ms_ = 100;
-  RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()),
-                      std::uint64_t{1} << 30, nullptr);
+  ReadAheadRunner window(dataset_, remote_settings(dataset_.files().front().string()),
+                         std::uint64_t{1} << 30, nullptr);
   window.start_epoch(first, second);
   take(window, first, first.size(), 5);
   EXPECT_GT(window.held_bytes(), 0u);  // the next epoch's, asked for once this epoch's arrived
@@ -302,11 +279,11 @@ TEST_F(RemoteWindowTest, TheNextEpochIsReadAheadAndKept) {
 // A window of a few samples goes on into the next epoch as its room allows, and a group may
 // hold samples of both epochs: every sample still arrives with its own bytes, and the window
 // ends empty.
-TEST_F(RemoteWindowTest, ASmallWindowCarriesOverIntoTheNextEpoch) {
+TEST_F(ReadAheadRunnerTest, ASmallWindowCarriesOverIntoTheNextEpoch) {
   const std::vector<std::uint32_t> first = interleaved_blocks();
   const std::vector<std::uint32_t> second = storage_order();
-  RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()),
-                      4 * (3'000 + 97 * kSamples), nullptr);
+  ReadAheadRunner window(dataset_, remote_settings(dataset_.files().front().string()),
+                         4 * (3'000 + 97 * kSamples), nullptr);
   window.start_epoch(first, second);
   take(window, first, first.size(), 3);
   window.start_epoch(second);
@@ -316,9 +293,9 @@ TEST_F(RemoteWindowTest, ASmallWindowCarriesOverIntoTheNextEpoch) {
 
 // An epoch other than the one promised, or a promise made before the previous epoch was taken to
 // its end, starts afresh: what was read ahead is dropped and the new epoch's samples are fetched.
-TEST_F(RemoteWindowTest, AnEpochOtherThanTheOnePromisedStartsAfresh) {
-  RemoteWindow window(dataset_, remote_settings(dataset_.files().front().string()),
-                      std::uint64_t{1} << 30, nullptr);
+TEST_F(ReadAheadRunnerTest, AnEpochOtherThanTheOnePromisedStartsAfresh) {
+  ReadAheadRunner window(dataset_, remote_settings(dataset_.files().front().string()),
+                         std::uint64_t{1} << 30, nullptr);
   window.start_epoch(storage_order(), backwards());
   take(window, storage_order(), kSamples, 6);
   window.start_epoch(interleaved_blocks(), storage_order());  // not backwards()
@@ -349,22 +326,22 @@ std::vector<std::uint32_t> strided() {
 // A store 60 ms from its first byte, with 2 GETs in flight and a consumer that waits for every
 // sample: the requests bound the read-ahead, which doubles them once two windows have arrived.
 // With a consumer slower than the store, the batches never wait for it, and they stay.
-TEST_F(RemoteWindowTest, ASlowStoreThatTheRequestsBindGetsTwiceAsMany) {
+TEST_F(ReadAheadRunnerTest, ASlowStoreThatTheRequestsBindGetsTwiceAsMany) {
   get_delay_ms_ = 60;
   const std::uint64_t window = 4 * (3'000 + 97 * kSamples);
   RemoteSettings settings = remote_settings(dataset_.files().front().string());
   settings.fetch.max_in_flight = 2;
   {
-    RemoteWindow fast(dataset_, settings, window, nullptr);
+    ReadAheadRunner fast(dataset_, settings, window, nullptr);
     fast.start_epoch(strided());
     take(fast, strided(), kSamples, 1);
     EXPECT_GT(fast.requests_allowed(), 2.0);
     EXPECT_LE(fast.requests_allowed(), 4.0);
   }
-  RemoteWindow slow(dataset_, settings, window, nullptr);
+  ReadAheadRunner slow(dataset_, settings, window, nullptr);
   slow.start_epoch(strided());
   for (std::size_t i = 0; i < kSamples; ++i) {
-    slow.take(1, [](const RemoteWindow::Sample&) {
+    slow.take(1, [](const ReadAheadRunner::Sample&) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     });
   }

@@ -30,7 +30,7 @@ RemoteReads::RemoteReads(const Dataset& dataset, const LoaderOptions& options,
   RemoteSettings settings = remote_settings(options.source);
   settings.fetch.max_in_flight = std::min(options.io_queue_depth, 1024u);
   const unsigned requests = settings.fetch.max_in_flight;
-  window_ =
+  read_ahead_ =
       std::make_unique<ReadAheadRunner>(dataset_, std::move(settings), window_bytes_, mirror_.get(),
                                         options.shuffle == ShuffleMode::kBlocks);
   stats_.backend_description =
@@ -45,8 +45,8 @@ void RemoteReads::start_epoch(EpochReads epoch) {
       epoch.order.begin() + static_cast<std::ptrdiff_t>(std::min(epoch.taken, epoch.order.size()));
   const bool read_into_next = began_an_epoch_ && epoch.next;
   began_an_epoch_ = true;
-  window_->start_epoch(std::vector<std::uint32_t>(epoch.order.begin(), end),
-                       read_into_next ? epoch.next() : std::vector<std::uint32_t>());
+  read_ahead_->start_epoch(std::vector<std::uint32_t>(epoch.order.begin(), end),
+                           read_into_next ? epoch.next() : std::vector<std::uint32_t>());
 }
 
 void RemoteReads::read(Slot& slot) {
@@ -55,7 +55,7 @@ void RemoteReads::read(Slot& slot) {
   for (std::size_t i = 0; i < n; ++i) total += slot.encoded_size[i];
   reserve_encoded(slot, total);
   std::size_t at = 0;
-  window_->take(n, [&](const ReadAheadRunner::Sample& sample) {
+  read_ahead_->take(n, [&](const ReadAheadRunner::Sample& sample) {
     const std::size_t i = sample.position;
     if (sample.index != slot.indices[i]) {
       throw Error("internal: the remote read-ahead is out of step with the epoch's order");
@@ -79,7 +79,7 @@ void RemoteReads::read(Slot& slot) {
   }
   if (mirror_ != nullptr) mirror_->count(hits, n - hits);
   stats_.operations += n;
-  const StoreFigures store = store_figures(*window_);
+  const StoreFigures store = store_figures(*read_ahead_);
   stats_.latency_p50_us = store.first_byte_p50_ms * 1e3;
   stats_.latency_p99_us = store.first_byte_p99_ms * 1e3;
   stats_.average_in_flight = store.average_in_flight;
@@ -89,7 +89,7 @@ void RemoteReads::read(Slot& slot) {
 }
 
 void RemoteReads::attach(Report& report) const {
-  report.store = store_figures(*window_);
+  report.store = store_figures(*read_ahead_);
   if (mirror_ != nullptr) report.cache = mirror_figures(*mirror_, dataset_);
 }
 
@@ -124,8 +124,8 @@ void RemoteReads::read_mirrored(Slot& slot) {
   slot.reads.clear();
   if (again.empty()) return;
   if (!refetch_)
-    refetch_ =
-        std::make_unique<io::RangeFetcher>(window_->settings().s3, window_->settings().fetch);
+    refetch_ = std::make_unique<io::RangeFetcher>(read_ahead_->settings().s3,
+                                                  read_ahead_->settings().fetch);
   for (const std::size_t i : again) {
     const SampleRef& ref = dataset_.sample(slot.indices[i]);
     io::FetchRequest request;

@@ -8,7 +8,7 @@
 // The store's figures reach the report by one route, store_figures() (store_figures.h): the
 // report's store section (attach()) and the read statistics of stats() are both made from it.
 //
-// Thread-safety: as SampleSource; attach() reads the window's figures under its lock.
+// Thread-safety: as SampleSource; attach() reads the read-ahead's figures under its lock.
 #pragma once
 
 #include <memory>
@@ -51,7 +51,7 @@ class RemoteReads final : public SampleSource {
   std::unique_ptr<io::Reader> reader_;
   std::unique_ptr<RemoteMirror> mirror_;  // null: no local-disk cache
   const std::uint64_t window_bytes_;
-  std::unique_ptr<ReadAheadRunner> window_;
+  std::unique_ptr<ReadAheadRunner> read_ahead_;
   // Whether an epoch began: a source reads ahead into the next epoch from its second (a run of
   // one epoch, a benchmark or an evaluation pass, would fetch samples it never delivers,
   // sharing the cores with its last batches' decodes).

@@ -5,13 +5,13 @@
 
 namespace feedrate {
 
-StoreFigures store_figures(const ReadAheadRunner& window) {
-  const io::FetchStats stats = window.stats();
+StoreFigures store_figures(const ReadAheadRunner& read_ahead) {
+  const io::FetchStats stats = read_ahead.stats();
   StoreFigures figures;
   figures.remote = true;
-  const std::string& url = window.first_url();
+  const std::string& url = read_ahead.first_url();
   figures.scheme = url.substr(0, url.find("://"));
-  figures.max_in_flight = static_cast<unsigned>(std::lround(window.requests_allowed()));
+  figures.max_in_flight = static_cast<unsigned>(std::lround(read_ahead.requests_allowed()));
   figures.average_in_flight = stats.average_in_flight;
   figures.peak_in_flight = stats.peak_in_flight;
   figures.requests = stats.requests;

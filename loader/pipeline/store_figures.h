@@ -9,6 +9,6 @@
 
 namespace feedrate {
 
-StoreFigures store_figures(const ReadAheadRunner& window);
+StoreFigures store_figures(const ReadAheadRunner& read_ahead);
 
 }  // namespace feedrate

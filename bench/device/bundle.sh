@@ -2,7 +2,8 @@
 # Builds feedrate with CUDA for an sm_90 GPU (H100/H200) on this machine and collects what
 # bench/device/gpu_check.sh needs on a GPU machine that has no network and none of our Debian
 # libraries: the programs, the test programs, libfeedrate, every shared library they load
-# outside the base system, and the Python module for Python 3.12. See docs/gpu-check.md.
+# outside the base system, the Python module for Python 3.12, and the nvJPEG probe with the
+# libnvjpeg.so.13 it loads (from the nvidia-nvjpeg wheel). See docs/gpu-check.md.
 #
 #   bench/device/bundle.sh            builds into build-device/build, collects build-device/bundle
 #
@@ -40,27 +41,39 @@ if ! "$venv/bin/python" -m pybind11 --cmakedir >/dev/null 2>&1; then
   "$venv/bin/pip" install --quiet 'pybind11>=2.12'
 fi
 
+# nvJPEG for the probe (bench/micro/nvjpeg_probe): the header it builds against and the
+# libnvjpeg.so.13 it loads with dlopen, from NVIDIA's wheel, fetched once.
+nvjpeg=${FEEDRATE_NVJPEG_DIR:-$HOME/.cache/feedrate/nvjpeg}
+nvjpeg_include=$nvjpeg/wheel/nvidia/cu13/include
+if [[ ! -f $nvjpeg_include/nvjpeg.h ]]; then
+  echo "== nvJPEG from PyPI (nvidia-nvjpeg) into $nvjpeg"
+  "$venv/bin/pip" download --quiet --no-deps --only-binary=:all: -d "$nvjpeg" \
+    'nvidia-nvjpeg==13.3.2.43'
+  "$venv/bin/python" -m zipfile -e "$nvjpeg"/nvidia_nvjpeg-13.3.2.43-*.whl "$nvjpeg/wheel"
+fi
+
 mkdir -p "$out"
 echo "== configure $build (CUDA sm_90, Python $("$venv/bin/python" -V))"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DFEEDRATE_BUILD_TESTS=ON -DFEEDRATE_PYTHON="$venv/bin/python" \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
-  -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache >"$out/configure.log" ||
+  -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache -DFEEDRATE_NVJPEG_INCLUDE_DIR="$nvjpeg_include" \
+  >"$out/configure.log" ||
   { cat "$out/configure.log"; exit 1; }
 grep -q 'feedrate: CUDA backend ON' "$out/configure.log" ||
   { echo "bundle.sh: the CUDA backend is off (no nvcc at $cuda?)" >&2; exit 1; }
 grep -q 'feedrate: Python module for' "$out/configure.log" ||
   { grep 'Python module' "$out/configure.log" >&2; exit 1; }
 
-targets=(feedrate_cli feedrate_h2d cuda_test gpu_test feedrate_python)
+targets=(feedrate_cli feedrate_h2d feedrate_nvjpeg_probe cuda_test gpu_test feedrate_python)
 echo "== build ${targets[*]} (-j$jobs)"
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 echo "== collect $bundle"
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/cuda" "$bundle/python"
-cp "$build/bench/feedrate" "$build/bench/feedrate-h2d" "$build/tests/gpu/cuda_test" \
-  "$build/tests/gpu/gpu_test" "$bundle/bin/"
+cp "$build/bench/feedrate" "$build/bench/feedrate-h2d" "$build/bench/feedrate-nvjpeg-probe" \
+  "$build/tests/gpu/cuda_test" "$build/tests/gpu/gpu_test" "$bundle/bin/"
 cp -rL "$build/python/feedrate" "$bundle/python/"
 rm -rf "$bundle/python/feedrate/__pycache__"
 cp -L "$build/libfeedrate.so.0" "$bundle/lib/"
@@ -76,6 +89,8 @@ done
 # The CUDA runtime in a folder of its own: a torch process has its own (the same major version,
 # maybe newer), which the module should use instead (bench/device/torch_check.py).
 mv "$bundle"/lib/libcudart.so.* "$bundle/cuda/"
+# nvJPEG beside it: the probe loads it with dlopen, so ldd does not list it.
+cp -L "$nvjpeg/wheel/nvidia/cu13/lib/libnvjpeg.so.13" "$bundle/cuda/"
 chmod -R u+w "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/bin/* "$bundle"/python/*
 strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/python/feedrate/*.so
 # The build tree's RPATH would find the libraries here, not in the bundle.

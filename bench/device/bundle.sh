@@ -62,8 +62,8 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$cuda/b
   { cat "$out/configure.log"; exit 1; }
 grep -q 'feedrate: CUDA backend ON' "$out/configure.log" ||
   { echo "bundle.sh: the CUDA backend is off (no nvcc at $cuda?)" >&2; exit 1; }
-grep -q 'feedrate: Python module for' "$out/configure.log" ||
-  { grep 'Python module' "$out/configure.log" >&2; exit 1; }
+grep -q 'feedrate: Python package for' "$out/configure.log" ||
+  { grep 'Python package' "$out/configure.log" >&2; exit 1; }
 
 targets=(feedrate_cli feedrate_h2d feedrate_nvjpeg_probe cuda_test gpu_test feedrate_python)
 echo "== build ${targets[*]} (-j$jobs)"

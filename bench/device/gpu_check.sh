@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # The GPU check, for a machine with an NVIDIA GPU and no network: runs the bundle that
 # bench/device/bundle.sh built elsewhere (build-device/bundle: programs, tests, libraries, the
-# Python 3.12 module) with LD_LIBRARY_PATH, installs nothing, builds nothing. In order, each
-# step under its own timeout, 8 minutes in all on a 16-core H200:
-#   preflight   the GPU, glibc/libstdc++ against what the bundle needs, no library missing
+# Python 3.12 module, the nvJPEG probe and libnvjpeg) with LD_LIBRARY_PATH, installs nothing,
+# builds nothing. In order of importance, each step under its own timeout, 8 minutes in all on
+# a 16-core H200 (a budget of 470 s: later steps are cut to what is left):
+#   preflight   the GPU, the cores (physical or SMT threads), libnvcuvid.so.1, glibc/libstdc++
+#               against what the bundle needs, no library missing
+#   probe       feedrate-nvjpeg-probe on 2,048 ImageNet-like JPEGs (feedrate make-dataset):
+#               nvJPEG's hardware engine, GPU_HYBRID and HYBRID backends (images/s, host CPU per
+#               image, refused images, pixels against libjpeg-turbo, stream order)
 #   tests       cuda_test and gpu_test, none skipped (device bytes equal the host path's in
 #               uint8, float32 and float16; device memory flat over 1,000 batches)
 #   dataset     feedrate make-dataset: a photo-like dataset (6,000 images), timed
 #   h2d         feedrate-h2d: pageable, pinned, feedrate's copier, the plain pinned loop
-#   bench       the loader end to end with --device cuda in uint8, float16, float32 (and host)
 #   torch       torch_check.py: CUDA torch tensors through DLPack, ResNet-18 steps, no host
 #               block, device memory over 1,000 batches, the h2d verdict scenario
-#   doctor      doctor's GPU lines
 #   tune        num_workers 1..16 (exhaustive), and bench at 1, 8 and 16 workers for the stages
+#   bench       the loader end to end with --device cuda in uint8, float16, float32 (and host)
+#   doctor      doctor's GPU lines
 # Results: OUT/gpu_check.json (every figure and the targets, see summarize.py), OUT/gpu_check.log,
 # and each step's own output beside them. See docs/gpu-check.md.
 #
@@ -43,11 +48,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/feedrate-gpu-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cores=$(nproc)
 if [[ ${FEEDRATE_CHECK_SMALL:-0} == 1 ]]; then
-  count=300 max_workers=2 window=1 steps=2 batch=8
+  count=300 max_workers=2 window=1 steps=2 batch=8 probe_count=64
 else
-  count=6000 max_workers=16 window=3 steps=30 batch=64
+  count=6000 max_workers=16 window=2 steps=30 batch=64 probe_count=2048
 fi
 data=$work/photos
+probe_data=$work/probe
 budget=${FEEDRATE_CHECK_BUDGET:-470}  # seconds for the whole check
 : >"$out/steps.tsv"
 started=$SECONDS
@@ -87,6 +93,12 @@ preflight() {
   nvidia-smi --query-gpu=name,memory.total,driver_version,pcie.link.gen.current,pcie.link.width.current \
     --format=csv || echo "nvidia-smi: not available"
   echo "cores $cores; $(grep MemTotal /proc/meminfo); $(. /etc/os-release && echo "$PRETTY_NAME")"
+  # Physical cores or SMT threads: threads per core, cores per socket, sockets.
+  lscpu | grep -E '^(Model name|Socket\(s\)|Core\(s\) per socket|Thread\(s\) per core|CPU\(s\)):' ||
+    echo "lscpu: not available"
+  # The hardware JPEG engine is reached through libnvcuvid (absent in a container without the
+  # driver's video capability).
+  echo "libnvcuvid.so.1: $(ldconfig -p | awk '/libnvcuvid\.so\.1 / {print $NF; exit}' | grep . || echo absent)"
   "$python" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "gpu", torch.cuda.is_available())' ||
     echo "python: $("$python" -V 2>&1), no torch"
   [[ -f $bundle/MANIFEST.txt ]] || { echo "no bundle at $bundle (run bench/device/bundle.sh)"; return 1; }
@@ -126,6 +138,12 @@ doctor_gpus() {
   [[ $no_gpu == 1 ]] || ! grep -q '^gpus *none' "$out/doctor_text.txt"
 }
 
+nvjpeg_probe() {
+  "$bin/feedrate" make-dataset "$probe_data" --count "$probe_count" --classes 10 >/dev/null &&
+    "$bin/feedrate-nvjpeg-probe" --images "$probe_data" --count "$probe_count" \
+      --json "$out/nvjpeg_probe.json"
+}
+
 make_dataset() {
   "$bin/feedrate" make-dataset "$data" --count "$count" --classes 10 &&
     find "$data" -type f -exec cat {} + >/dev/null &&  # into the page cache
@@ -162,18 +180,20 @@ tune_curve() {
     done
 }
 
-export bin bundle out data python here no_gpu cores count max_workers window steps batch
-export -f preflight gtest doctor_gpus make_dataset bench_cuda torch_check tune_curve
+export bin bundle out data probe_data python here no_gpu cores count probe_count max_workers \
+  window steps batch
+export -f preflight gtest doctor_gpus nvjpeg_probe make_dataset bench_cuda torch_check tune_curve
 if step preflight 30 preflight; then
-  step cuda_test 150 gtest cuda_test
-  step gpu_test 60 gtest gpu_test
-  step dataset 120 make_dataset
-  step h2d 90 "$bin/feedrate-h2d" "$data" --iterations 200
-  step bench_host 60 "$bin/feedrate" bench "$data" --device cpu --epochs 2 --json
-  step bench_cuda 120 bench_cuda
-  step torch 240 torch_check
-  step doctor 60 doctor_gpus
-  step tune 240 tune_curve
+  step probe 120 nvjpeg_probe
+  step cuda_test 90 gtest cuda_test
+  step gpu_test 30 gtest gpu_test
+  step dataset 60 make_dataset
+  step h2d 45 "$bin/feedrate-h2d" "$data" --iterations 200
+  step torch 90 torch_check
+  step tune 120 tune_curve
+  step bench_cuda 60 bench_cuda
+  step bench_host 30 "$bin/feedrate" bench "$data" --device cpu --epochs 2 --json
+  step doctor 20 doctor_gpus
 else
   echo "preflight failed: nothing else can run here"
 fi

@@ -14,6 +14,10 @@ from pathlib import Path
 COPIER_VS_PLAIN_LOOP = 0.9  # feedrate's copier against a plain pinned cudaMemcpyAsync loop
 DECODE_SCALING_AT_16 = 12.0  # images/s at 16 workers over images/s at 1
 FLAT_BYTES = 2 << 20  # device memory growth allowed over 1,000 batches (one 2 MiB page)
+# The nvJPEG probe's question: can the hardware engine feed one GPU's training rate (images/s)
+# for at most this many host cores at that rate (CPU seconds per image x the rate)?
+PROBE_IMAGES_PER_S = 2500
+PROBE_HOST_CORES = 0.5
 
 
 def read_json(path):
@@ -113,6 +117,22 @@ def tune(out):
             "at": {w: by_workers.get(w) for w in (1, 2, 4, 8, 12, 16)}}
 
 
+def probe_answer(probe):
+    """The hardware backend's best run that reaches PROBE_IMAGES_PER_S, by the host cores it
+    would take at that rate; else its fastest run."""
+    if not probe or probe.get("status") != "measured":
+        return None
+    runs = [r for b in probe.get("backends", []) if b.get("backend") == "hardware"
+            for r in b.get("runs", []) if not r.get("error") and r.get("images")]
+    if not runs:
+        return None
+    for r in runs:
+        r["host_cores_at_target"] = round(r["cpu_s_per_image"] * PROBE_IMAGES_PER_S, 3)
+    fast = [r for r in runs if r["images_per_s"] >= PROBE_IMAGES_PER_S]
+    return min(fast, key=lambda r: r["host_cores_at_target"]) if fast else max(
+        runs, key=lambda r: r["images_per_s"])
+
+
 def target(value, goal, met):
     return {"value": value, "target": goal, "met": met if value is not None else None}
 
@@ -137,6 +157,7 @@ def main():
                                  if re.match(r"(gpus?|warning)\b", line)],
                    "json": read_json(out / "doctor.json")},
         "tune": tune(out),
+        "nvjpeg_probe": read_json(out / "nvjpeg_probe.json"),
     }
 
     h = result["h2d"]
@@ -164,6 +185,11 @@ def main():
         "cuda_tests_none_skipped": target(cuda.get("skipped"), 0,
                                           cuda.get("skipped") == 0 and cuda.get("failures") == 0),
     }
+    best = probe_answer(result["nvjpeg_probe"])
+    result["targets"]["nvjpeg_hardware_feeds_a_gpu"] = target(
+        best, f">= {PROBE_IMAGES_PER_S} images/s for <= {PROBE_HOST_CORES} host core at that rate",
+        best is not None and best["images_per_s"] >= PROBE_IMAGES_PER_S and
+        best["host_cores_at_target"] <= PROBE_HOST_CORES)
     (out / "gpu_check.json").write_text(json.dumps(result, indent=2) + "\n")
     for row in result["steps"]:
         print(f"{row['status']:8} {row['name']} ({row['seconds']} s)")

@@ -31,6 +31,8 @@
 # FEEDRATE_CHECK_PYTHON     the Python 3.12 with torch (default python3)
 # FEEDRATE_CHECK_BUDGET     seconds for the whole check (default 470): each step's timeout is
 #                    cut to what is left, and steps past it are recorded as not-run
+# FEEDRATE_CHECK_ONLY       the steps to run, by name ("probe torch"; preflight always runs,
+#                    and torch and tune make the dataset they need): a second run for what failed
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -64,6 +66,11 @@ started=$SECONDS
 step() {
   local name=$1 limit=$2 start=$SECONDS rc status
   shift 2
+  local only=" ${FEEDRATE_CHECK_ONLY:-$name} "
+  if [[ $name != preflight && $only != *" $name "* &&
+        ! ($name == dataset && ($only == *" torch "* || $only == *" tune "*)) ]]; then
+    return 0  # not asked for: no row
+  fi
   local left=$((budget - (SECONDS - started) - 20))  # 20 s for the summary
   ((limit > left)) && limit=$left
   if ((limit < 10)); then
@@ -184,7 +191,7 @@ export bin bundle out data probe_data python here no_gpu cores count probe_count
   window steps batch
 export -f preflight gtest doctor_gpus nvjpeg_probe make_dataset bench_cuda torch_check tune_curve
 if step preflight 30 preflight; then
-  step probe 120 nvjpeg_probe
+  step probe 180 nvjpeg_probe
   step cuda_test 90 gtest cuda_test
   step gpu_test 30 gtest gpu_test
   step dataset 60 make_dataset

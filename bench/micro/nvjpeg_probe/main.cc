@@ -4,8 +4,10 @@
 // device" on the console, as bench/device/gpu_check.sh's dry run expects); 3 nvJPEG cannot be
 // loaded; 1 no JPEG (CLI11 its own code for bad arguments).
 //
-//   feedrate-nvjpeg-probe --images DIR [--count 2048] [--batches 64,128,256] [--threads 1,2,4]
-//                         [--compare 128] [--json OUT]
+//   feedrate-nvjpeg-probe --images DIR [--count 2048] [--assisted-count 512]
+//                         [--batches 64,128,256] [--threads 1,2,4] [--compare 128] [--json OUT]
+// The backends whose Huffman decode runs on the host (GPU_HYBRID, HYBRID) take the first
+// --assisted-count JPEGs only, so that the whole probe stays within a couple of minutes.
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <turbojpeg.h>
@@ -161,15 +163,19 @@ int main(int argc, char** argv) {
   using namespace feedrate::probe;
   CLI::App app{"nvJPEG's backends on a folder of JPEGs: images/s, host CPU, pixels, stream order"};
   std::string images_dir, json_path, batches = "64,128,256", threads = "1,2,4";
-  std::size_t count = 2048, compare = 128;
+  std::size_t count = 2048, assisted_count = 512, compare = 128;
   app.add_option("--images", images_dir, "Folder of JPEGs (searched recursively)")->required();
   app.add_option("--count", count, "JPEGs to use, the first in path order")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--assisted-count", assisted_count,
+                 "JPEGs for the backends that decode Huffman on the host (GPU_HYBRID, HYBRID)")
       ->check(CLI::PositiveNumber);
   app.add_option("--batches", batches, "Batch sizes, comma-separated");
   app.add_option("--threads", threads, "Submitting threads, comma-separated");
   app.add_option("--compare", compare, "Images compared with libjpeg-turbo per backend");
   app.add_option("--json", json_path, "Write the results here");
   CLI11_PARSE(app, argc, argv);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it is measured, also into a pipe
 
   json out;
   const auto finish = [&](int status) {
@@ -223,9 +229,18 @@ int main(int argc, char** argv) {
   std::printf("%zu JPEGs, %.0f bytes each on average\n", jpegs.size(),
               static_cast<double>(bytes) / jpegs.size());
   const std::vector<int> b = numbers(batches), t = numbers(threads);
-  out["backends"] = {
-      probe_backend(api, "hardware", NVJPEG_BACKEND_HARDWARE, jpegs, b, t, compare, true),
-      probe_backend(api, "gpu_hybrid", NVJPEG_BACKEND_GPU_HYBRID, jpegs, b, t, compare, true),
-      probe_backend(api, "hybrid", NVJPEG_BACKEND_HYBRID, jpegs, b, t, compare, false)};
+  const std::vector<Jpeg> assisted(
+      jpegs.begin(),
+      jpegs.begin() + static_cast<std::ptrdiff_t>(std::min(assisted_count, jpegs.size())));
+  out["backends"] = json::array();
+  // Written after each backend, so that a probe stopped by a timeout keeps what it measured.
+  out["backends"].push_back(
+      probe_backend(api, "hardware", NVJPEG_BACKEND_HARDWARE, jpegs, b, t, compare, true));
+  finish(0);
+  out["backends"].push_back(
+      probe_backend(api, "gpu_hybrid", NVJPEG_BACKEND_GPU_HYBRID, assisted, b, t, compare, true));
+  finish(0);
+  out["backends"].push_back(
+      probe_backend(api, "hybrid", NVJPEG_BACKEND_HYBRID, assisted, b, t, compare, false));
   return finish(0);
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <barrier>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -60,17 +62,22 @@ struct Submitter {
     };
     const std::size_t batches = use.size() / static_cast<std::size_t>(batch);
     if (outputs.status() != cudaSuccess) error = cuda_failure("cudaMalloc", outputs.status());
+    trace("nvjpegJpegStateCreate", first);
     nvjpegStatus_t status = api.JpegStateCreate(handle, &state);
     if (status != NVJPEG_STATUS_SUCCESS) error = nvjpeg_failure("nvjpegJpegStateCreate", status);
     if (error.empty()) cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     if (error.empty()) {
+      trace("nvjpegDecodeBatchedInitialize", first);
       status = api.DecodeBatchedInitialize(handle, state, batch, 1, NVJPEG_OUTPUT_RGBI);
       if (status != NVJPEG_STATUS_SUCCESS) {
         error = nvjpeg_failure("nvjpegDecodeBatchedInitialize", status);
       }
     }
+    trace("warm-up nvjpegDecodeBatched", first);
     if (error.empty() && batches > 0) decode(static_cast<std::size_t>(first) * batch);  // warm-up
+    trace("warm-up cudaStreamSynchronize", first);
     if (stream != nullptr) cudaStreamSynchronize(stream);
+    trace(error.empty() ? "warm" : error.c_str(), first);
     warm.arrive_and_wait();
     start.arrive_and_wait();
     for (std::size_t b = static_cast<std::size_t>(first); error.empty() && b < batches;
@@ -78,6 +85,7 @@ struct Submitter {
       decode(b * static_cast<std::size_t>(batch));
       decoded += static_cast<std::size_t>(batch);
     }
+    trace("timed batches submitted; cudaStreamSynchronize", first);
     if (stream != nullptr) {
       const cudaError_t synced = cudaStreamSynchronize(stream);
       if (synced != cudaSuccess && error.empty()) error = cuda_failure("decode", synced);
@@ -88,6 +96,14 @@ struct Submitter {
 };
 
 }  // namespace
+
+void trace(const char* what, int thread) {
+  static const bool on = std::getenv("FEEDRATE_PROBE_TRACE") != nullptr;
+  static const auto start = std::chrono::steady_clock::now();
+  if (!on) return;
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "[%8.3f s] thread %d: %s\n", s, thread, what);
+}
 
 std::vector<std::size_t> batched_supported(const NvJpeg& api, nvjpegHandle_t handle,
                                            const std::vector<Jpeg>& jpegs) {

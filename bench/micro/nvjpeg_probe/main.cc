@@ -105,12 +105,14 @@ json probe_backend(const NvJpeg& api, const char* name, nvjpegBackend_t backend,
   if (batched) {
     for (const int b : batches) {
       for (const int t : threads) {
+        trace(fmt::format("{} batch {} threads {}", name, b, t).c_str());
         const RunFigures r = run_batched(api, handle, jpegs, use, b, t);
         print_run(name, r);
         runs.push_back(run_json(r));
       }
     }
     for (const bool wait : {false, true}) {
+      trace(wait ? "stream order, host wait" : "stream order, no host wait");
       const OrderFigures order = check_stream_order(api, handle, jpegs, use, wait);
       std::printf(
           "%-11s stream order, %s host wait: %zu of %zu bytes read after the decode wrote "
@@ -132,6 +134,7 @@ json probe_backend(const NvJpeg& api, const char* name, nvjpegBackend_t backend,
   const std::vector<std::size_t> sample(
       use.begin(), use.begin() + static_cast<std::ptrdiff_t>(std::min(compare, use.size())));
   std::string error;
+  trace("pixels");
   const auto pixels = decode_to_host(api, handle, jpegs, sample, batched, error);
   const PixelDifference diff = compare_with_turbo(jpegs, sample, pixels);
   out["pixels_vs_libjpeg_turbo"] = {{"images", diff.images},

@@ -46,6 +46,10 @@ struct RunFigures {
   double cpu_s_per_image() const { return images > 0 ? cpu_s / images : 0; }
 };
 
+// With FEEDRATE_PROBE_TRACE set, each step of a run is written to stderr as it begins, with the
+// seconds since the probe started: where a run stops, the trace says in which call.
+void trace(const char* what, int thread = -1);
+
 // The JPEGs that a batched decode on `handle` accepts (indices into `jpegs`).
 std::vector<std::size_t> batched_supported(const NvJpeg& api, nvjpegHandle_t handle,
                                            const std::vector<Jpeg>& jpegs);

@@ -80,9 +80,15 @@ struct Submitter {
     trace(error.empty() ? "warm" : error.c_str(), first);
     warm.arrive_and_wait();
     start.arrive_and_wait();
+    // One batch in flight per state: on an H200 (nvJPEG 13.3.2), a state given batch after batch
+    // without waiting hung in the hardware backend after a few (32 batches of 64 on one thread,
+    // 4 of 64 on each of 4 threads), and the batched decode writes its outputs when called
+    // anyway, so a batch's buffers may be reused only after its stream is done.
     for (std::size_t b = static_cast<std::size_t>(first); error.empty() && b < batches;
          b += static_cast<std::size_t>(threads)) {
       decode(b * static_cast<std::size_t>(batch));
+      const cudaError_t synced = cudaStreamSynchronize(stream);
+      if (synced != cudaSuccess && error.empty()) error = cuda_failure("decode", synced);
       decoded += static_cast<std::size_t>(batch);
     }
     trace("timed batches submitted; cudaStreamSynchronize", first);

@@ -3,7 +3,8 @@
 // rate training needs for a fraction of a host core? Each figure is measured over the same
 // JPEGs, read into memory first, with one warm-up pass:
 //   - batched decode (nvjpegDecodeBatched, interleaved RGB out) at several batch sizes and
-//     submitting threads (each with its own state and stream, the JPEGs split between them):
+//     submitting threads (each with its own state and stream, the JPEGs split between them, one
+//     batch in flight per thread: it waits for its stream before the next):
 //     images/s from the first submit to the last stream's end, and the process's CPU seconds
 //     (user + system, nvJPEG's own threads included) per image;
 //   - one image at a time (nvjpegDecode) for the HYBRID backend;

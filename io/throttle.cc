@@ -5,8 +5,10 @@
 namespace feedrate::io {
 namespace {
 
+// Rounded, not truncated: 50,000 us is 0.049999999999999996 s as a double, which truncation made
+// a nanosecond short.
 Clock::duration seconds_to_duration(double seconds) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  return std::chrono::round<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 }  // namespace

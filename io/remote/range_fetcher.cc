@@ -22,6 +22,7 @@ void validate(const RangeFetcherOptions& options) {
 RangeFetcher::RangeFetcher(S3Settings settings, const RangeFetcherOptions& options,
                            FetchMeter* meter)
     : options_(options),
+      clock_(options.clock != nullptr ? *options.clock : Clock::real()),
       endpoint_(std::move(settings), options.transfer),
       backoff_(options.retry, options.jitter_seed),
       multi_(new_multi()),
@@ -45,7 +46,7 @@ RangeFetcher::~RangeFetcher() {
       curl_multi_remove_handle(multi_.get(), transfer->easy());
     }
   }
-  meter_.set_in_flight(0, FetchClock::now());  // a caller's meter: the time after is not busy
+  meter_.set_in_flight(0, clock_.now());  // a caller's meter: the time after is not busy
 }
 
 void RangeFetcher::submit(FetchRequest request) {
@@ -113,7 +114,7 @@ void RangeFetcher::start_ready(FetchClock::time_point now, std::vector<FetchResu
     auto job = std::move(queued_.front());
     queued_.pop_front();
     try {
-      transfer->start(std::move(job), endpoint_);
+      transfer->start(std::move(job), endpoint_, now);
     } catch (const CredentialsUnavailable& error) {
       // Expired credentials that no refresh renewed: the request fails, naming their source.
       finish_job(transfer->take_job(),
@@ -146,7 +147,7 @@ void RangeFetcher::reap(std::vector<FetchResult>& completed) {
     auto job = transfer->take_job();
     idle_.push_back(transfer);
     if (outcome.kind == AttemptOutcome::Kind::kRetry) {
-      const auto now = FetchClock::now();
+      const auto now = clock_.now();
       const auto delay = backoff_.delay(job->attempts, outcome.server_delay);
       if (backoff_.allows(job->attempts, now + delay - job->first_attempt)) {
         meter_.retried(outcome.cause, outcome.server_delay.count() > 0);
@@ -164,15 +165,14 @@ void RangeFetcher::reap(std::vector<FetchResult>& completed) {
     finish_job(std::move(job), outcome.failure, completed);
   }
   if (changed) {
-    meter_.set_in_flight(static_cast<unsigned>(transfers_.size() - idle_.size()),
-                         FetchClock::now());
+    meter_.set_in_flight(static_cast<unsigned>(transfers_.size() - idle_.size()), clock_.now());
   }
 }
 
 std::chrono::milliseconds RangeFetcher::wait_budget(FetchClock::time_point deadline) const {
   auto until = deadline;
   for (const auto& job : waiting_) until = std::min(until, job->retry_at);
-  const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - FetchClock::now());
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - clock_.now());
   // At most a minute per wait (curl_multi_poll takes an int); poll() waits again if need be.
   return std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(60'000));
 }
@@ -182,15 +182,15 @@ std::size_t RangeFetcher::poll(std::chrono::milliseconds timeout,
   const std::size_t before = completed.size();
   for (auto& result : immediate_) completed.push_back(std::move(result));
   immediate_.clear();
-  const auto deadline = FetchClock::now() + timeout;
+  const auto deadline = clock_.now() + timeout;
   while (true) {
-    start_ready(FetchClock::now(), completed);
+    start_ready(clock_.now(), completed);
     int running = 0;
     curl_multi_perform(multi_.get(), &running);
     reap(completed);
-    start_ready(FetchClock::now(), completed);
+    start_ready(clock_.now(), completed);
     if (completed.size() > before || pending_ == 0) break;
-    const auto now = FetchClock::now();
+    const auto now = clock_.now();
     if (now >= deadline) break;
     const auto wait = wait_budget(deadline);
     curl_multi_poll(multi_.get(), nullptr, 0, static_cast<int>(wait.count()), nullptr);

@@ -46,6 +46,7 @@
 #include <system_error>
 #include <vector>
 
+#include "io/clock.h"
 #include "io/remote/credentials.h"
 #include "io/remote/curl_handle.h"
 #include "io/remote/endpoint.h"
@@ -63,6 +64,9 @@ struct RangeFetcherOptions {
   RetryOptions retry;
   TransferOptions transfer;
   std::uint64_t jitter_seed = 0x5eed;  // the backoff's random draws
+  // What requests are timed and retried by (the meter's busy time, the backoff's waits, poll()'s
+  // timeout); outlives the fetcher; null: Clock::real(). The read-ahead passes the pipeline's.
+  Clock* clock = nullptr;
 };
 // Throws std::invalid_argument for a bound out of range (and see the nested validate()s).
 void validate(const RangeFetcherOptions& options);
@@ -101,7 +105,7 @@ class RangeFetcher {
   void wake();
   // Submitted and not yet returned.
   std::size_t pending() const { return pending_; }
-  FetchStats stats() const { return meter_.stats(FetchClock::now()); }
+  FetchStats stats() const { return meter_.stats(clock_.now()); }
 
  private:
   void submit(FetchRequest request, FetchDestination destination);
@@ -114,6 +118,7 @@ class RangeFetcher {
   std::chrono::milliseconds wait_budget(FetchClock::time_point deadline) const;
 
   RangeFetcherOptions options_;
+  Clock& clock_;
   RemoteEndpoint endpoint_;
   Backoff backoff_;
   CurlMulti multi_;

@@ -10,7 +10,8 @@ namespace feedrate::io {
 
 RangeTransfer::RangeTransfer(FetchMeter& meter) : meter_(meter), easy_(new_easy()) {}
 
-void RangeTransfer::start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& endpoint) {
+void RangeTransfer::start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& endpoint,
+                          FetchClock::time_point now) {
   job_ = std::move(job);
   head_ = ResponseHead();
   body_ = Body::kUnseen;
@@ -36,7 +37,7 @@ void RangeTransfer::start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& e
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, this);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error_buffer_);
   curl_easy_setopt(easy, CURLOPT_PRIVATE, this);
-  if (job_->attempts++ == 0) job_->first_attempt = FetchClock::now();
+  if (job_->attempts++ == 0) job_->first_attempt = now;
 }
 
 std::size_t RangeTransfer::on_body(char* data, std::size_t size, std::size_t count, void* self) {

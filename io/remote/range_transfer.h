@@ -63,8 +63,10 @@ class RangeTransfer {
   RangeTransfer& operator=(const RangeTransfer&) = delete;
 
   // Sets the handle up for the next attempt of `job`, which it holds until take_job(), also when
-  // it throws (CredentialsUnavailable from the endpoint).
-  void start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& endpoint);
+  // it throws (CredentialsUnavailable from the endpoint); `now`, on the fetcher's clock, is the
+  // job's first attempt's start when this is it.
+  void start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& endpoint,
+             FetchClock::time_point now);
   // Judges the attempt libcurl reported done with `result`.
   AttemptOutcome finish(CURLcode result, const RemoteEndpoint& endpoint);
   AttemptMetrics metrics() const;

@@ -20,8 +20,8 @@ BatchReader::BatchReader(const Dataset& dataset, const LoaderOptions& options,
   std::unique_ptr<io::Reader> reader = make_reader ? make_reader(reader_options, &fallback)
                                                    : io::Reader::create(reader_options, &fallback);
   if (dataset_.is_remote()) {
-    source_ =
-        std::make_unique<RemoteReads>(dataset_, options, std::move(reader), std::move(fallback));
+    source_ = std::make_unique<RemoteReads>(dataset_, options, std::move(reader),
+                                            std::move(fallback), *reader_options.clock);
   } else if (const std::size_t held = held_blocks_of(options, dataset_); held > 0) {
     source_ = std::make_unique<BlockReads>(dataset_, std::move(reader), std::move(fallback),
                                            held * options.tar_chunk_bytes, cache);

@@ -9,10 +9,12 @@
 namespace feedrate {
 
 ReadAheadRunner::ReadAheadRunner(const Dataset& dataset, RemoteSettings settings,
-                                 std::uint64_t window_bytes, RemoteMirror* mirror, bool scattered)
+                                 std::uint64_t window_bytes, RemoteMirror* mirror, bool scattered,
+                                 io::Clock& clock)
     : dataset_(dataset),
       settings_(std::move(settings)),
       mirror_(mirror),
+      clock_(clock),
       planner_(dataset, settings_.fetch.max_in_flight, window_bytes, mirror, scattered) {}
 
 ReadAheadRunner::~ReadAheadRunner() {
@@ -96,6 +98,7 @@ void ReadAheadRunner::run() {
   try {
     io::RangeFetcherOptions options = settings_.fetch;
     options.max_in_flight = planner_.ceiling();
+    options.clock = &clock_;
     io::RangeFetcher fetcher(settings_.s3, options, &meter_);
     std::vector<io::FetchResult> completed;
     std::unique_lock lock(mutex_);
@@ -116,7 +119,7 @@ void ReadAheadRunner::run() {
       fetcher.poll(std::chrono::milliseconds(100), completed);
       const io::FetchStats stats = fetcher.stats();
       lock.lock();
-      planner_.observe(stats, io::FetchClock::now());
+      planner_.observe(stats, clock_.now());
       arrived(completed, lock);
       if (!completed.empty()) changed_.notify_all();
     }
@@ -137,9 +140,9 @@ void ReadAheadRunner::take(std::size_t count, const Use& use) {
       planner_.want(i);
       if (fetcher_ != nullptr) fetcher_->wake();
       changed_.notify_all();
-      const auto start = io::FetchClock::now();
+      const auto start = clock_.now();
       changed_.wait(lock, ready);
-      planner_.waited(io::FetchClock::now() - start);
+      planner_.waited(clock_.now() - start);
     }
     if (failure_ != nullptr) {
       try {

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "feedrate/dataset.h"
+#include "io/clock.h"
 #include "io/remote/fetch_stats.h"
 #include "io/remote/range_fetcher.h"
 #include "loader/cache/remote_mirror.h"
@@ -49,9 +50,11 @@ class ReadAheadRunner {
  public:
   // `mirror` (may be null) outlives the runner. `window_bytes`: the bytes held at most (the
   // memory budget counts them); `scattered`: the order scatters storage runs over the window
-  // (shuffle=blocks).
+  // (shuffle=blocks). `clock` (outlives the runner) times the fetcher's requests, take()'s waits
+  // and the planner's choices: the pipeline's clock.
   ReadAheadRunner(const Dataset& dataset, RemoteSettings settings, std::uint64_t window_bytes,
-                  RemoteMirror* mirror, bool scattered = false);
+                  RemoteMirror* mirror, bool scattered = false,
+                  io::Clock& clock = io::Clock::real());
   ~ReadAheadRunner();
   ReadAheadRunner(const ReadAheadRunner&) = delete;
   ReadAheadRunner& operator=(const ReadAheadRunner&) = delete;
@@ -94,6 +97,7 @@ class ReadAheadRunner {
   const Dataset& dataset_;
   const RemoteSettings settings_;
   RemoteMirror* const mirror_;
+  io::Clock& clock_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;

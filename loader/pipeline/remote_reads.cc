@@ -17,7 +17,7 @@ using detail::kNoRead;
 using detail::Slot;
 
 RemoteReads::RemoteReads(const Dataset& dataset, const LoaderOptions& options,
-                         std::unique_ptr<io::Reader> reader, std::string fallback)
+                         std::unique_ptr<io::Reader> reader, std::string fallback, io::Clock& clock)
     : dataset_(dataset),
       reader_(std::move(reader)),
       window_bytes_(read_ahead_bytes(options)),
@@ -32,7 +32,7 @@ RemoteReads::RemoteReads(const Dataset& dataset, const LoaderOptions& options,
   const unsigned requests = settings.fetch.max_in_flight;
   read_ahead_ =
       std::make_unique<ReadAheadRunner>(dataset_, std::move(settings), window_bytes_, mirror_.get(),
-                                        options.shuffle == ShuffleMode::kBlocks);
+                                        options.shuffle == ShuffleMode::kBlocks, clock);
   stats_.backend_description =
       "libcurl, " + std::to_string(requests) + " requests in flight (up to " +
       std::to_string(std::min(2 * requests, InFlightGrowth::kMostRequests)) + " for a slow store)" +

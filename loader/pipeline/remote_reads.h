@@ -26,9 +26,9 @@ class RemoteReads final : public SampleSource {
  public:
   // `reader` reads the local-disk cache's files (`fallback`: why it is not io_uring);
   // `options` gives the source, cache_dir and cache_gb, the requests in flight
-  // (io_queue_depth) and the read-ahead's window.
+  // (io_queue_depth) and the read-ahead's window; `clock` (the pipeline's) times the store.
   RemoteReads(const Dataset& dataset, const LoaderOptions& options,
-              std::unique_ptr<io::Reader> reader, std::string fallback);
+              std::unique_ptr<io::Reader> reader, std::string fallback, io::Clock& clock);
 
   void start_epoch(EpochReads epoch) override;
   void read(detail::Slot& slot) override;

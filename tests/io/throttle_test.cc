@@ -1,7 +1,7 @@
 // Tests for io::parse_throttle, io::describe and io::Throttle: the disk classes and explicit
 // limits parse to the documented figures, bad text is rejected naming it, and the token buckets
-// and latency delay operations by at least what the limits imply (upper bounds are 5x loose:
-// the machine running the tests may be small and busy).
+// and latency delay operations by exactly what the limits imply, on a fake clock (no sleeps, no
+// wall-clock bounds).
 
 #include "io/throttle.h"
 
@@ -16,16 +16,13 @@
 #include <vector>
 
 #include "io/disk_class.h"
+#include "tests/support/fake_clock.h"
 
 namespace feedrate::io {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-using std::chrono::duration;
-
-double seconds_between(Clock::time_point from, Clock::time_point to) {
-  return duration<double>(to - from).count();
-}
+using testing::FakeClock;
+using namespace std::chrono_literals;
 
 void expect_spec(const ThrottleSpec& spec, double mb_per_s, double iops, double latency_us) {
   EXPECT_DOUBLE_EQ(spec.mb_per_s, mb_per_s);
@@ -86,64 +83,51 @@ TEST(ThrottleTest, InvalidLimitsAreRejected) {
   EXPECT_NO_THROW(Throttle(ThrottleSpec{}));
 }
 
+// The throttle's times are its clock's: on a fake one that does not move unless told, every
+// due time is exact.
 TEST(ThrottleTest, ByteRateSpacesOperations) {
-  // 20 MB at 100 MB/s: the bucket starts empty, so the last megabyte is due 0.2 s in.
-  const Clock::time_point before = Clock::now();
-  Throttle throttle({100, 0, 0});
-  Clock::time_point last = before;
-  for (int i = 0; i < 20; ++i) {
-    const Clock::time_point due = throttle.admit(1'000'000);
-    EXPECT_GE(due, last) << "admit went back in time";
-    last = due;
-  }
-  EXPECT_GE(seconds_between(before, last), 0.18);
-  EXPECT_LE(seconds_between(before, last), 1.0);
+  // 20 MB at 100 MB/s: the bucket starts empty, so megabyte k is due k x 10 ms in.
+  FakeClock clock;
+  Throttle throttle({100, 0, 0}, clock);
+  for (int k = 1; k <= 20; ++k) EXPECT_EQ(throttle.admit(1'000'000), FakeClock::kStart + k * 10ms);
 }
 
 TEST(ThrottleTest, OperationRateSpacesOperations) {
-  const Clock::time_point before = Clock::now();
-  Throttle throttle({0, 1000, 0});
-  Clock::time_point last = before;
-  for (int i = 0; i < 200; ++i) last = throttle.admit(1);
-  EXPECT_GE(seconds_between(before, last), 0.18);
-  EXPECT_LE(seconds_between(before, last), 1.0);
+  FakeClock clock;
+  Throttle throttle({0, 1000, 0}, clock);
+  for (int k = 1; k <= 200; ++k) EXPECT_EQ(throttle.admit(1), FakeClock::kStart + k * 1ms);
 }
 
 TEST(ThrottleTest, LatencyDelaysEveryOperationWithoutSerializingThem) {
-  Throttle throttle({0, 0, 50'000});
-  const Clock::time_point before = Clock::now();
-  Clock::time_point last = before;
-  for (int i = 0; i < 100; ++i) {
-    const Clock::time_point issued = Clock::now();
-    last = throttle.admit(4096);
-    EXPECT_GE(seconds_between(issued, last), 0.05);
+  FakeClock clock;
+  Throttle timed({0, 0, 50'000}, clock);
+  for (int k = 0; k < 100; ++k) {
+    // Operations in flight together each wait the latency once, not one after another.
+    EXPECT_EQ(timed.admit(4096), clock.now() + 50ms);
+    clock.advance(1ms);
   }
-  // Operations in flight together each wait the latency once, not one after another (that
-  // would schedule the last one 5 s in); the bound leaves room for a descheduled test thread.
-  EXPECT_LE(seconds_between(before, last), 1.0);
 }
 
 TEST(ThrottleTest, IdleTimeSavesAtMostTheBurst) {
-  Throttle throttle({100, 0, 0});
+  FakeClock clock;
+  Throttle throttle({100, 0, 0}, clock);
   throttle.admit(1);  // the buckets start empty here
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  // 10 MB take 0.1 s at 100 MB/s; saved tokens cover at most kBurst (50 ms) of it.
-  const Clock::time_point issued = Clock::now();
-  const Clock::time_point due = throttle.admit(10'000'000);
-  EXPECT_GE(seconds_between(issued, due), 0.1 - 0.05 - 0.005);
+  clock.advance(300ms);
+  // 10 MB take 0.1 s at 100 MB/s; saved tokens cover kBurst (50 ms) of it, no more.
+  EXPECT_EQ(throttle.admit(10'000'000), clock.now() + 100ms - Throttle::kBurst);
 }
 
 TEST(ThrottleTest, TimeBeforeTheFirstOperationSavesNothing) {
-  Throttle throttle({100, 0, 0});
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const Clock::time_point issued = Clock::now();
-  EXPECT_GE(seconds_between(issued, throttle.admit(10'000'000)), 0.1);
+  FakeClock clock;
+  Throttle throttle({100, 0, 0}, clock);
+  clock.advance(100ms);
+  EXPECT_EQ(throttle.admit(10'000'000), clock.now() + 100ms);
 }
 
 TEST(ThrottleTest, ThreadsShareTheBuckets) {
-  const Clock::time_point before = Clock::now();
-  Throttle throttle({100, 0, 0});
-  std::vector<Clock::time_point> last(4, before);
+  FakeClock clock;
+  Throttle throttle({100, 0, 0}, clock);
+  std::vector<Clock::time_point> last(4, FakeClock::kStart);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&throttle, &last, t] {
@@ -151,8 +135,8 @@ TEST(ThrottleTest, ThreadsShareTheBuckets) {
     });
   }
   for (std::thread& thread : threads) thread.join();
-  // 4 x 50 x 100 kB = 20 MB in all.
-  EXPECT_GE(seconds_between(before, *std::max_element(last.begin(), last.end())), 0.18);
+  // 4 x 50 x 100 kB = 20 MB in all, each 100 kB paid once: the last is due 0.2 s in.
+  EXPECT_EQ(*std::max_element(last.begin(), last.end()), FakeClock::kStart + 200ms);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -214,6 +215,29 @@ TEST_F(ReadAheadPlannerTest, BuffersAreReusedSoTheSteadyStateAllocatesNothingPer
   EXPECT_LT(made_by_the_second_epoch, 2 * order.size());
   EXPECT_EQ(planner.buffers_made(), made_by_the_second_epoch)
       << "the third and fourth epochs reuse the buffers made before";
+}
+
+// The planner doubles its requests when the store binds the batches: its growth reads the
+// fetcher's figures and take()'s waits as the runner passes them in, on whatever clock the
+// runner has (here: time points made up by the test).
+TEST_F(ReadAheadPlannerTest, ASlowStoreThatTheBatchesWaitForDoublesTheRequests) {
+  constexpr unsigned kRequests = 2;
+  const std::uint64_t window = 4 * size_of(kSamples - 1);
+  const auto grow = [&](std::chrono::milliseconds waited_per_half_window) {
+    ReadAheadPlanner planner(dataset_, kRequests, window, nullptr, false);
+    planner.start(backwards(), {});
+    const io::FetchClock::time_point start{};
+    io::FetchStats stats;
+    stats.average_in_flight = kRequests;
+    for (int half = 1; half <= 4; ++half) {
+      stats.bytes = static_cast<std::uint64_t>(half) * window / 2;
+      planner.waited(waited_per_half_window);
+      planner.observe(stats, start + half * std::chrono::milliseconds(500));
+    }
+    return planner.requests();
+  };
+  EXPECT_EQ(grow(std::chrono::milliseconds(400)), 2 * kRequests) << "waited 80% of the time";
+  EXPECT_EQ(grow(std::chrono::milliseconds(50)), kRequests) << "waited 10% of the time";
 }
 
 }  // namespace

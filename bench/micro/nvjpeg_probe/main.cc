@@ -20,8 +20,8 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -138,8 +138,12 @@ void probe_backend(const Options& o, const BackendName& b, json& out, const auto
 
 int probe_main(const Options& o) {
   json out;
+  // Written whole and renamed, so that a probe killed while it writes leaves the last document.
   const auto save = [&] {
-    if (!o.json_path.empty()) std::ofstream(o.json_path) << out.dump(2) << "\n";
+    if (o.json_path.empty()) return;
+    const std::string written = o.json_path + ".tmp";
+    std::ofstream(written) << out.dump(2) << "\n";
+    std::filesystem::rename(written, o.json_path);
   };
   int devices = 0;
   const cudaError_t found = cudaGetDeviceCount(&devices);

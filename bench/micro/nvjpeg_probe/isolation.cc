@@ -61,23 +61,26 @@ PartOutcome run_part(const std::string& program, std::vector<std::string> args, 
   pid_t pid = 0;
   const int spawned = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ);
   if (spawned != 0) throw std::runtime_error(program + ": " + std::strerror(spawned));
+  // A killed part may take a while to exit (the driver tears its GPU context down); one still
+  // there after this is left behind, so that the probe goes on.
+  constexpr double kExitSeconds = 10;
   int status = 0;
-  while (true) {
+  bool exited = false;
+  while (!exited) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
+    exited = done == pid;
     if (done < 0 && errno != EINTR) {
       const std::string error = std::strerror(errno);
       ::kill(pid, SIGKILL);
       throw std::runtime_error("waitpid: " + error);
     }
-    if (elapsed() > limit_s) {
+    if (!exited && !outcome.hung && elapsed() > limit_s) {
       ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
       outcome.hung = true;
+    } else if (!exited && outcome.hung && elapsed() > limit_s + kExitSeconds) {
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   outcome.seconds = elapsed();
   std::ifstream in(json.path());
@@ -85,6 +88,10 @@ PartOutcome run_part(const std::string& program, std::vector<std::string> args, 
   if (outcome.figures.is_discarded()) outcome.figures = nullptr;
   if (outcome.hung) {
     outcome.failure = "hung: killed after " + std::to_string(static_cast<int>(limit_s)) + " s";
+    if (!exited) {
+      outcome.failure += ", still not gone " + std::to_string(static_cast<int>(kExitSeconds)) +
+                         " s later (left behind)";
+    }
   } else if (WIFSIGNALED(status)) {
     outcome.failure = std::string("crashed: ") + ::strsignal(WTERMSIG(status));
   } else if (WEXITSTATUS(status) != 0) {

@@ -23,7 +23,8 @@ struct PartOutcome {
 };
 
 // Runs `program` with `args` and then "--part-json FILE" (a temporary file, removed after), its
-// output on this process's, for at most `limit_s` seconds (then SIGKILL), and reads FILE.
+// output on this process's, for at most `limit_s` seconds (then SIGKILL, and a killed part that
+// has not exited 10 s later is left behind), and reads FILE.
 // Throws std::runtime_error when the child cannot be started.
 PartOutcome run_part(const std::string& program, std::vector<std::string> args, double limit_s);
 

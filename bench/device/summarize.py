@@ -195,6 +195,9 @@ def main():
         print(f"{row['status']:8} {row['name']} ({row['seconds']} s)")
     for name, t in result["targets"].items():
         print(f"target   {name}: {json.dumps(t)}")
+    for backend in (result["nvjpeg_probe"] or {}).get("backends", []):
+        for failure in backend.get("failures", []):
+            print(f"probe    {backend['backend']} {failure['part']}: {failure['failure']}")
     print(f"results  {out / 'gpu_check.json'}")
 
 

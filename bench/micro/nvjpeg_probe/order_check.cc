@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -7,17 +8,18 @@
 
 namespace feedrate::probe {
 
-// The kernel queued first copies `from` to `to` after 100 ms; the batched decode queued after it
-// writes its first image into `from`. In stream order the kernel copies the pattern; a decode
-// that ignores stream order writes first, and `to` holds decoded bytes.
+// The kernel queued first copies `from` to `to` after 100 ms; the decode queued after it writes
+// its first image into `from`. In stream order the kernel copies the pattern; a decode that
+// ignores stream order writes first, and `to` holds decoded bytes.
 OrderFigures check_stream_order(const NvJpeg& api, nvjpegHandle_t handle,
                                 const std::vector<Jpeg>& jpegs, const std::vector<std::size_t>& use,
-                                bool host_wait) {
+                                bool batched, bool host_wait) {
   constexpr unsigned char kPattern = 0x5a;
   constexpr double kSpinMs = 100;
   OrderFigures figures;
   figures.host_wait = host_wait;
-  const std::size_t batch = std::min<std::size_t>(64, use.size());
+  figures.spin_ms = kSpinMs;
+  const std::size_t batch = std::min<std::size_t>(batched ? 64 : 1, use.size());
   if (batch == 0) {
     figures.error = "no image the backend decodes";
     return figures;
@@ -38,7 +40,7 @@ OrderFigures check_stream_order(const NvJpeg& api, nvjpegHandle_t handle,
   if (figures.error.empty() && api.JpegStateCreate(handle, &state) != NVJPEG_STATUS_SUCCESS) {
     fail("nvjpegJpegStateCreate failed");
   }
-  if (figures.error.empty() &&
+  if (figures.error.empty() && batched &&
       api.DecodeBatchedInitialize(handle, state, static_cast<int>(batch), 1, NVJPEG_OUTPUT_RGBI) !=
           NVJPEG_STATUS_SUCCESS) {
     fail("nvjpegDecodeBatchedInitialize failed");
@@ -59,10 +61,17 @@ OrderFigures check_stream_order(const NvJpeg& api, nvjpegHandle_t handle,
       data.push_back(jpegs[use[k]].bytes.data());
       lengths.push_back(jpegs[use[k]].bytes.size());
     }
-    const nvjpegStatus_t status = api.DecodeBatched(handle, state, data.data(), lengths.data(),
-                                                    outputs.views(jpegs, use, 0, batch), stream);
-    if (status != NVJPEG_STATUS_SUCCESS)
-      fail(std::string("nvjpegDecodeBatched: ") + status_name(status));
+    nvjpegImage_t* views = outputs.views(jpegs, use, 0, batch);
+    const auto called = std::chrono::steady_clock::now();
+    const nvjpegStatus_t status =
+        batched ? api.DecodeBatched(handle, state, data.data(), lengths.data(), views, stream)
+                : api.Decode(handle, state, data[0], lengths[0], NVJPEG_OUTPUT_RGBI, views, stream);
+    figures.decode_call_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - called)
+            .count();
+    if (status != NVJPEG_STATUS_SUCCESS) {
+      fail(std::string(batched ? "nvjpegDecodeBatched: " : "nvjpegDecode: ") + status_name(status));
+    }
     if (cudaStreamSynchronize(stream) != cudaSuccess) fail("the stream failed");
     std::vector<unsigned char> copied(figures.bytes);
     cudaMemcpy(copied.data(), to, figures.bytes, cudaMemcpyDeviceToHost);

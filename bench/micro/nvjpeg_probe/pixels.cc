@@ -9,7 +9,8 @@ namespace feedrate::probe {
 
 PixelDifference compare_with_turbo(const std::vector<Jpeg>& jpegs,
                                    const std::vector<std::size_t>& use,
-                                   const std::vector<std::vector<unsigned char>>& pixels) {
+                                   const std::vector<std::vector<unsigned char>>& pixels,
+                                   int flags) {
   PixelDifference diff;
   tjhandle turbo = tjInitDecompress();
   std::vector<unsigned char> reference;
@@ -19,7 +20,7 @@ PixelDifference compare_with_turbo(const std::vector<Jpeg>& jpegs,
     const Jpeg& jpeg = jpegs[use[k]];
     reference.resize(static_cast<std::size_t>(jpeg.width) * jpeg.height * 3);
     if (tjDecompress2(turbo, jpeg.bytes.data(), jpeg.bytes.size(), reference.data(), jpeg.width, 0,
-                      jpeg.height, TJPF_RGB, TJFLAG_ACCURATEDCT) != 0 ||
+                      jpeg.height, TJPF_RGB, flags) != 0 ||
         pixels[k].size() != reference.size()) {
       continue;
     }

@@ -1,5 +1,6 @@
 // The probe's decoded pixels against libjpeg-turbo's (bench/micro/nvjpeg_probe): the largest and
-// the mean absolute difference of every channel of every pixel. Thread-safety: reentrant.
+// the mean absolute difference of every channel of every pixel, against tjDecompress2 (TJPF_RGB)
+// with the given TurboJPEG flags. Thread-safety: reentrant.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,7 @@ struct PixelDifference {
 // `pixels[k]`: the RGB decode of jpegs[use[k]]; images whose reference decode fails are skipped.
 PixelDifference compare_with_turbo(const std::vector<Jpeg>& jpegs,
                                    const std::vector<std::size_t>& use,
-                                   const std::vector<std::vector<unsigned char>>& pixels);
+                                   const std::vector<std::vector<unsigned char>>& pixels,
+                                   int flags);
 
 }  // namespace feedrate::probe

@@ -8,10 +8,13 @@
 //     images/s from the first submit to the last stream's end, and the process's CPU seconds
 //     (user + system, nvJPEG's own threads included) per image;
 //   - one image at a time (nvjpegDecode) for the HYBRID backend;
-//   - the pixels against libjpeg-turbo's (accurate DCT, RGB);
+//   - the pixels against libjpeg-turbo's (RGB, accurate DCT, with its default and its fast
+//     chroma upsampling);
 //   - whether a decode writes into a buffer that a kernel queued before it on the same stream
 //     still reads (the hardware engine is said to ignore stream order), with and without a host
 //     wait between them.
+// Waits on the host sleep (main.cc sets cudaDeviceScheduleBlockingSync in each part's process):
+// a thread that spins in cudaStreamSynchronize would count its wait as decode CPU.
 // Images a backend refuses (nvjpegDecodeBatchedSupported) are counted and left out of its runs.
 // Thread-safety: each function runs its own threads and joins them.
 #pragma once
@@ -33,6 +36,11 @@ struct Jpeg {
   std::vector<unsigned char> bytes;
   int width = 0, height = 0;
 };
+
+// The first `count` JPEGs under `dir` (recursively; .jpg, .jpeg, .JPEG) in path order whose
+// header TurboJPEG reads, with their dimensions (jpegs.cc). Throws std::runtime_error naming a
+// file that cannot be read.
+std::vector<Jpeg> read_jpegs(const std::string& dir, std::size_t count);
 
 // One timed run.
 struct RunFigures {
@@ -74,15 +82,20 @@ cudaError_t launch_spin_then_copy(const unsigned char* from, unsigned char* to, 
                                   double ms, cudaStream_t stream);
 
 // The stream-ordering check: `to` receives what `from` held when the queued kernel copied it;
-// bytes that differ from the pattern written before were written by the decode first.
+// bytes that differ from the pattern written before were written by the decode first. The
+// decode is a batch of up to 64 of `use` (batched) or its first image (nvjpegDecode).
 struct OrderFigures {
   bool host_wait = false;
   std::size_t bytes = 0;
   std::size_t changed = 0;  // bytes the kernel read after the decode had written them
+  double spin_ms = 0;       // how long the kernel waits before it copies
+  // The host's time in the decode call: far below spin_ms with `changed` > 0, the decode wrote
+  // while the kernel queued before it was still waiting; near spin_ms, the call itself waited.
+  double decode_call_ms = 0;
   std::string error;
 };
 OrderFigures check_stream_order(const NvJpeg& api, nvjpegHandle_t handle,
                                 const std::vector<Jpeg>& jpegs, const std::vector<std::size_t>& use,
-                                bool host_wait);
+                                bool batched, bool host_wait);
 
 }  // namespace feedrate::probe

@@ -7,16 +7,16 @@
 
 #include "feedrate/error.h"
 #include "feedrate/run_costs.h"
-#include "feedrate/sampler.h"
-#include "feedrate/system_info.h"
 #include "gpu/trace.h"
 #include "io/direct_io.h"
 #include "io/throttle.h"
 #include "loader/dataset/remote_settings.h"
 #include "loader/diagnosis/capacity.h"
 #include "loader/diagnosis/verdict.h"
+#include "loader/host/system_info.h"
 #include "loader/pipeline/memory_budget.h"
 #include "loader/pipeline/remote_window.h"
+#include "loader/pipeline/sampler.h"
 #include "loader/pipeline/store_figures.h"
 
 namespace feedrate {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "feedrate/system_info.h"
 #include "io/throttle.h"
 #include "loader/diagnosis/capacity.h"
 #include "loader/diagnosis/verdict.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate {
 namespace {

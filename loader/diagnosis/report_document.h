@@ -23,11 +23,11 @@
 #include "feedrate/loader.h"
 #include "feedrate/report.h"
 #include "feedrate/run_costs.h"
-#include "feedrate/verdict_text.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 
-// The document. `spell` writes the options the advice sets (include/feedrate/verdict_text.h), as
+// The document. `spell` writes the options the advice sets (loader/diagnosis/verdict_text.h), as
 // the front end that asks takes them.
 std::string report_document(const Report& report, const RunStats& stats, OptionSpelling spell);
 

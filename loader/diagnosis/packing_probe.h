@@ -10,8 +10,8 @@
 // most of the image), data that are not JPEGs, too few JPEGs the packer takes. When most sampled
 // JPEGs are packed already, it says so instead of measuring.
 //
-// Public API: `feedrate bench`, `feedrate tune` and Python's report(probe_packing=True) run it.
-// Thread-safety: runs on the caller's thread; reads the dataset's samples as
+// A front-end header: `feedrate bench`, `feedrate tune` and Python's report(probe_packing=True) run
+// it. Thread-safety: runs on the caller's thread; reads the dataset's samples as
 // loader/dataset/dataset_reader.h does; reentrant.
 #pragma once
 

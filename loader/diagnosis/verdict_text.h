@@ -2,8 +2,8 @@
 // of capacities. The verdict itself is data (Report::verdict, include/feedrate/report.h); these
 // renderings are read by the command line's text, the JSON document (its `summary` and advice
 // `text`, loader/diagnosis/report_document.h) and so by Python, which all print the same words.
-// Public API: the contract is the functions' inputs and the sentences' shape below; the exact
-// wording may change between releases. Thread-safety: pure functions.
+// A front-end header: the contract is the functions' inputs and the sentences' shape below; the
+// exact wording may change between releases. Thread-safety: pure functions.
 #pragma once
 
 #include <string>

@@ -1,13 +1,14 @@
 # Installs feedrate::feedrate with an exported CMake package, so a training project can do
 #   find_package(feedrate REQUIRED)
 #   target_link_libraries(train PRIVATE feedrate::feedrate)
+# which puts ${includedir} on its include path (#include <feedrate/loader.h>) and links
+# libfeedrate.so, whose exports are the public API.
 include(CMakePackageConfigHelpers)
 
 install(TARGETS feedrate EXPORT feedrateTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILE_SET stage_headers DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/feedrate)
+        FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT feedrateTargets NAMESPACE feedrate::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/feedrate)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/feedrateConfig.cmake.in

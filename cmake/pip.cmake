@@ -6,10 +6,9 @@
 # DEB_PACKAGES (ctest: package.pip_packages_in_deb_packages). pybind11 comes from pip
 # (build-system.requires).
 #
-# Then the wheel's layout: the package feedrate/ at the platlib root, libfeedrate.so in
-# feedrate.libs/ beside it (feedrate._C's RPATH $ORIGIN/../feedrate.libs, see
-# python/CMakeLists.txt), the `feedrate` command in the environment's bin (SKBUILD_SCRIPTS_DIR)
-# with an RPATH from there to feedrate.libs.
+# Then the wheel's layout: the package feedrate/ at the platlib root and the `feedrate` command
+# in the environment's bin (SKBUILD_SCRIPTS_DIR). Both link the library's objects statically
+# (feedrate_internal), so the wheel carries no libfeedrate.so and needs no RPATH.
 set(_feedrate_header_packages
     liburing.h liburing-dev
     turbojpeg.h libturbojpeg0-dev
@@ -52,19 +51,5 @@ if(_feedrate_missing)
                       "${_feedrate_python_note}" "then run pip again.")
 endif()
 
-set(CMAKE_INSTALL_LIBDIR feedrate.libs)
 set(CMAKE_INSTALL_BINDIR "${SKBUILD_SCRIPTS_DIR}")
-# bin/ to the platlib directory of the interpreter's default scheme (a virtual environment,
-# conda, /usr/local) and of its user scheme (pip install --user).
-execute_process(
-  COMMAND "${Python_EXECUTABLE}" -c
-          "import os, sysconfig
-schemes = [sysconfig.get_paths(), sysconfig.get_paths(scheme=os.name + '_user')]
-print(';'.join(dict.fromkeys(os.path.relpath(s['platlib'], s['scripts']) for s in schemes)))"
-  OUTPUT_VARIABLE _feedrate_scripts_to_platlib OUTPUT_STRIP_TRAILING_WHITESPACE
-  COMMAND_ERROR_IS_FATAL ANY)
-set(CMAKE_INSTALL_RPATH)
-foreach(_relative IN LISTS _feedrate_scripts_to_platlib)
-  list(APPEND CMAKE_INSTALL_RPATH "$ORIGIN/${_relative}/${CMAKE_INSTALL_LIBDIR}")
-endforeach()
-message(STATUS "feedrate: pip build for ${Python_EXECUTABLE}; `feedrate` RPATH ${CMAKE_INSTALL_RPATH}")
+message(STATUS "feedrate: pip build for ${Python_EXECUTABLE}")

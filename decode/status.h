@@ -1,9 +1,12 @@
 // The outcome of decoding one image: per-sample problems are data, not exceptions, so that a
 // policy upstream can skip the sample or stop the epoch. Messages say what is wrong with the
-// image; the caller adds the file name.
+// image; the caller adds the file name. A warning is an error only under WarningPolicy::kReject
+// (feedrate/decode_spec.h).
 #pragma once
 
 #include <string>
+
+#include "feedrate/decode_spec.h"
 
 namespace feedrate::decode {
 
@@ -21,15 +24,6 @@ enum class DecodeErrc {
 };
 
 const char* errc_name(DecodeErrc code);
-
-// What to do with an image on which libjpeg emits a warning (corrupt but decodable data:
-// a damaged entropy segment, extraneous bytes before a marker, a wrong restart marker). Only
-// the data actually decoded is seen: a crop that stops above the last row never reads the
-// entropy data below it, so a warning there goes unnoticed, as it costs nothing.
-enum class WarningPolicy {
-  kAccept,  // decode what libjpeg recovers (PIL and torchvision do the same)
-  kReject,  // fail with DecodeErrc::kWarning and libjpeg's first warning
-};
 
 const char* warning_policy_name(WarningPolicy policy);
 

@@ -90,7 +90,7 @@ std::string validate_steps(const TransformSpec& spec) {
 }  // namespace
 
 std::string validate(const TransformSpec& spec) {
-  // The fields' own ranges are the loader's option table's (include/feedrate/option_bounds.h);
+  // The fields' own ranges are the loader's option table's (loader/pipeline/option_bounds.h);
   // here what the decode needs whatever the caller: a positive size, and fields that relate.
   if (spec.size < 1) return "size must be at least 1";
   if (spec.kind == TransformKind::kEval && spec.resize < spec.size) {

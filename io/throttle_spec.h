@@ -1,6 +1,6 @@
 // The limits of an emulated disk class, as a value: what the throttle (io/throttle.h) enforces
-// on a run's reads and what `feedrate plan` projects a disk from. Installed with the public API
-// (as <feedrate/io/throttle_spec.h>), which takes it in include/feedrate/throughput_model.h.
+// on a run's reads and what `feedrate plan` projects a disk from (through
+// loader/diagnosis/throughput_model.h).
 //
 // Thread-safety: a plain value and pure functions.
 #pragma once

@@ -17,9 +17,9 @@
 #include "bench/tune/tune_measure.h"
 #include "feedrate/loader.h"
 #include "feedrate/options.h"
-#include "feedrate/packing_probe.h"
-#include "feedrate/shuffle_quality.h"
-#include "feedrate/system_info.h"
+#include "loader/diagnosis/packing_probe.h"
+#include "loader/diagnosis/shuffle_quality.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate::bench {
 namespace {

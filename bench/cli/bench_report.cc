@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "bench/cli/report_output.h"
-#include "feedrate/report_document.h"
+#include "loader/diagnosis/report_document.h"
 
 namespace feedrate::bench {
 
@@ -87,7 +87,7 @@ std::string bench_text(const BenchResult& r) {
 
 nlohmann::json bench_json(const BenchResult& r) {
   const LoaderOptions& options = r.options;
-  // The library's document (include/feedrate/report_document.h), and what only the command line
+  // The library's document (loader/diagnosis/report_document.h), and what only the command line
   // knows: the dataset as opened, the options as given, the epochs it timed, the order's quality.
   nlohmann::json out = nlohmann::json::parse(report_document(r.report, r.stats, flag_spelling));
   out["dataset"] = r.dataset.source;

@@ -13,9 +13,9 @@
 #include "bench/cli/report_output.h"
 #include "feedrate/dataset.h"
 #include "feedrate/loader.h"
-#include "feedrate/packing_probe.h"
 #include "feedrate/report.h"
-#include "feedrate/shuffle_quality.h"
+#include "loader/diagnosis/packing_probe.h"
+#include "loader/diagnosis/shuffle_quality.h"
 
 namespace feedrate::bench {
 

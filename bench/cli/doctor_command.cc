@@ -13,14 +13,14 @@
 
 #include "bench/cli/commands.h"
 #include "bench/cli/default_dataset.h"
-#include "feedrate/store_probe.h"
-#include "feedrate/system_info.h"
 #include "gpu/device.h"
 #include "io/block_device.h"
 #include "io/disk_class.h"
 #include "io/disk_probe.h"
 #include "io/remote/url.h"
 #include "io/uring_probe.h"
+#include "loader/dataset/store_probe.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate::bench {
 namespace {

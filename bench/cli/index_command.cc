@@ -14,8 +14,8 @@
 #include "bench/cli/commands.h"
 #include "feedrate/dataset.h"
 #include "feedrate/error.h"
-#include "feedrate/pack_index.h"
 #include "io/remote/url.h"
+#include "loader/dataset/pack_index.h"
 
 namespace feedrate::bench {
 namespace {

@@ -5,12 +5,12 @@
 #include <string>
 #include <string_view>
 
-#include "feedrate/option_bounds.h"
+#include "loader/pipeline/option_bounds.h"
 
 namespace feedrate::bench {
 namespace {
 
-// The range of LoaderOptions' `name` (include/feedrate/option_bounds.h) for a flag that takes it
+// The range of LoaderOptions' `name` (loader/pipeline/option_bounds.h) for a flag that takes it
 // in units of `unit` (--tar-chunk-kb: 1024 bytes).
 CLI::Validator bounds_of(std::string_view name, double unit = 1) {
   const OptionBound& bound = option_bound(name);

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "feedrate/options.h"
-#include "feedrate/system_info.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate::bench {
 

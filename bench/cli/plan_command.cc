@@ -20,8 +20,8 @@
 #include "bench/plan/gpu_catalogue.h"
 #include "bench/plan/instance_model.h"
 #include "bench/plan/plan_report.h"
-#include "feedrate/report_document.h"
-#include "feedrate/system_info.h"
+#include "loader/diagnosis/report_document.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate::bench {
 namespace {

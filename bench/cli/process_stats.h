@@ -1,5 +1,5 @@
 // Figures about this process that the command line reports (its peak RSS is
-// include/feedrate/system_info.h's peak_rss_bytes()). Thread-safety: reentrant.
+// loader/host/system_info.h's peak_rss_bytes()). Thread-safety: reentrant.
 #pragma once
 
 namespace feedrate::bench {

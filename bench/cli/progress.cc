@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "feedrate/progress_line.h"
+#include "loader/diagnosis/progress_line.h"
 
 namespace feedrate::bench {
 

@@ -1,4 +1,4 @@
-// The live progress line of `feedrate bench` on stderr (include/feedrate/progress_line.h's text),
+// The live progress line of `feedrate bench` on stderr (loader/diagnosis/progress_line.h's text),
 // or any one-line text (`feedrate pack`). Quiet when stderr is not a terminal. Thread-safety: one
 // thread.
 #pragma once

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "feedrate/verdict_text.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate::bench {
 

@@ -24,10 +24,10 @@
 #include "bench/tune/window_sweep.h"
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
-#include "feedrate/packing_probe.h"
-#include "feedrate/report_document.h"
 #include "feedrate/resource.h"
-#include "feedrate/system_info.h"
+#include "loader/diagnosis/packing_probe.h"
+#include "loader/diagnosis/report_document.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate::bench {
 namespace {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds feedrate with CUDA for an sm_90 GPU (H100/H200) on this machine and collects what
 # bench/device/gpu_check.sh needs on a GPU machine that has no network and none of our Debian
-# libraries: the programs, the test programs, libfeedrate, every shared library they load
-# outside the base system, the Python module for Python 3.12, and the nvJPEG probe with the
-# libnvjpeg.so.13 it loads (from the nvidia-nvjpeg wheel). See docs/gpu-check.md.
+# libraries: the programs and the test programs (each holds the library's code, feedrate_internal),
+# every shared library they load outside the base system, the Python module for Python 3.12, and
+# the nvJPEG probe with the libnvjpeg.so.13 it loads (from the nvidia-nvjpeg wheel). See
+# docs/gpu-check.md.
 #
 #   bench/device/bundle.sh            builds into build-device/build, collects build-device/bundle
 #
@@ -76,8 +77,7 @@ cp "$build/bench/feedrate" "$build/bench/feedrate-h2d" "$build/bench/feedrate-nv
   "$build/tests/gpu/cuda_test" "$build/tests/gpu/gpu_test" "$bundle/bin/"
 cp -rL "$build/python/feedrate" "$bundle/python/"
 rm -rf "$bundle/python/feedrate/__pycache__"
-cp -L "$build/libfeedrate.so.0" "$bundle/lib/"
-elves=("$bundle"/bin/* "$bundle"/python/feedrate/*.so "$bundle/lib/libfeedrate.so.0")
+elves=("$bundle"/bin/* "$bundle"/python/feedrate/*.so)
 # ldd lists the whole closure: copy each library it resolves outside the base system, under
 # the name the loader asks for (its soname).
 for elf in "${elves[@]}"; do
@@ -95,7 +95,7 @@ chmod -R u+w "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/bin/* "$bundle"/python/*
 strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/* "$bundle"/cuda/* "$bundle"/python/feedrate/*.so
 # The build tree's RPATH would find the libraries here, not in the bundle.
 echo 'file(RPATH_REMOVE FILE "${FILE}")' >"$out/rpath_remove.cmake"
-for elf in "$bundle"/bin/* "$bundle"/python/feedrate/*.so "$bundle/lib/libfeedrate.so.0"; do
+for elf in "${elves[@]}"; do
   cmake -DFILE="$elf" -P "$out/rpath_remove.cmake"
 done
 

@@ -23,7 +23,7 @@ feedrate = None  # imported by import_feedrate(), after torch
 
 
 def import_feedrate():
-    """The module, imported after torch so that in torch's process libfeedrate uses the CUDA
+    """The module, imported after torch so that in torch's process its CUDA code uses the CUDA
     runtime torch loaded (the same major version, maybe newer than the bundle's). Where none is
     loaded (no torch, or a torch without CUDA 13) the bundle's copy, $FEEDRATE_CUDART, is."""
     global feedrate

@@ -32,6 +32,7 @@
 
 namespace {
 
+using namespace feedrate;
 using namespace feedrate::decode;
 using Clock = std::chrono::steady_clock;
 

@@ -1,17 +1,18 @@
 #!/usr/bin/python3
-"""Builds of libfeedrate side by side on one remote source: an A/B of a read-ahead change.
+"""Builds of feedrate side by side on one remote source: an A/B of a read-ahead change.
 
-Each --variant NAME=LIBDIR[:ARG,ARG...] runs `feedrate bench s3://bench/shards/BRACE
---workers 2 --transform train --batch 64 --json --no-pack-probe ARG...` with the
-libfeedrate.so.0 in LIBDIR first on LD_LIBRARY_PATH (copy a build's libfeedrate.so.0.1.0 there
-as libfeedrate.so.0), one whole epoch each, the variants alternating within every round. The
+Each --variant NAME=FEEDRATE[:ARG,ARG...] runs `FEEDRATE bench s3://bench/shards/BRACE
+--workers 2 --transform train --batch 64 --json --no-pack-probe ARG...`, where FEEDRATE is a
+build's `feedrate` program (BUILD/bench/feedrate, which holds the library's code: copy it aside
+before rebuilding the other variant), one whole epoch each, the variants alternating within
+every round. The
 source is compare_remote.py's dataset (build/remote-bench/data, made by it) on servers.py's
 static S3 endpoint (nginx) behind the emulated --link. Prints each run's images/s, verdict,
 requests, requests in flight and in-flight bands (in_flight, busy_s, MB/s), then the medians.
 
 Usage (as root: the harness makes a network namespace):
   python3 bench/micro/compare_remote_builds.py --link "delay=25ms,rate=1gbit" --rounds 3 \\
-      --variant base=/tmp/base:--shuffle,blocks --variant new=/tmp/new:--shuffle,blocks
+      --variant base=/tmp/feedrate-base:--shuffle,blocks --variant new=build/bench/feedrate:--shuffle,blocks
 """
 
 import argparse
@@ -31,19 +32,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n", 2)[2])
-    ap.add_argument("--feedrate", type=Path, default=REPO / "build/bench/feedrate")
     ap.add_argument("--data", type=Path, default=REPO / "build/remote-bench/data")
     ap.add_argument("--link", default="delay=25ms,rate=1gbit")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--variant", action="append", required=True, help="NAME=LIBDIR[:ARG,...]")
+    ap.add_argument("--variant", action="append", required=True, help="NAME=FEEDRATE[:ARG,...]")
     args = ap.parse_args()
     variants = {}
     for v in args.variant:
         name, _, rest = v.partition("=")
-        libdir, _, extra = rest.partition(":")
-        if not name or not (Path(libdir) / "libfeedrate.so.0").is_file():
-            ap.error(f"--variant {v}: NAME=LIBDIR with LIBDIR/libfeedrate.so.0")
-        variants[name] = (libdir, [a for a in extra.split(",") if a])
+        feedrate, _, extra = rest.partition(":")
+        if not name or not Path(feedrate).is_file():
+            ap.error(f"--variant {v}: NAME=FEEDRATE with FEEDRATE a `feedrate` program")
+        variants[name] = (feedrate, [a for a in extra.split(",") if a])
     names = sorted(p.name for p in args.data.glob("*.tar"))
     if not names:
         ap.error(f"no shards in {args.data} (compare_remote.py makes them)")
@@ -60,8 +60,8 @@ def main():
     try:
         print(json.dumps({"link": ep["netem"], "source": source}), flush=True)
         for rnd in range(args.rounds):
-            for name, (libdir, extra) in variants.items():
-                r = subprocess.run(bench_command(args.feedrate, source, extra), env=dict(env, LD_LIBRARY_PATH=libdir),
+            for name, (feedrate, extra) in variants.items():
+                r = subprocess.run(bench_command(feedrate, source, extra), env=env,
                                    capture_output=True, text=True, timeout=600)
                 if r.returncode != 0:
                     print(f"{rnd} {name}: {r.stderr[-400:]}", flush=True)

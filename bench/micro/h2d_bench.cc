@@ -20,9 +20,9 @@
 #include "bench/cli/default_dataset.h"
 #include "bench/cli/process_stats.h"
 #include "feedrate/loader.h"
-#include "feedrate/system_info.h"
 #include "gpu/device.h"
 #include "gpu/transfer.h"
+#include "loader/host/system_info.h"
 
 namespace {
 

@@ -17,10 +17,10 @@
 #include "decode/jpeg_pack.h"
 #include "decode/pack_choice.h"
 #include "feedrate/dataset.h"
-#include "feedrate/dataset_reader.h"
 #include "feedrate/error.h"
-#include "feedrate/pack_index.h"
 #include "io/tar_writer.h"
+#include "loader/dataset/dataset_reader.h"
+#include "loader/dataset/pack_index.h"
 
 namespace feedrate::bench {
 namespace {

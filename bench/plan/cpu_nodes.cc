@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "feedrate/throughput_model.h"
+#include "loader/diagnosis/throughput_model.h"
 
 namespace feedrate::bench {
 namespace {

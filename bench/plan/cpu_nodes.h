@@ -2,7 +2,7 @@
 // for it through feedrate.ray (docs/ray.md), projected with the model of feedrate.ray's report
 // (python/feedrate/_ray_diagnosis.py):
 //   a CPU node of CORES cores decodes CORES x 1000 / (CPU ms per image) images/s, from the run's
-//     measured CPU per image (include/feedrate/throughput_model.h's cpu_images_per_s(), on a
+//     measured CPU per image (loader/diagnosis/throughput_model.h's cpu_images_per_s(), on a
 //     node of its own: no share of its cores taken by others);
 //   the training node takes the target rate's rows over the network: target x the bytes
 //     feedrate.ray ships per image (the uint8 pixels and the int64 label and index columns), as

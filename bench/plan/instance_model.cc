@@ -5,9 +5,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "feedrate/throughput_model.h"
 #include "io/disk_class.h"
 #include "io/throttle.h"
+#include "loader/diagnosis/throughput_model.h"
 
 namespace feedrate::bench {
 namespace {

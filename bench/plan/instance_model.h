@@ -2,10 +2,10 @@
 // the GPUs' demand, what an instance needs, and what a given instance shape would deliver.
 //
 // Model (every input but the instance shape and the GPU rate is measured):
-//   CPU   one decode worker per core (include/feedrate/throughput_model.h, which the verdict's
+//   CPU   one decode worker per core (loader/diagnosis/throughput_model.h, which the verdict's
 //   advice
 //         shares; the training loop's own CPU is not counted);
-//   disk  a disk class (io/disk_class.h) delivers what include/feedrate/throughput_model.h
+//   disk  a disk class (io/disk_class.h) delivers what loader/diagnosis/throughput_model.h
 //   projects; it
 //         binds the first epoch, and every epoch when the dataset cannot stay in page cache;
 //   RAM   one loader per GPU (its measured peak RSS each), plus the dataset when it is to stay
@@ -13,7 +13,7 @@
 //         with less RAM than the loaders need is killed, not slowed;
 //   GPUs  busy = delivered / demanded; the target is >= kBusyTarget (90%, MLPerf Storage's bar).
 // The same projection for the run's reads under the other shuffle mode, and for its decode cost
-// with the dataset packed (both from include/feedrate/throughput_model.h, so plan and verdict
+// with the dataset packed (both from loader/diagnosis/throughput_model.h, so plan and verdict
 // agree). Thread-safety: pure functions.
 #pragma once
 
@@ -86,7 +86,7 @@ Projection project(const RunCosts& costs, const Demand& demand, const Instance& 
 double disk_images_per_s(const RunCosts& costs, const io::ThrottleSpec& disk);
 
 // One shuffle mode's reads for a run, and what they need and deliver
-// (include/feedrate/throughput_model.h's costs_under_shuffle(); a folder or file list reads a file
+// (loader/diagnosis/throughput_model.h's costs_under_shuffle(); a folder or file list reads a file
 // per sample whatever its order, so its blocks are projected as if packed into tar shards first).
 struct ShuffleProjection {
   std::string mode;           // "full" (per-sample random reads) or "blocks" (whole blocks)
@@ -105,7 +105,7 @@ std::vector<ShuffleProjection> shuffle_projections(const RunCosts& costs, const 
                                                    const Instance& instance);
 
 // The run's costs with the dataset packed (costs.packed measured:
-// include/feedrate/throughput_model.h's packed_costs(), and the dataset's bytes scaled as its
+// loader/diagnosis/throughput_model.h's packed_costs(), and the dataset's bytes scaled as its
 // images' are); unchanged otherwise.
 RunCosts packed_run_costs(const RunCosts& costs);
 

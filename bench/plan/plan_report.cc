@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "bench/plan/gpu_catalogue.h"
-#include "feedrate/report_document.h"
 #include "io/disk_class.h"
+#include "loader/diagnosis/report_document.h"
 
 namespace feedrate::bench {
 namespace {
@@ -41,7 +41,7 @@ nlohmann::json projection_json(const Instance& i, const Projection& p) {
 }
 
 // What packing the dataset would change: measured on a sample of its JPEGs by the run, projected
-// here (include/feedrate/packing_probe.h, include/feedrate/throughput_model.h's packed_costs()).
+// here (loader/diagnosis/packing_probe.h, loader/diagnosis/throughput_model.h's packed_costs()).
 nlohmann::json packing_json(const Plan& plan) {
   const PackedDecodeCost& p = plan.costs.packed;
   nlohmann::json out = {{"state", p.state.empty() ? "not measured" : p.state},

@@ -14,7 +14,7 @@
 #include "feedrate/options.h"
 #include "feedrate/resource.h"
 #include "feedrate/run_costs.h"
-#include "feedrate/shuffle_quality.h"
+#include "loader/diagnosis/shuffle_quality.h"
 
 namespace feedrate::bench {
 
@@ -44,7 +44,7 @@ struct EpochRun {
 // options or a bad dataset.
 EpochRun measure_epoch(const LoaderOptions& options);
 
-// The shuffle quality (include/feedrate/shuffle_quality.h) of `delivered`, dataset indices in
+// The shuffle quality (loader/diagnosis/shuffle_quality.h) of `delivered`, dataset indices in
 // delivery order, against the labels of `dataset`.
 ShuffleQuality order_quality(const Dataset& dataset, const std::vector<std::uint32_t>& delivered,
                              std::size_t batch_size);

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "bench/tune/svg_plot.h"
-#include "feedrate/report_document.h"
+#include "loader/diagnosis/report_document.h"
 
 namespace feedrate::bench {
 

@@ -1,7 +1,7 @@
 // `feedrate tune --shuffle-windows MB,...`: the trade-off of shuffle=blocks' window, measured.
 // For each window, a fresh Loader reads epoch 0 whole (the order's quality is an epoch's) with
 // the given options and shuffle=blocks; each point records images/s, peak RSS, reads and the
-// shuffle quality of the delivered order (include/feedrate/shuffle_quality.h: distinct labels per
+// shuffle quality of the delivered order (loader/diagnosis/shuffle_quality.h: distinct labels per
 // batch against a full shuffle's, and Spearman's rank correlation with storage order). Rendered as
 // a text table, JSON and an SVG (images/s and label mix against the window, bench/tune/svg_plot.h).
 // Thread-safety: runs on the caller's thread, one point at a time.

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "feedrate/export.h"
 #include "feedrate/options.h"
 
 struct DLManagedTensor;  // <dlpack/dlpack.h>
@@ -46,7 +47,7 @@ class SlotOwner {
 };
 }  // namespace detail
 
-class Batch {
+class FEEDRATE_API Batch {
  public:
   Batch(std::shared_ptr<detail::SlotOwner> owner, detail::Slot* slot);
   ~Batch();

@@ -13,10 +13,12 @@
 #include <string_view>
 #include <vector>
 
+#include "feedrate/export.h"
+
 namespace feedrate {
 
 enum class DatasetFormat { kImageFolder, kFileList, kTarShards };
-const char* format_name(DatasetFormat format);
+FEEDRATE_API const char* format_name(DatasetFormat format);
 
 struct SampleRef {
   std::uint32_t file = 0;    // index into Dataset::files()
@@ -25,7 +27,7 @@ struct SampleRef {
   std::int32_t label = 0;
 };
 
-class Dataset {
+class FEEDRATE_API Dataset {
  public:
   // Indexes `source` (see LoaderOptions::source), a local path or a URL. Throws feedrate::Error
   // naming the file and the problem when it cannot: a missing path, an empty dataset, a malformed
@@ -84,9 +86,9 @@ class Dataset {
 
 // True when `extension` (with or without the leading dot, any case) is one of torchvision's
 // IMG_EXTENSIONS: jpg jpeg png ppm bmp pgm tif tiff webp.
-bool is_image_extension(std::string_view extension);
+FEEDRATE_API bool is_image_extension(std::string_view extension);
 // True when a file name ends with one of those extensions, as torchvision tests
 // name.lower().endswith(IMG_EXTENSIONS): ".png" and "a.b.PNG" are images, "png" is not.
-bool is_image_name(std::string_view file_name);
+FEEDRATE_API bool is_image_name(std::string_view file_name);
 
 }  // namespace feedrate

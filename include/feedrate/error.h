@@ -6,9 +6,11 @@
 
 #include <stdexcept>
 
+#include "feedrate/export.h"
+
 namespace feedrate {
 
-class Error : public std::runtime_error {
+class FEEDRATE_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

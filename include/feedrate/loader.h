@@ -30,6 +30,7 @@
 
 #include "feedrate/batch.h"
 #include "feedrate/dataset.h"
+#include "feedrate/export.h"
 #include "feedrate/loader_state.h"
 #include "feedrate/options.h"
 #include "feedrate/report.h"
@@ -65,7 +66,7 @@ struct RunStats {
 
 class Pipeline;
 
-class Loader {
+class FEEDRATE_API Loader {
  public:
   explicit Loader(const LoaderOptions& options);
   ~Loader();

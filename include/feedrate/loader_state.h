@@ -18,9 +18,11 @@
 #include <string>
 #include <string_view>
 
+#include "feedrate/export.h"
+
 namespace feedrate {
 
-struct LoaderState {
+struct FEEDRATE_API LoaderState {
   // 2: shuffle is a mode ("full", "blocks", "none"), with the blocks' size and window.
   // 3: shuffle "blocks" deals its blocks to the ranks (blocks_world_size) and its first window
   // goes part by part (sampler.h). Version 2 is read for "full" and "none", whose order did not

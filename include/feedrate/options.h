@@ -11,9 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "decode/layout.h"
-#include "decode/status.h"
-#include "decode/transform.h"
+#include "feedrate/decode_spec.h"
+#include "feedrate/export.h"
 
 namespace feedrate {
 
@@ -28,7 +27,7 @@ enum class OutputLayout {
   kFloat16NCHW,  // the same in half precision; CUDA devices only (converted on the GPU)
 };
 
-// The order of an epoch's samples (include/feedrate/sampler.h).
+// The order of an epoch's samples (loader/pipeline/sampler.h).
 enum class ShuffleMode {
   kFull,    // a seeded permutation of every sample
   kBlocks,  // storage blocks of about tar_chunk_bytes in a seeded order, shuffled in windows
@@ -60,13 +59,13 @@ struct LoaderOptions {
   bool pad_shards = true;  // pad so every rank gets as many samples; false drops the tail
 
   // What each sample becomes; float layouts are normalised with transform.normalization.
-  decode::TransformSpec transform;
+  TransformSpec transform;
   OutputLayout layout = OutputLayout::kUint8NHWC;
   BadInputPolicy on_bad = BadInputPolicy::kError;
   std::uint64_t max_pixels = 100'000'000;
   // A JPEG on which libjpeg warns (corrupt but decodable): kAccept decodes what it recovers,
   // as PIL does; kReject makes it a bad sample (then on_bad decides).
-  decode::WarningPolicy on_warning = decode::WarningPolicy::kAccept;
+  WarningPolicy on_warning = WarningPolicy::kAccept;
 
   // Where batches are delivered: "cpu" (host memory) or "cuda" / "cuda:N" (pinned staging,
   // asynchronous copies, uint8 over PCIe and the float conversion on the GPU).
@@ -107,7 +106,7 @@ struct LoaderOptions {
 
 // Fills rank / world_size from the environment where they are -1, then checks every field.
 // Throws feedrate::Error on the first invalid one.
-LoaderOptions resolve(LoaderOptions options);
+FEEDRATE_API LoaderOptions resolve(LoaderOptions options);
 
 // A word of an option's vocabulary and the value it stands for.
 template <typename T>
@@ -124,8 +123,8 @@ std::vector<std::string> texts_of(const std::array<Word<T>, N>& words) {
 }
 
 // Throws feedrate::Error "option OPTION: 'TEXT' is not one of A, B, C".
-[[noreturn]] void throw_not_one_of(std::string_view option, std::string_view text,
-                                   const std::vector<std::string>& allowed);
+FEEDRATE_API [[noreturn]] void throw_not_one_of(std::string_view option, std::string_view text,
+                                                const std::vector<std::string>& allowed);
 
 // The value of `text` in `words`, the vocabulary of option `option`; throws as above otherwise.
 template <typename T, std::size_t N>
@@ -148,28 +147,28 @@ const char* name_of(T value, const std::array<Word<T>, N>& words) {
 // Option layout: "uint8" (NHWC), "float32" or "float16" (NCHW), named by the element type as
 // the command line's --layout and Python's dtype take it. `option` names the option in the
 // error (Python calls it dtype).
-std::vector<std::string> layout_names();
-OutputLayout parse_layout(std::string_view text, std::string_view option = "layout");
+FEEDRATE_API std::vector<std::string> layout_names();
+FEEDRATE_API OutputLayout parse_layout(std::string_view text, std::string_view option = "layout");
 // The layout in full for reports and messages: "uint8-nhwc", "float32-nchw", "float16-nchw".
-const char* layout_name(OutputLayout layout);
+FEEDRATE_API const char* layout_name(OutputLayout layout);
 
 // Option on_bad: "error" or "skip".
-std::vector<std::string> policy_names();
-BadInputPolicy parse_policy(std::string_view text);
-const char* policy_name(BadInputPolicy policy);
+FEEDRATE_API std::vector<std::string> policy_names();
+FEEDRATE_API BadInputPolicy parse_policy(std::string_view text);
+FEEDRATE_API const char* policy_name(BadInputPolicy policy);
 
 // Option shuffle: "full", "blocks" or "none".
-std::vector<std::string> shuffle_names();
-ShuffleMode parse_shuffle(std::string_view text);
-const char* shuffle_name(ShuffleMode mode);
+FEEDRATE_API std::vector<std::string> shuffle_names();
+FEEDRATE_API ShuffleMode parse_shuffle(std::string_view text);
+FEEDRATE_API const char* shuffle_name(ShuffleMode mode);
 
-// Option transform as a spec text (decode/transform_text.h: "train", "eval", or steps such as
+// Option transform as a spec text (docs/augmentations.md: "train", "eval", or steps such as
 // "rrc(176),hflip,ta_wide,normalize,erase(0.1)"); `size` is train's and eval's output size.
 // Throws feedrate::Error naming the step and argument at fault. resolve() then checks the
 // spec against the layout: normalize needs a float layout, erase(value=random) too, and erase is
 // refused on float batches converted on a CUDA device.
-decode::TransformSpec parse_transform(std::string_view text, int size);
+FEEDRATE_API TransformSpec parse_transform(std::string_view text, int size);
 // What is wrong with the spec text `text`, or an empty string (a command-line validator).
-std::string transform_problem(const std::string& text);
+FEEDRATE_API std::string transform_problem(const std::string& text);
 
 }  // namespace feedrate

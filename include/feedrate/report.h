@@ -10,7 +10,7 @@
 //   costs       the per-image costs `feedrate plan` projects from (include/feedrate/run_costs.h)
 //   cache       the pack cache's figures
 // The per-image figures (decode CPU, bytes read) are costs.image's alone; the report's JSON, built
-// once (include/feedrate/report_document.h), writes them from there.
+// once (loader/diagnosis/report_document.h), writes them from there.
 // Thread-safety: a plain value.
 #pragma once
 
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "feedrate/export.h"
 #include "feedrate/resource.h"
 #include "feedrate/run_costs.h"
 
@@ -101,7 +102,7 @@ struct SlotCycle {
   double total_s() const { return read_s + decode_s + copy_s + held_s; }
 };
 
-struct Capacities {
+struct FEEDRATE_API Capacities {
   double delivered = 0;                                  // images/s
   std::array<Capacity, kAllResources.size()> resources;  // in kAllResources' order
   SlotCycle cycle;
@@ -123,7 +124,7 @@ struct Advice {
   std::string kind;   // stable id, e.g. "io.bandwidth", "cpu.workers", "page_cache"
   std::string cause;  // the measured figure and what it means
   // What to do, in the user's terms; "{0}", "{1}", ... stand for settings[0], settings[1], ...
-  // as the front end spells them (include/feedrate/verdict_text.h's advice_text()).
+  // as the front end spells them (loader/diagnosis/verdict_text.h's advice_text()).
   std::string remedy;
   std::vector<OptionSetting> settings;
   double projected_images_per_s = 0;

@@ -1,5 +1,5 @@
 // What a run measured per image, and the setting it ran with: the record `feedrate plan` projects
-// an instance from (feedrate/throughput_model.h). Every Report carries one
+// an instance from (loader/diagnosis/throughput_model.h). Every Report carries one
 // (Loader::report(), Python's report()["costs"], `feedrate bench --json` and `tune --json`), so a
 // training run's report saved as JSON is a plan input too. Its JSON form is
 // loader/diagnosis/report_json.h's. Thread-safety: plain values.
@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "feedrate/export.h"
 
 namespace feedrate {
 
@@ -30,7 +32,7 @@ struct PackedDecodeCost {
   }
 };
 
-// What one image costs the loader, as the projections (feedrate/throughput_model.h)
+// What one image costs the loader, as the projections (loader/diagnosis/throughput_model.h)
 // take it: measured by a run (loader/diagnosis/capacity.h's image_costs()), carried in its
 // RunCosts, and projected from there by the verdict's advice and `feedrate plan`.
 struct ImageCosts {
@@ -87,6 +89,6 @@ struct RunCosts {
 struct Report;
 
 // The costs of a report's run (its figures per delivered image, and its setting).
-RunCosts run_costs(const Report& report);
+FEEDRATE_API RunCosts run_costs(const Report& report);
 
 }  // namespace feedrate

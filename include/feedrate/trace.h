@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "feedrate/export.h"
+
 namespace feedrate {
 
 struct TraceEvent {
@@ -21,7 +23,7 @@ struct TraceEvent {
   std::int64_t value = 0;  // spans: the sample index (or batch number); counters: the value
 };
 
-class TraceRecorder {
+class FEEDRATE_API TraceRecorder {
  public:
   using Clock = std::chrono::steady_clock;
   // Events are timed from `origin`, a time of the clock that times them (the loader's). At most

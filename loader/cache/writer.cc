@@ -9,7 +9,7 @@
 
 #include "decode/jpeg_pack.h"
 #include "decode/pack_choice.h"
-#include "feedrate/system_info.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate {
 namespace {

@@ -1,4 +1,4 @@
-#include "feedrate/dataset_reader.h"
+#include "loader/dataset/dataset_reader.h"
 
 #include <chrono>
 #include <optional>

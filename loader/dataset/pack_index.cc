@@ -1,4 +1,4 @@
-#include "feedrate/pack_index.h"
+#include "loader/dataset/pack_index.h"
 
 #include <algorithm>
 #include <fstream>

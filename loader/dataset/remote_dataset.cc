@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "feedrate/error.h"
-#include "feedrate/pack_index.h"
 #include "io/remote/brace_pattern.h"
 #include "io/remote/object_store.h"
 #include "io/remote/remote_error.h"
 #include "io/remote/url.h"
 #include "loader/dataset/dataset_builders.h"
+#include "loader/dataset/pack_index.h"
 #include "loader/dataset/remote_pack.h"
 #include "loader/dataset/remote_settings.h"
 #include "loader/dataset/remote_shards.h"

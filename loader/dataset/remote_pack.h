@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "feedrate/pack_index.h"
 #include "io/remote/object_store.h"
+#include "loader/dataset/pack_index.h"
 
 namespace feedrate {
 

@@ -1,4 +1,4 @@
-#include "feedrate/store_probe.h"
+#include "loader/dataset/store_probe.h"
 
 #include <algorithm>
 #include <chrono>

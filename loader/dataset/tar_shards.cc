@@ -6,10 +6,10 @@
 #include <string_view>
 
 #include "feedrate/error.h"
-#include "feedrate/pack_index.h"
 #include "io/file.h"
 #include "io/tar_index.h"
 #include "loader/dataset/dataset_builders.h"
+#include "loader/dataset/pack_index.h"
 
 namespace feedrate {
 namespace {

@@ -1,7 +1,7 @@
 // The capacity model: for each resource, the images/s it alone would sustain, from a run's own
 // figures (Report::run and Report::figures). The verdict (loader/diagnosis/verdict.h) names the
 // resource whose capacity the delivered rate reaches; its advice, `feedrate tune` and `feedrate
-// plan` project with the same formulas (include/feedrate/throughput_model.h).
+// plan` project with the same formulas (loader/diagnosis/throughput_model.h).
 //   io        images per second the I/O thread spent reading, and no more than the emulated
 //             disk's limits (--throttle) allow for the run's bytes and reads per image, nor
 //             than a remote store sustains with the requests allowed in flight (its rate
@@ -11,7 +11,7 @@
 //             requests allowed);
 //   cpu       the decode threads (num_workers; the consumer's thread at 0) on the cores this
 //             process may use, from the CPU time per image of the decodes and of every loader
-//             thread (include/feedrate/throughput_model.h's cpu_images_per_s());
+//             thread (loader/diagnosis/throughput_model.h's cpu_images_per_s());
 //   ram       the batches in flight (slots) over the time a batch needs a slot when it waits on
 //             nothing: its reads, its decodes (CPU time) spread over the threads, its copy, and
 //             the consumer's step, for which it holds the batch (Little's law);
@@ -25,8 +25,8 @@
 #include <cstdint>
 
 #include "feedrate/report.h"
-#include "feedrate/throughput_model.h"
 #include "io/throttle.h"
+#include "loader/diagnosis/throughput_model.h"
 
 namespace feedrate {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <string>
 
-#include "feedrate/throughput_model.h"
 #include "io/disk_class.h"
 #include "io/throttle.h"
 #include "loader/diagnosis/text.h"
+#include "loader/diagnosis/throughput_model.h"
 
 namespace feedrate {
 namespace {

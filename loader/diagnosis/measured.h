@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "feedrate/report.h"
-#include "feedrate/throughput_model.h"
 #include "io/throttle.h"
+#include "loader/diagnosis/throughput_model.h"
 
 namespace feedrate {
 

@@ -1,4 +1,4 @@
-#include "feedrate/packing_probe.h"
+#include "loader/diagnosis/packing_probe.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,10 +10,10 @@
 #include "decode/jpeg_pack.h"
 #include "decode/pack_choice.h"
 #include "decode/random.h"
-#include "feedrate/dataset_reader.h"
-#include "feedrate/system_info.h"
+#include "loader/dataset/dataset_reader.h"
 #include "loader/diagnosis/text.h"
 #include "loader/diagnosis/verdict.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate {
 namespace {
@@ -38,9 +38,9 @@ PackedDecodeCost skipped(std::string reason) {
   return cost;
 }
 
-PackedDecodeCost measure(const Dataset& dataset, const decode::TransformSpec& spec,
+PackedDecodeCost measure(const Dataset& dataset, const TransformSpec& spec,
                          const TranscodeProbeOptions& options) {
-  if (spec.kind != decode::TransformKind::kTrain) {
+  if (spec.kind != TransformKind::kTrain) {
     return skipped("the eval transform's centre crop decodes most of each image");
   }
   const std::size_t taken = std::min(options.samples, dataset.size());
@@ -125,7 +125,7 @@ PackedDecodeCost measure(const Dataset& dataset, const decode::TransformSpec& sp
 
 }  // namespace
 
-PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::TransformSpec& spec,
+PackedDecodeCost probe_packed_decode(const Dataset& dataset, const TransformSpec& spec,
                                      const TranscodeProbeOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   PackedDecodeCost cost = measure(dataset, spec, options);

@@ -1,4 +1,4 @@
-#include "feedrate/progress_line.h"
+#include "loader/diagnosis/progress_line.h"
 
 #include <algorithm>
 #include <cmath>

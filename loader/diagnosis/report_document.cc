@@ -1,4 +1,4 @@
-#include "feedrate/report_document.h"
+#include "loader/diagnosis/report_document.h"
 
 #include <nlohmann/json.hpp>
 

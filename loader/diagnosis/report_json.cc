@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "feedrate/resource.h"
-#include "feedrate/verdict_text.h"
 #include "loader/diagnosis/store_json.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 namespace {

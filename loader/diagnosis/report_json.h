@@ -8,7 +8,7 @@
 
 #include "feedrate/report.h"
 #include "feedrate/run_costs.h"
-#include "feedrate/verdict_text.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 

@@ -1,4 +1,4 @@
-#include "feedrate/shuffle_quality.h"
+#include "loader/diagnosis/shuffle_quality.h"
 
 #include <algorithm>
 #include <cmath>

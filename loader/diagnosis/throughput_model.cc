@@ -1,4 +1,4 @@
-#include "feedrate/throughput_model.h"
+#include "loader/diagnosis/throughput_model.h"
 
 #include <algorithm>
 #include <limits>

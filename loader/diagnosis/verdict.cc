@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "feedrate/throughput_model.h"
 #include "loader/diagnosis/capacity.h"
 #include "loader/diagnosis/disk_advice.h"
 #include "loader/diagnosis/measured.h"
 #include "loader/diagnosis/store_advice.h"
 #include "loader/diagnosis/text.h"
+#include "loader/diagnosis/throughput_model.h"
 
 namespace feedrate {
 namespace {

@@ -3,11 +3,11 @@
 // (a remote store within it of the decodes binds instead of them when it kept kStoreUnheld of its
 // requests in flight: the decodes never held its read-ahead back), and the advice is data
 // (include/feedrate/report.h's Advice: cause, remedy, projected images/s, cost);
-// include/feedrate/verdict_text.h renders it into sentences. The consumer's stalls are evidence,
+// loader/diagnosis/verdict_text.h renders it into sentences. The consumer's stalls are evidence,
 // not the verdict: on a disk-bound run every batch is read and then decoded, so the consumer also
-// waits on batches that are decoding. Projections use include/feedrate/throughput_model.h, as
+// waits on batches that are decoding. Projections use loader/diagnosis/throughput_model.h, as
 // `feedrate plan` does. packing_advice() turns the packing probe's measurement
-// (include/feedrate/packing_probe.h, which `feedrate bench` and Python's report(probe_packing=True)
+// (loader/diagnosis/packing_probe.h, which `feedrate bench` and Python's report(probe_packing=True)
 // run) into an advice. Internal to loader/; pure functions, so scenarios are easy to test.
 // Thread-safety: reentrant.
 #pragma once
@@ -43,7 +43,7 @@ struct PackingGain {
 
 // The advice a cpu verdict gets for `gain` (the caller appends it to the verdict's advice when
 // decode_ratio < 1): the cpu capacity with the run's decode CPU per image scaled as
-// include/feedrate/throughput_model.h's packed_costs() does, what the run would then deliver, and
+// loader/diagnosis/throughput_model.h's packed_costs() does, what the run would then deliver, and
 // what it costs (a copy of the dataset, scaled by bytes_ratio).
 Advice packing_advice(const Report& report, const PackingGain& gain);
 

@@ -1,4 +1,4 @@
-#include "feedrate/verdict_text.h"
+#include "loader/diagnosis/verdict_text.h"
 
 #include <cmath>
 #include <cstddef>

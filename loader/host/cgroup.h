@@ -1,5 +1,5 @@
 // Where this process's cgroup limits live, and what they are: the one resolver behind the CPU
-// quota and the memory limit (include/feedrate/system_info.h), for cgroup v1, v2 and hybrid hosts.
+// quota and the memory limit (loader/host/system_info.h), for cgroup v1, v2 and hybrid hosts.
 //
 // Resolution: /proc/self/mountinfo names each cgroup hierarchy's mount point and the cgroup it
 // exposes there (its root: "/" on a host, often the container's own cgroup inside one);

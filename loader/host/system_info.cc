@@ -1,4 +1,4 @@
-#include "feedrate/system_info.h"
+#include "loader/host/system_info.h"
 
 #include <sched.h>
 #include <sys/statvfs.h>

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "feedrate/sampler.h"
+#include "loader/pipeline/sampler.h"
 
 namespace feedrate {
 

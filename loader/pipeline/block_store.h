@@ -1,5 +1,5 @@
 // The whole storage blocks the reader holds for shuffle=blocks on tar shards (internal to
-// loader/). A batch's samples come from a window of blocks (include/feedrate/sampler.h), so each
+// loader/). A batch's samples come from a window of blocks (loader/pipeline/sampler.h), so each
 // read unit of the epoch (a block, or a part of one of the first window's blocks: epoch_read_units)
 // is read whole, in one sequential read, and held until the last sample of this rank's epoch order
 // that lies in it has been copied out; then its buffer is reused for another unit. Below,
@@ -29,7 +29,7 @@
 namespace feedrate {
 
 // shuffle=blocks: the dataset's storage blocks of about tar_chunk_bytes (storage_blocks in
-// include/feedrate/sampler.h); empty for the other modes.
+// loader/pipeline/sampler.h); empty for the other modes.
 std::vector<std::uint32_t> blocks_of(const Dataset& dataset, const LoaderOptions& options);
 // shuffle=blocks: the blocks of a window (shuffle_window_mb over tar_chunk_bytes); else 0.
 std::size_t window_blocks_of(const LoaderOptions& options);

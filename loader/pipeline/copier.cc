@@ -2,8 +2,8 @@
 
 #include <exception>
 
-#include "feedrate/system_info.h"
 #include "gpu/trace.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate {
 

@@ -2,7 +2,7 @@
 // where the epoch begins, with the resumable state that records it. A room of its own so that
 // the pipeline keeps only the wiring and the threads.
 //
-// begin(epoch) deals the epoch (include/feedrate/sampler.h) from its start, or from the point a
+// begin(epoch) deals the epoch (loader/pipeline/sampler.h) from its start, or from the point a
 // restored state names when restore() was called for that epoch; state(taken) says where the
 // consumer is after taking `taken` batches of the deal. restore() checks the state against this
 // loader (dataset fingerprint, batch size, seed, shuffle, drop_last, pad_shards) and turns its
@@ -23,7 +23,7 @@
 #include "feedrate/dataset.h"
 #include "feedrate/loader_state.h"
 #include "feedrate/options.h"
-#include "feedrate/sampler.h"
+#include "loader/pipeline/sampler.h"
 
 namespace feedrate {
 

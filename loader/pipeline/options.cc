@@ -8,9 +8,9 @@
 
 #include "decode/transform_text.h"
 #include "feedrate/error.h"
-#include "feedrate/option_bounds.h"
 #include "gpu/device.h"
 #include "io/throttle.h"
+#include "loader/pipeline/option_bounds.h"
 
 namespace feedrate {
 namespace {
@@ -55,7 +55,7 @@ int from_environment(const char* variable, int fallback) {
 
 // The transform's output stage against the layout and device (issue: augmentations).
 void check_transform_output(LoaderOptions& options, const gpu::Device& device) {
-  const decode::TransformSpec& spec = options.transform;
+  const TransformSpec& spec = options.transform;
   const bool floats = options.layout != OutputLayout::kUint8NHWC;
   if (spec.normalize) {
     if (!floats) {
@@ -76,9 +76,9 @@ void check_transform_output(LoaderOptions& options, const gpu::Device& device) {
 
 // The transform's geometry against the table; decode::validate() then checks how its fields
 // relate (scale_min <= scale_max, eval's resize >= size) and the pixel steps.
-void check_transform_bounds(const decode::TransformSpec& spec) {
+void check_transform_bounds(const TransformSpec& spec) {
   check_option("size", spec.size);
-  if (spec.kind == decode::TransformKind::kEval) check_option("resize", spec.resize);
+  if (spec.kind == TransformKind::kEval) check_option("resize", spec.resize);
   check_option("scale", spec.scale_min);
   check_option("scale", spec.scale_max);
   check_option("ratio", spec.ratio_min);
@@ -141,8 +141,8 @@ LoaderOptions resolve(LoaderOptions options) {
   check_option("max_pixels", static_cast<double>(options.max_pixels));
   check_option("training_images_per_s", options.training_images_per_s);
   check_transform_bounds(options.transform);
-  if (options.on_warning != decode::WarningPolicy::kAccept &&
-      options.on_warning != decode::WarningPolicy::kReject) {
+  if (options.on_warning != WarningPolicy::kAccept &&
+      options.on_warning != WarningPolicy::kReject) {
     throw Error("option on_warning must be accept or reject, got " +
                 std::to_string(static_cast<int>(options.on_warning)));
   }
@@ -212,12 +212,12 @@ const char* shuffle_name(ShuffleMode mode) {
 }
 
 std::string transform_problem(const std::string& text) {
-  decode::TransformSpec spec;
+  TransformSpec spec;
   return decode::parse_transform(text, 224, spec);
 }
 
-decode::TransformSpec parse_transform(std::string_view text, int size) {
-  decode::TransformSpec spec;
+TransformSpec parse_transform(std::string_view text, int size) {
+  TransformSpec spec;
   if (std::string problem = decode::parse_transform(text, size, spec); !problem.empty()) {
     throw Error("option transform: " + problem);
   }

@@ -5,14 +5,14 @@
 #include <string>
 
 #include "feedrate/error.h"
-#include "feedrate/sampler.h"
-#include "feedrate/system_info.h"
 #include "gpu/trace.h"
 #include "io/direct_io.h"
 #include "io/throttle.h"
 #include "loader/diagnosis/diagnose.h"
+#include "loader/host/system_info.h"
 #include "loader/pipeline/memory_budget.h"
 #include "loader/pipeline/run_setting.h"
+#include "loader/pipeline/sampler.h"
 
 namespace feedrate {
 namespace {

@@ -11,7 +11,7 @@
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
 #include "feedrate/report.h"
-#include "feedrate/system_info.h"
+#include "loader/host/system_info.h"
 #include "loader/pipeline/batch_reader.h"
 
 namespace feedrate {

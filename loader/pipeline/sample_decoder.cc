@@ -3,8 +3,8 @@
 #include "decode/augment_policy.h"
 #include "decode/layout.h"
 #include "decode/random.h"
-#include "feedrate/system_info.h"
 #include "gpu/trace.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate {
 

@@ -1,4 +1,4 @@
-#include "feedrate/sampler.h"
+#include "loader/pipeline/sampler.h"
 
 #include <algorithm>
 #include <numeric>

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "feedrate/system_info.h"
 #include "io/throttle.h"
 #include "loader/diagnosis/capacity.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate {
 namespace {

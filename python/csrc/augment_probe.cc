@@ -70,8 +70,8 @@ Image resized_crop(const Image& input, int top, int left, int height, int width,
   plan.clip_y0 = top;
   plan.clip_x1 = left + width;
   plan.clip_y1 = top + height;
-  plan.interpolation = interpolation == "bicubic" ? decode::Interpolation::kBicubic
-                                                  : decode::Interpolation::kBilinear;
+  plan.interpolation =
+      interpolation == "bicubic" ? Interpolation::kBicubic : Interpolation::kBilinear;
   decode::Resampler resampler;
   resampler.prepare(plan);
   Image out({py::ssize_t{size}, py::ssize_t{size}, py::ssize_t{3}});

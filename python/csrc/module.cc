@@ -23,7 +23,7 @@
 #include "feedrate/error.h"
 #include "feedrate/loader.h"
 #include "feedrate/loader_state.h"
-#include "feedrate/packing_probe.h"
+#include "loader/diagnosis/packing_probe.h"
 #include "python/csrc/augment_probe.h"
 #include "python/csrc/options.h"
 #include "python/csrc/report.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "feedrate/error.h"
-#include "feedrate/option_bounds.h"
+#include "loader/pipeline/option_bounds.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
@@ -59,7 +59,7 @@ bool is_int(const py::handle& value) {
   return py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value);
 }
 
-// `value` as a number of the option whose bound (include/feedrate/option_bounds.h) is `bound`:
+// `value` as a number of the option whose bound (loader/pipeline/option_bounds.h) is `bound`:
 // an int for an integral bound, an int or a float otherwise, inside the bound.
 double number(const py::handle& value, const OptionBound& bound) {
   if (bound.integral ? !is_int(value) : !(is_int(value) || py::isinstance<py::float_>(value))) {
@@ -249,7 +249,7 @@ void apply_transform(Parsed& p) {
   } catch (const Error& e) {
     throw py::value_error(e.what());
   }
-  decode::TransformSpec& spec = loader.transform;
+  TransformSpec& spec = loader.transform;
   // A spec naming normalize delivers floats unless a dtype says otherwise.
   if (spec.normalize && !p.dtype_given && loader.layout == OutputLayout::kUint8NHWC) {
     loader.layout = OutputLayout::kFloat32NCHW;

@@ -1,7 +1,7 @@
 // Translates the keyword arguments of feedrate.Loader(...) into LoaderOptions: the one place
 // that knows the Python names and their types. The allowed words of dtype, transform and on_bad
 // come from the loader's parsers (include/feedrate/options.h), and the numeric bounds from its
-// one table (include/feedrate/option_bounds.h), both shared with the command line. An unknown
+// one table (loader/pipeline/option_bounds.h), both shared with the command line. An unknown
 // keyword or a value of the wrong type is a TypeError naming the keyword; a value outside its
 // range or vocabulary is a ValueError naming it and the range; what the Loader checks beyond
 // that (rank below world_size, a dataset that opens) is a feedrate.Error. Thread-safety: call

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "feedrate/progress_line.h"
-#include "feedrate/report_document.h"
+#include "loader/diagnosis/progress_line.h"
+#include "loader/diagnosis/report_document.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
@@ -22,7 +22,7 @@ std::string keyword_spelling(const OptionSetting& setting) {
 }
 
 py::dict report_dict(const Report& report, const RunStats& stats) {
-  // The library's document (include/feedrate/report_document.h), the one the command line's
+  // The library's document (loader/diagnosis/report_document.h), the one the command line's
   // --json extends, handed to Python through its json module.
   return py::module_::import("json").attr("loads")(
       report_document(report, stats, keyword_spelling));

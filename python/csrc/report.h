@@ -1,5 +1,5 @@
 // The run's figures for Python: Loader.report() as a dict (the library's report document,
-// include/feedrate/report_document.h, with the keys `feedrate bench --json` shares), every rank's
+// loader/diagnosis/report_document.h, with the keys `feedrate bench --json` shares), every rank's
 // verdict gathered, and the optional progress line on stderr.
 // Thread-safety: call with the GIL held.
 #pragma once
@@ -30,7 +30,7 @@ pybind11::dict report_dict(const Report& report, const RunStats& stats);
 //    "summary": "rank 1 of 2 is the slowest: 812 images/s, bottleneck io: <its first advice>"}
 pybind11::dict gather_verdicts(const pybind11::dict& report, pybind11::object dist);
 
-// One line on stderr (include/feedrate/progress_line.h's, after "feedrate "), redrawn at most every
+// One line on stderr (loader/diagnosis/progress_line.h's, after "feedrate "), redrawn at most every
 // kProgressRedrawInterval while an epoch runs, ended at its end.
 class ProgressLine {
  public:

@@ -31,7 +31,7 @@
 #include "tests/support/test_data.h"
 
 // ---- Allocation tracking: the largest single operator new request while enabled. ------------
-// Replacing the global operator new also covers the allocations libfeedrate.so makes (its
+// Replacing the global operator new also covers the allocations the library makes (its
 // scratch buffers are std::vectors). libjpeg's own memory uses malloc and is not seen here. It
 // allocates with malloc, so operator delete is replaced with free to match.
 

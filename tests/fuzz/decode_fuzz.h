@@ -32,12 +32,12 @@ template <class Decoder>
 decode::DecodeStatus decode_transformed(Decoder& decoder, std::span<const std::uint8_t> bytes) {
   static std::vector<std::uint8_t> out(96 * 96 * 3);
   const std::uint64_t seed = bytes.empty() ? 0 : bytes.back();
-  decode::TransformSpec train;
+  TransformSpec train;
   train.size = 96;
   const decode::DecodeStatus trained = decoder.decode(bytes, train, seed, out);
   check(trained, "train");
-  decode::TransformSpec eval;
-  eval.kind = decode::TransformKind::kEval;
+  TransformSpec eval;
+  eval.kind = TransformKind::kEval;
   eval.size = 64;
   eval.resize = 72;
   check(decoder.decode(bytes, eval, seed, out), "eval");

@@ -28,8 +28,8 @@
 #include "bench/datagen/image_formats.h"
 #include "bench/datagen/jpeg_corpus.h"
 #include "feedrate/loader_state.h"
-#include "feedrate/pack_index.h"
 #include "io/tar_writer.h"
+#include "loader/dataset/pack_index.h"
 #include "tests/support/image_bytes.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzzes the reader of a pack's index.json (read_pack_index, include/feedrate/pack_index.h): any
+// Fuzzes the reader of a pack's index.json (read_pack_index, loader/dataset/pack_index.h): any
 // input must give an index, no index (another tool's file), or a feedrate::Error; nothing else may
 // escape, and the shards an index lists must be findable by name.
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "feedrate/error.h"
-#include "feedrate/pack_index.h"
+#include "loader/dataset/pack_index.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -30,7 +30,7 @@ gpu::TransferOptions small_options(gpu::ElementType dtype) {
   options.batch_size = 3;
   options.size = 8;
   options.dtype = dtype;
-  const decode::Normalization imagenet;  // what NormalizesOnTheDeviceLikeTheHost compares with
+  const Normalization imagenet;  // what NormalizesOnTheDeviceLikeTheHost compares with
   options.mean = imagenet.mean;
   options.std = imagenet.std;
   return options;
@@ -84,7 +84,7 @@ TEST(CudaTransfer, NormalizesOnTheDeviceLikeTheHost) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const gpu::DeviceBatch out = transfer->output(1, staging, nullptr);
     std::vector<float> expected(bytes);
-    decode::Normalization normalization;
+    Normalization normalization;
     for (int n = 0; n < 3; ++n) {
       decode::hwc_to_chw_normalized(
           reinterpret_cast<const std::uint8_t*>(staging.data()) + n * pixels * 3, pixels,

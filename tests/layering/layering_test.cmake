@@ -5,16 +5,20 @@ cmake_minimum_required(VERSION 3.24)
 #
 # Product folders: dependencies point one way, {bench, python} -> loader -> {io, decode, gpu}. A
 # stage folder includes only itself (and the standard or third-party headers its own library
-# target links). The public API, include/feedrate/ (included as "feedrate/..."), includes only
-# itself and the stage headers installed with it (loader/CMakeLists.txt's stage_headers, each
-# checked to be there). loader/ is rooms of one rule each:
+# target links); decode/ also reads the public API's plain types of a sample,
+# feedrate/decode_spec.h, and no other public header. The public API, include/feedrate/
+# (included as "feedrate/..."), includes only itself: never a stage's header nor loader/'s, so
+# that it installs alone; each of its headers is installed (loader/CMakeLists.txt's FILE_SET
+# HEADERS lists exactly the headers of include/feedrate/). loader/ is rooms of one rule each:
 #   loader/host       itself and the public API
 #   loader/dataset    itself, host, the public API, io, decode
 #   loader/cache      itself, dataset, host, the public API, io, decode: never pipeline
 #   loader/diagnosis  itself, dataset, host, the public API, io, decode: never pipeline
 #   loader/pipeline   every room of loader/, the public API, io, decode, gpu
-# Outside the library (bench/ and the Python module, python/csrc) only the public API and the
-# stages are included: never the internals of a room.
+# Outside the library (bench/ and the Python module, python/csrc) only the public API, the stages
+# and the front-end headers below are included: never the other internals of a room. The
+# front-end headers are what only the command line and the Python module use, kept in loader/'s
+# rooms (not in the public API) and linked statically from feedrate_internal.
 # bench/ rooms:
 #   bench/pack, bench/plan, bench/tune  the product, themselves, the packing probe (bench/pack) and
 #                                       of bench/cli only the run's output and process figures
@@ -26,14 +30,16 @@ cmake_minimum_required(VERSION 3.24)
 # make-dataset), and nothing pip builds (pyproject.toml's build.targets) is a micro benchmark.
 #
 # PLANT (tests only): "file|header", an include of `header` that the check reads as if `file` had
-# it, so a test can show that a violation fails and names its rule.
+# it, so a test can show that a violation fails and names its rule. PLANT_API_HEADER (tests
+# only): a header the check reads as if include/feedrate/ held it.
+set(violations "")
 set(api include/feedrate)
 set(allowed_io io)
 set(allowed_decode decode)
 set(allowed_gpu gpu)
 set(allowed_include/feedrate ${api})
-set(api_stage_headers decode/layout.h decode/random.h decode/status.h decode/transform.h
-    gpu/device.h io/throttle_spec.h)
+# Single headers of the public API a stage may include besides its own.
+set(allowed_headers_decode feedrate/decode_spec.h)
 set(allowed_loader/host loader/host ${api})
 set(allowed_loader/dataset loader/dataset loader/host ${api} io decode)
 set(allowed_loader/cache loader/cache loader/dataset loader/host ${api} io decode)
@@ -49,10 +55,19 @@ set(allowed_bench/cli ${product} bench/cli bench/pack bench/plan bench/tune benc
 set(allowed_bench/datagen bench/datagen io decode)
 set(rule_loader/cache "loader/cache/ never includes loader/pipeline/")
 set(rule_loader/diagnosis "loader/diagnosis/ never includes loader/pipeline/")
-list(JOIN api_stage_headers ", " api_stage_text)
-string(CONCAT rule_include/feedrate "include/feedrate/ may include: include/feedrate and the "
-       "stage headers installed with it, ${api_stage_text}")
+set(rule_include/feedrate
+    "include/feedrate/ includes only include/feedrate: a public header never includes a stage's or loader/'s header")
 set(front_end_folders python/csrc bench/pack bench/plan bench/tune bench/cli)
+set(front_end_headers loader/dataset/dataset_reader.h loader/dataset/pack_index.h
+    loader/dataset/store_probe.h loader/diagnosis/packing_probe.h loader/diagnosis/progress_line.h
+    loader/diagnosis/report_document.h loader/diagnosis/shuffle_quality.h
+    loader/diagnosis/throughput_model.h loader/diagnosis/verdict_text.h loader/host/system_info.h
+    loader/pipeline/option_bounds.h)
+foreach(header IN LISTS front_end_headers)
+  if(NOT EXISTS ${SOURCE_DIR}/${header})
+    list(APPEND violations "${header}: a front-end header of this check that is gone")
+  endif()
+endforeach()
 # Single headers of a room that the rooms above may include besides.
 set(shared_headers bench/cli/process_stats.h)
 set(datagen_users bench/cli/make_dataset_command.cc bench/cli/default_dataset.cc)
@@ -60,7 +75,6 @@ set(datagen_users bench/cli/make_dataset_command.cc bench/cli/default_dataset.cc
 set(folders io decode gpu include/feedrate loader/host loader/dataset loader/cache
     loader/diagnosis loader/pipeline python/csrc bench/pack bench/plan bench/tune bench/cli
     bench/datagen)
-set(violations "")
 set(checked 0)
 foreach(folder IN LISTS folders)
   file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR}
@@ -100,15 +114,21 @@ foreach(folder IN LISTS folders)
         list(APPEND violations "${source}: ${line} (only ${users} include bench/datagen)")
       elseif(NOT target_folder IN_LIST allowed_${folder}
              AND NOT (folder MATCHES "^bench/" AND header IN_LIST shared_headers)
-             AND NOT (folder STREQUAL api AND header IN_LIST api_stage_headers))
+             AND NOT (folder IN_LIST front_end_folders AND header IN_LIST front_end_headers)
+             AND NOT header IN_LIST allowed_headers_${folder})
         if(DEFINED rule_${folder} AND target_folder STREQUAL "loader/pipeline")
           set(rule "${rule_${folder}}")
         elseif(folder STREQUAL api)
           set(rule "${rule_${folder}}")
         elseif(folder IN_LIST front_end_folders AND target_folder MATCHES "^loader/")
-          set(rule "outside the library only the public API and the stages are included")
+          string(CONCAT rule "outside the library only the public API, the stages and the "
+                 "front-end headers are included")
         else()
           list(JOIN allowed_${folder} ", " allowed)
+          if(allowed_headers_${folder})
+            list(JOIN allowed_headers_${folder} ", " headers)
+            string(APPEND allowed "; of the public API only ${headers}")
+          endif()
           set(rule "${folder}/ may include: ${allowed}")
         endif()
         list(APPEND violations "${source}: ${line} (${rule})")
@@ -120,13 +140,25 @@ if(checked EQUAL 0)
   list(APPEND violations "no include line was read under ${SOURCE_DIR}")
 endif()
 
-# The stage headers the public API may include are installed with it.
+# Every header of the public API is installed, and only those: loader/CMakeLists.txt's FILE_SET
+# HEADERS names each include/feedrate/*.h (a header added there without it would be missing from
+# the install, and the package test's consumer would not see it).
 file(READ ${SOURCE_DIR}/loader/CMakeLists.txt loader_cmake)
-string(REGEX MATCH "FILE_SET stage_headers[^)]*\\)" stage_file_set "${loader_cmake}")
-foreach(header IN LISTS api_stage_headers)
-  if(NOT stage_file_set MATCHES "PROJECT_SOURCE_DIR}/${header}")
-    list(APPEND violations
-         "${header}: the public API may include it, but loader/CMakeLists.txt does not install it")
+string(REGEX MATCH "FILE_SET HEADERS[^)]*\\)" api_file_set "${loader_cmake}")
+string(REGEX MATCHALL "/feedrate/[a-z_]+\\.h" installed "${api_file_set}")
+list(TRANSFORM installed PREPEND include)
+file(GLOB api_headers RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/${api}/*.h)
+if(DEFINED PLANT_API_HEADER)
+  list(APPEND api_headers ${PLANT_API_HEADER})
+endif()
+foreach(header IN LISTS api_headers)
+  if(NOT header IN_LIST installed)
+    list(APPEND violations "${header}: a public header that loader/CMakeLists.txt does not install")
+  endif()
+endforeach()
+foreach(header IN LISTS installed)
+  if(NOT header IN_LIST api_headers)
+    list(APPEND violations "${header}: installed by loader/CMakeLists.txt, but not in ${api}/")
   endif()
 endforeach()
 

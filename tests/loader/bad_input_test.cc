@@ -158,18 +158,17 @@ TEST(WarningPolicy, IsAnOptionAndRejectedImagesAreBadSamples) {
   LoaderOptions o;
   o.source = dir.path().string();
   o.batch_size = 4;
-  o.transform.kind = decode::TransformKind::kEval;
+  o.transform.kind = TransformKind::kEval;
   o.transform.size = o.transform.resize = 24;
   o.on_bad = BadInputPolicy::kSkip;
   o.rank = 0;
   o.world_size = 1;
-  for (decode::WarningPolicy policy :
-       {decode::WarningPolicy::kAccept, decode::WarningPolicy::kReject}) {
+  for (WarningPolicy policy : {WarningPolicy::kAccept, WarningPolicy::kReject}) {
     o.on_warning = policy;
     Loader loader(o);
     std::size_t delivered = 0;
     while (std::optional<Batch> batch = loader.next()) delivered += batch->size();
-    if (policy == decode::WarningPolicy::kAccept) {
+    if (policy == WarningPolicy::kAccept) {
       EXPECT_EQ(delivered, 7u);
       EXPECT_EQ(loader.stats().skipped, 0u);
     } else {
@@ -181,7 +180,7 @@ TEST(WarningPolicy, IsAnOptionAndRejectedImagesAreBadSamples) {
       EXPECT_NE(reason.find("extraneous bytes before marker 0xd9"), std::string::npos) << reason;
     }
   }
-  o.on_warning = static_cast<decode::WarningPolicy>(7);
+  o.on_warning = static_cast<WarningPolicy>(7);
   try {
     Loader loader(o);
     FAIL() << "expected an error";

@@ -1,7 +1,7 @@
-// Single samples read outside the pipeline (include/feedrate/dataset_reader.h): an image folder's
+// Single samples read outside the pipeline (loader/dataset/dataset_reader.h): an image folder's
 // files and tar members give their exact bytes; a file removed after indexing is an error, not
 // empty bytes.
-#include "feedrate/dataset_reader.h"
+#include "loader/dataset/dataset_reader.h"
 
 #include <gtest/gtest.h>
 

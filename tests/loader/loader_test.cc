@@ -178,7 +178,7 @@ TEST_F(LoaderTest, SameSeedSameOrderAndPixelsWhateverNumWorkers) {
 }
 
 TEST_F(LoaderTest, SamplesAreTheDecoderOutputForTheirSeed) {
-  for (auto kind : {decode::TransformKind::kTrain, decode::TransformKind::kEval}) {
+  for (auto kind : {TransformKind::kTrain, TransformKind::kEval}) {
     LoaderOptions o = options();
     o.transform.kind = kind;
     o.num_workers = 2;
@@ -200,11 +200,11 @@ TEST_F(LoaderTest, SamplesAreTheDecoderOutputForTheirSeed) {
 
 TEST_F(LoaderTest, EvalTransformIsTheSameEveryEpoch) {
   LoaderOptions o = options();
-  o.transform.kind = decode::TransformKind::kEval;
+  o.transform.kind = TransformKind::kEval;
   o.shuffle = ShuffleMode::kNone;
   Loader loader(o);
   EXPECT_TRUE(run_epoch(loader, 0).pixels == run_epoch(loader, 1).pixels);
-  o.transform.kind = decode::TransformKind::kTrain;
+  o.transform.kind = TransformKind::kTrain;
   Loader train(o);
   EXPECT_FALSE(run_epoch(train, 0).pixels == run_epoch(train, 1).pixels);
 }
@@ -227,8 +227,8 @@ TEST_F(LoaderTest, FloatLayoutIsNormalizedCHWOfTheBytes) {
       for (std::size_t p = 0; p < pixels; p += 97) {
         for (int c = 0; c < 3; ++c) {
           const float x = bytes.pixels[(sample * pixels + p) * 3 + c];
-          const float expected = (x / 255.0f - o.transform.normalization.mean[c]) /
-                                 o.transform.normalization.std[c];
+          const float expected =
+              (x / 255.0f - o.transform.normalization.mean[c]) / o.transform.normalization.std[c];
           ASSERT_NEAR(f[n * 3 * pixels + c * pixels + p], expected, 1e-4);
         }
       }

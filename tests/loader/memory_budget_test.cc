@@ -12,7 +12,7 @@
 
 #include "feedrate/error.h"
 #include "feedrate/loader.h"
-#include "feedrate/system_info.h"
+#include "loader/host/system_info.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "feedrate/error.h"
-#include "feedrate/option_bounds.h"
+#include "loader/pipeline/option_bounds.h"
 
 namespace feedrate {
 namespace {
@@ -80,7 +80,7 @@ TEST(Options, ShuffleWordsRoundTripAndBlocksNeedChunks) {
 }
 
 TEST(Options, TransformIsASpecText) {
-  EXPECT_EQ(parse_transform("train", 176).kind, decode::TransformKind::kTrain);
+  EXPECT_EQ(parse_transform("train", 176).kind, TransformKind::kTrain);
   EXPECT_EQ(parse_transform("train", 176).size, 176);
   EXPECT_EQ(parse_transform("eval", 224).resize, 256);
   EXPECT_EQ(parse_transform("rrc(176),hflip,ta_wide", 224).pixel_steps.size(), 1u);

@@ -1,7 +1,7 @@
-// The pack's index.json (include/feedrate/pack_index.h): every field round-trips; a folder without
+// The pack's index.json (loader/dataset/pack_index.h): every field round-trips; a folder without
 // one, or with another tool's index.json, has no index; a damaged index is an error naming the file
 // and what is wrong, also when a dataset of tar shards is opened beside it.
-#include "feedrate/pack_index.h"
+#include "loader/dataset/pack_index.h"
 
 #include <gtest/gtest.h>
 

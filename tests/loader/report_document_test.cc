@@ -1,8 +1,8 @@
-// The report document and its costs object as JSON text (include/feedrate/report_document.h):
+// The report document and its costs object as JSON text (loader/diagnosis/report_document.h):
 // the document is one object with the keys every front end shares, its `costs` is the costs
 // document, the costs read back as written, and text that is not a costs object is an error that
 // names what is wrong.
-#include "feedrate/report_document.h"
+#include "loader/diagnosis/report_document.h"
 
 #include <gtest/gtest.h>
 

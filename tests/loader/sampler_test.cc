@@ -1,5 +1,5 @@
 // Sampler: permutations, determinism and torch DistributedSampler sharding semantics.
-#include "feedrate/sampler.h"
+#include "loader/pipeline/sampler.h"
 
 #include <gtest/gtest.h>
 

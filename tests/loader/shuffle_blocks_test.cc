@@ -12,8 +12,8 @@
 #include "feedrate/error.h"
 #include "feedrate/loader.h"
 #include "feedrate/loader_state.h"
-#include "feedrate/sampler.h"
 #include "loader/pipeline/block_store.h"
+#include "loader/pipeline/sampler.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

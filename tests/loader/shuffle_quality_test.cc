@@ -1,6 +1,6 @@
 // Shuffle quality figures: the exact expectation of distinct labels against hand-computed cases
 // and a simulation, label mix and Spearman correlation at their known extremes.
-#include "feedrate/shuffle_quality.h"
+#include "loader/diagnosis/shuffle_quality.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <numeric>
 #include <vector>
 
-#include "feedrate/sampler.h"
+#include "loader/pipeline/sampler.h"
 
 namespace feedrate {
 namespace {

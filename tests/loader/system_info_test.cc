@@ -1,5 +1,5 @@
 // What this process may use of the machine, as `feedrate doctor` and the memory budget read it.
-#include "feedrate/system_info.h"
+#include "loader/host/system_info.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

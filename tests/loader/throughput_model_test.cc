@@ -1,6 +1,6 @@
 // The projection formulas the verdict and `feedrate plan` share: what cores and disks deliver,
 // a run's reads under another shuffle mode, and its costs with the dataset packed.
-#include "feedrate/throughput_model.h"
+#include "loader/diagnosis/throughput_model.h"
 
 #include <gtest/gtest.h>
 

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "feedrate/loader.h"
-#include "feedrate/verdict_text.h"
 #include "loader/diagnosis/verdict.h"
+#include "loader/diagnosis/verdict_text.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {

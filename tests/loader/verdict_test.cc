@@ -11,9 +11,9 @@
 #include <optional>
 #include <string>
 
-#include "feedrate/verdict_text.h"
 #include "loader/diagnosis/capacity.h"
 #include "loader/diagnosis/store_scaling.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 namespace {

@@ -48,7 +48,7 @@ Row train_path(const std::vector<Image>& images, const Args& args, double* scale
           {},
           kTrainTarget,
           {}};
-  const decode::TransformSpec spec;  // RandomResizedCrop(224), flip 0.5
+  const TransformSpec spec;  // RandomResizedCrop(224), flip 0.5
   const std::size_t out_bytes = static_cast<std::size_t>(spec.size) * spec.size * 3;
   decode::ImageDecoder decoder;
   decode::Resampler resampler;
@@ -82,7 +82,7 @@ Row packed_train_path(const std::vector<Image>& images, const Args& args, double
           {},
           0,
           {}};
-  const decode::TransformSpec spec;
+  const TransformSpec spec;
   std::vector<std::uint8_t> out(static_cast<std::size_t>(spec.size) * spec.size * 3);
   decode::ImageDecoder decoder;
   std::uint64_t scan = 0, read = 0;

@@ -51,7 +51,7 @@
 #include "bench/micro/decode_bench/scale_costs.h"
 #include "bench/micro/decode_bench/settings.h"
 #include "bench/micro/decode_bench/timing.h"
-#include "feedrate/system_info.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate::decode_bench {
 namespace {

@@ -3,8 +3,8 @@
 #include <fmt/core.h>
 #include <sys/utsname.h>
 
-#include "feedrate/system_info.h"
 #include "io/block_device.h"
+#include "loader/host/system_info.h"
 
 namespace feedrate::io_bench {
 namespace {

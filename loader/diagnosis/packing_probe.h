@@ -4,15 +4,15 @@
 // run's transform, original and packed alternately with the same crops, on the caller's thread
 // and timed in its CPU time (so other load on the machine does not count). The ratio of the two
 // times (include/feedrate/run_costs.h's PackedDecodeCost) is what
-// include/feedrate/throughput_model.h's packed_costs() applies to a run's measured decode CPU.
+// loader/diagnosis/throughput_model.h's packed_costs() applies to a run's measured decode CPU.
 //
 // It skips, saying why, when packing cannot help: the eval transform (its centre crop decodes
 // most of the image), data that are not JPEGs, too few JPEGs the packer takes. When most sampled
 // JPEGs are packed already, it says so instead of measuring.
 //
-// Public API: `feedrate bench`, `feedrate tune` and Python's report(probe_packing=True) run it.
-// Thread-safety: runs on the caller's thread; reads the dataset's samples as
-// include/feedrate/dataset_reader.h does; reentrant.
+// A front-end header: `feedrate bench`, `feedrate tune` and Python's report(probe_packing=True) run
+// it. Thread-safety: runs on the caller's thread; reads the dataset's samples as
+// loader/dataset/dataset_reader.h does; reentrant.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +31,7 @@ struct TranscodeProbeOptions {
   int rounds = 2;            // timed decodes of each image, each way
 };
 
-PackedDecodeCost probe_packed_decode(const Dataset& dataset, const decode::TransformSpec& spec,
+PackedDecodeCost probe_packed_decode(const Dataset& dataset, const TransformSpec& spec,
                                      const TranscodeProbeOptions& options = {});
 
 // One line for people: "32 of its JPEGs packed in memory: ...", "packed already: ...",

@@ -3,10 +3,10 @@
 // sample's file is opened for its read. A remote dataset's sample is one ranged GET of the
 // object's indexed version, with the loader's retries.
 //
-// Public API. Thread-safety: read() may run on any number of threads at once (positional reads).
-// The reader refers to `dataset`, which must outlive it.
-// Errors: the constructor throws feedrate::Error naming a shard it cannot open; read() reports a
-// sample it cannot read through `error` (the caller decides: skip it or fail naming
+// A front-end header (`feedrate pack`, the packing probe). Thread-safety: read() may run on any
+// number of threads at once (positional reads). The reader refers to `dataset`, which must outlive
+// it. Errors: the constructor throws feedrate::Error naming a shard it cannot open; read() reports
+// a sample it cannot read through `error` (the caller decides: skip it or fail naming
 // dataset.describe(index)).
 #pragma once
 

@@ -10,9 +10,9 @@
 //   skipped, skipped_samples, io {backend, fallback_reason, throttle, latency_p50_us,
 //   latency_p99_us, average_in_flight, peak_in_flight, direct_io_fallbacks, notes, operations},
 //   verdict, capacities, stages, costs, cache.
-// Public API: the keys are the contract; the document is JSON text (UTF-8, one object, numbers
-// that are not finite written as null), so that each front end reads it with its own JSON
-// library and the installed headers need none.
+// A front-end header: the keys are the contract; the document is JSON text (UTF-8, one object,
+// numbers that are not finite written as null), so that each front end reads it with its own
+// JSON library and this header needs none.
 // Errors: the functions that read throw std::runtime_error naming what is wrong.
 // Thread-safety: reentrant.
 #pragma once
@@ -23,11 +23,11 @@
 #include "feedrate/loader.h"
 #include "feedrate/report.h"
 #include "feedrate/run_costs.h"
-#include "feedrate/verdict_text.h"
+#include "loader/diagnosis/verdict_text.h"
 
 namespace feedrate {
 
-// The document. `spell` writes the options the advice sets (include/feedrate/verdict_text.h), as
+// The document. `spell` writes the options the advice sets (loader/diagnosis/verdict_text.h), as
 // the front end that asks takes them.
 std::string report_document(const Report& report, const RunStats& stats, OptionSpelling spell);
 

@@ -3,7 +3,7 @@
 // kProgressRedrawInterval:
 //   epoch 0: 12/16 batches, 742 images/s, 31 MB/s, read[#    ] decode[#####] copy[     ],
 //   bottleneck cpu
-// Public API; the line is for people, its wording may change between releases.
+// A front-end header; the line is for people, its wording may change between releases.
 // Thread-safety: a pure function.
 #pragma once
 

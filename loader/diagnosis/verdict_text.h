@@ -1,9 +1,9 @@
 // The verdict in sentences, for people: one summary sentence, one line per advice and one line
 // of capacities. The verdict itself is data (Report::verdict, include/feedrate/report.h); these
 // renderings are read by the command line's text, the JSON document (its `summary` and advice
-// `text`, include/feedrate/report_document.h) and so by Python, which all print the same words.
-// Public API: the contract is the functions' inputs and the sentences' shape below; the exact
-// wording may change between releases. Thread-safety: pure functions.
+// `text`, loader/diagnosis/report_document.h) and so by Python, which all print the same words.
+// A front-end header: the contract is the functions' inputs and the sentences' shape below; the
+// exact wording may change between releases. Thread-safety: pure functions.
 #pragma once
 
 #include <string>

@@ -5,8 +5,8 @@
 // Bounded by `bytes` read in all.
 //
 // Errors: throws feedrate::Error naming the URL (and, for denied access, where the credentials
-// came from; never the secret) when the source cannot be listed or read. Public API (its figures
-// are `feedrate doctor`'s). Thread-safety: runs on the calling thread; reentrant.
+// came from; never the secret) when the source cannot be listed or read. A front-end header (its
+// figures are `feedrate doctor`'s). Thread-safety: runs on the calling thread; reentrant.
 #pragma once
 
 #include <cstdint>

@@ -7,8 +7,8 @@
 //         shares the cores with them, and other processes take what cpu_share says;
 //   disk  min(MB/s / bytes_per_image, IOPS / reads_per_image, queue_depth / latency /
 //         reads_per_image).
-// Public API: the formulas above are the contract, over the run's measured costs
-// (include/feedrate/run_costs.h) and a disk's limits (io/throttle_spec.h, installed beside it).
+// A front-end header (`feedrate plan`): the formulas above are the contract, over the run's
+// measured costs (include/feedrate/run_costs.h) and a disk's limits (io/throttle_spec.h).
 // Thread-safety: pure functions.
 #pragma once
 

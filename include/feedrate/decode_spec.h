@@ -1,0 +1,93 @@
+// What each sample becomes: the transform (augmentation parameters with torchvision
+// semantics), the normalization of float layouts and the policy on JPEG warnings. Plain values
+// that LoaderOptions carries and the decode stage reads: the one definition of each, so the
+// public API owns them and decode/ includes this header (tests/layering allows decode/ this
+// header of the public API and no other).
+//
+// A spec has three stages, run in this order (decode/transform.h plans them):
+//   1. geometry, fused into the decode (the decoder reads only what the window needs):
+//        train: RandomResizedCrop(size, scale, ratio, interpolation), then
+//               RandomHorizontalFlip(flip_probability)
+//        eval:  Resize(resize, interpolation) (shorter side), then CenterCrop(size)
+//   2. pixel steps on the size x size uint8 RGB image, in order: flips, RandomGrayscale,
+//      ColorJitter, TrivialAugmentWide, RandAugment, AutoAugment;
+//   3. on the delivered output: Normalize (float layouts) and RandomErasing.
+// Its text form ("train", "rrc(176),hflip,ta_wide,normalize,erase(0.1)") is read by
+// feedrate::parse_transform() (feedrate/options.h). Thread-safety: plain values.
+#pragma once
+
+#include <array>
+#include <vector>
+
+namespace feedrate {
+
+// ImageNet's, on the 0..1 scale: torchvision's reference recipes and its pretrained weights.
+inline constexpr std::array<float, 3> kImageNetMean{0.485f, 0.456f, 0.406f};
+inline constexpr std::array<float, 3> kImageNetStd{0.229f, 0.224f, 0.225f};
+
+// The per-channel mean and std of torchvision's Normalize: a float layout delivers
+// ((x / 255) - mean) / std, as ToTensor followed by Normalize.
+struct Normalization {
+  std::array<float, 3> mean = kImageNetMean;
+  std::array<float, 3> std = kImageNetStd;
+};
+
+enum class TransformKind { kTrain, kEval };
+
+// torchvision's InterpolationMode for the resize: both antialiased, as PIL's filters.
+enum class Interpolation { kBilinear, kBicubic };
+
+// One step of stage 2, with torchvision's parameters.
+struct PixelStep {
+  enum class Kind {
+    kHorizontalFlip,      // RandomHorizontalFlip(p)
+    kVerticalFlip,        // RandomVerticalFlip(p)
+    kGrayscale,           // RandomGrayscale(p)
+    kColorJitter,         // ColorJitter(brightness, contrast, saturation, hue), random order
+    kTrivialAugmentWide,  // TrivialAugmentWide(num_magnitude_bins, fill)
+    kRandAugment,         // RandAugment(num_ops, magnitude, num_magnitude_bins, fill)
+    kAutoAugment,         // AutoAugment(AutoAugmentPolicy.IMAGENET, fill)
+  };
+  Kind kind = Kind::kHorizontalFlip;
+  double p = 0.5;  // flips and grayscale
+  // ColorJitter's factor ranges [low, high]; an absent one is {1, 1} ({0, 0} for hue).
+  std::array<double, 2> brightness{1, 1}, contrast{1, 1}, saturation{1, 1}, hue{0, 0};
+  int num_ops = 2, magnitude = 9, num_bins = 31;  // policies (num_bins: 31, AutoAugment's 10)
+  std::array<double, 3> fill{0, 0, 0};            // geometric policy ops: outside the image
+};
+
+// RandomErasing(p, scale, ratio, value) on the delivered output (after Normalize on floats).
+struct EraseSpec {
+  double p = 0;  // 0: no erasing
+  double scale_min = 0.02, scale_max = 0.33;
+  double ratio_min = 0.3, ratio_max = 3.3;
+  bool random_value = false;      // value="random": standard normal values (float layouts)
+  std::array<double, 3> value{};  // else this value per channel (in the output's units)
+};
+
+struct TransformSpec {
+  TransformKind kind = TransformKind::kTrain;
+  int size = 224;    // output is size x size
+  int resize = 256;  // eval: shorter side before the centre crop; >= size
+  double scale_min = 0.08, scale_max = 1.0;
+  double ratio_min = 3.0 / 4.0, ratio_max = 4.0 / 3.0;
+  double flip_probability = 0.5;  // train only: the horizontal flip fused into the resize
+  Interpolation interpolation = Interpolation::kBilinear;
+  std::vector<PixelStep> pixel_steps;  // stage 2, in order
+  bool normalize = false;              // the spec names Normalize, which needs a float layout
+  // What float layouts are normalised with, whether the spec names Normalize or not (a float
+  // layout is always normalised, as ToTensor + Normalize): the run's one mean and std.
+  Normalization normalization;
+  EraseSpec erase;
+};
+
+// What to do with an image on which libjpeg emits a warning (corrupt but decodable data:
+// a damaged entropy segment, extraneous bytes before a marker, a wrong restart marker). Only
+// the data actually decoded is seen: a crop that stops above the last row never reads the
+// entropy data below it, so a warning there goes unnoticed, as it costs nothing.
+enum class WarningPolicy {
+  kAccept,  // decode what libjpeg recovers (PIL and torchvision do the same)
+  kReject,  // fail with decode's DecodeErrc::kWarning and libjpeg's first warning
+};
+
+}  // namespace feedrate

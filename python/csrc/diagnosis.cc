@@ -55,7 +55,8 @@ void check_keys(const json& given, const json& known, const std::string& where) 
 }
 
 Report report_of(const json& given) {
-  const json known = document(Report{});
+  const Report defaults;
+  const json known = document(defaults);
   check_keys(given, known, "figures");
   for (const char* part : {"run", "figures", "store"}) {
     if (given.contains(part)) check_keys(given[part], known[part], part);
@@ -99,7 +100,13 @@ py::dict figures_of(const Report& report) {
 
 py::dict judge_figures(const py::dict& figures) {
   const std::string text = py::module_::import("json").attr("dumps")(figures).cast<std::string>();
-  Report report = report_of(json::parse(text));
+  json given;
+  try {
+    given = json::parse(text);
+  } catch (const json::exception& e) {  // NaN or infinity, which JSON has no words for
+    throw py::value_error(std::string("figures that are no JSON: ") + e.what());
+  }
+  Report report = report_of(given);
   judge(report);
   return to_python({{"verdict", verdict_json(report, keyword_spelling)},
                     {"capacities", capacities_json(report)}});

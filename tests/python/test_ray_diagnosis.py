@@ -117,6 +117,8 @@ def test_figures_of_another_shape_are_refused_by_name():
         _C._diagnose({"figures": {"read_busy": 1.0}})
     with pytest.raises(ValueError, match="wrong type"):
         _C._diagnose({"images": "many"})
+    with pytest.raises(ValueError, match="no JSON"):
+        _C._diagnose({"wall_s": float("nan")})
 
 
 def test_a_loaders_figures_are_judged_as_its_report_judges_them(image_folder):

@@ -76,7 +76,8 @@ test: build
 # `pip install .` as the README tells a PyTorch user: into a fresh virtual environment over
 # Debian's python3 (whose torch and numpy it sees), then the Python tests run from outside the
 # tree against the installed package and the installed `feedrate` command, and mypy checks the
-# typed example against the installed package's stubs (py.typed, _C.pyi). pip fetches the build
+# typed example against the installed package's stubs (py.typed, _C.pyi) and rejects the
+# misspelled keywords of typing/misspelled_keyword.py. pip fetches the build
 # backend (scikit-build-core, pybind11) from PyPI; `make test` stays offline. The tests that
 # compare with the C++ Loader use feedrate-dump-batches from $(BUILD_DIR) when `make test` has
 # built it, and skip otherwise.
@@ -104,6 +105,9 @@ test-pip: deps
 	  -p no:cacheprovider $(CURDIR)/tests/python
 	cd / && env -u PYTHONPATH $(abspath $(PIP_VENV))/bin/python -m mypy --cache-dir /dev/null \
 	  --config-file $(CURDIR)/tests/python/typing/mypy.ini $(CURDIR)/tests/python/typing/train_loop.py
+	cd / && env -u PYTHONPATH $(abspath $(PIP_VENV))/bin/python \
+	  $(CURDIR)/tests/python/typing/check_rejected.py $(CURDIR)/tests/python/typing/misspelled_keyword.py \
+	  --config-file $(CURDIR)/tests/python/typing/mypy.ini
 	$(PIP_VENV)/bin/pip install 'numpy>=2'
 	cd / && env -u PYTHONPATH $(abspath $(PIP_VENV))/bin/python -c $(call numpy2_check,sys.prefix)
 	cd / && env -u PYTHONPATH $(abspath $(PIP_VENV))/bin/python -m pytest -q -p no:cacheprovider \

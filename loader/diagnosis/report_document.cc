@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loader/diagnosis/cache_json.h"
+#include "loader/diagnosis/diagnose.h"
 #include "loader/diagnosis/report_json.h"
 #include "loader/diagnosis/skipped_json.h"
 
@@ -56,6 +57,13 @@ nlohmann::json document(const Report& report, const RunStats& stats, OptionSpell
 
 std::string report_document(const Report& report, const RunStats& stats, OptionSpelling spell) {
   return document(report, stats, spell).dump();
+}
+
+std::string diagnosis_document(Report report, OptionSpelling spell) {
+  diagnose(report);
+  return nlohmann::json{{"verdict", verdict_json(report, spell)},
+                        {"capacities", capacities_json(report)}}
+      .dump();
 }
 
 std::string costs_document(const RunCosts& costs) {

@@ -31,6 +31,11 @@ namespace feedrate {
 // the front end that asks takes them.
 std::string report_document(const Report& report, const RunStats& stats, OptionSpelling spell);
 
+// Diagnoses a report whose figures were gathered elsewhere (feedrate.ray judges its parts' by it)
+// with the library's one diagnosis (loader/diagnosis/diagnose.h), and renders what the document
+// would say of them: {"verdict": ..., "capacities": ...}.
+std::string diagnosis_document(Report report, OptionSpelling spell);
+
 // The document's `costs` object alone (include/feedrate/run_costs.h): what `feedrate tune`
 // records for each point it measured and `feedrate plan` reads back.
 std::string costs_document(const RunCosts& costs);

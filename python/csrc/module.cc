@@ -25,6 +25,7 @@
 #include "feedrate/loader_state.h"
 #include "loader/diagnosis/packing_probe.h"
 #include "python/csrc/augment_probe.h"
+#include "python/csrc/diagnosis.h"
 #include "python/csrc/options.h"
 #include "python/csrc/report.h"
 #include "python/csrc/tensors.h"
@@ -130,6 +131,7 @@ class PyLoader {
     }
     return report_dict(report, loader_->stats());
   }
+  py::dict figures() const { return figures_of(loader_->report()); }
   const Loader& loader() const { return *loader_; }
   std::uint64_t epoch() const { return epoch_; }
   std::string arrays() const { return arrays_ == ArrayKind::kTorch ? "torch" : "numpy"; }
@@ -206,6 +208,8 @@ PYBIND11_MODULE(_C, m) {
            "as a dict. probe_packing=True also measures what packing the dataset (`feedrate "
            "pack`) would save, on a few of its JPEGs (a fraction of a second), and adds that "
            "advice to a cpu verdict.")
+      .def("_figures", &PyLoader::figures,
+           "The run's figures as plain data, for _diagnose() (python/csrc/diagnosis.h).")
       .def_property_readonly("epoch", &PyLoader::epoch)
       .def_property_readonly("arrays", &PyLoader::arrays)
       .def_property_readonly("classes",
@@ -237,7 +241,11 @@ Returns {"ranks": [{"rank", "world_size", "images_per_s", "bottleneck", "stall_f
 "advice"}, ...], "slowest": <the rank with the fewest images/s>, "summary": "rank 1 of 2 is the
 slowest: 812 images/s, bottleneck io: ..."}.
 )doc");
+  m.def("_diagnose", &judge_figures, py::arg("figures"),
+        "The library's verdict and capacities of a run's figures (Loader._figures()).");
   m.attr("option_names") = option_names();
+  m.def("_option_table", &option_table,
+        "{keyword: (annotation, default)} of every keyword Loader takes (python/csrc/options.h).");
   m.attr("__version__") = FEEDRATE_VERSION;
   register_augment_probe(m);
 }

@@ -28,11 +28,15 @@ struct OutOfRange {
   std::string rule;
 };
 
+// The transform and size a caller who gives neither gets.
+constexpr const char* kDefaultTransform = "train";
+constexpr int kDefaultSize = 224;
+
 // What the keywords say, before the transform's are applied to the parsed spec text.
 struct Parsed {
   PythonOptions options;
-  std::string transform = "train";
-  int size = 224;
+  std::string transform = kDefaultTransform;
+  int size = kDefaultSize;
   bool dtype_given = false;
   std::optional<int> resize;
   std::optional<std::pair<double, double>> scale, ratio;
@@ -41,6 +45,33 @@ struct Parsed {
 };
 
 using Setter = std::function<void(Parsed&, const py::handle&)>;
+
+// A keyword of feedrate.Loader: how its value is read, the type a caller passes (a Python
+// annotation, as the package's stubs spell it: tests/python/test_typed_signatures.py holds them
+// to this table) and the default a caller who leaves it out gets. None as a default stands for
+// one the loader derives (resize from size, the dtype from the transform, ...).
+struct Keyword {
+  Setter set;
+  std::string annotation;
+  std::function<py::object()> default_value;  // called with the GIL held
+};
+
+// The default of a LoaderOptions field: the value a default-constructed LoaderOptions holds.
+template <typename T>
+std::function<py::object()> default_of(T LoaderOptions::*member) {
+  return [member] { return py::cast(LoaderOptions{}.*member); };
+}
+
+py::object none() {
+  return py::none();
+}
+
+// Literal['a', 'b'] of a vocabulary.
+std::string literal(const std::vector<std::string>& words) {
+  std::string text = "Literal[";
+  for (const std::string& word : words) text += (text.back() == '[' ? "'" : ", '") + word + "'";
+  return text + "]";
+}
 
 // Accepts "float32", "torch.float32", torch.float32 and numpy.float32 alike.
 std::string word_of(const py::handle& value) {
@@ -72,33 +103,44 @@ double number(const py::handle& value, const OptionBound& bound) {
   return x;
 }
 
-// A field whose bound the table holds.
+// A field whose bound the table holds: an int or a float (mypy takes an int for a float).
 template <typename T>
-Setter bounded(T LoaderOptions::*member, std::string_view name) {
-  return [member, &bound = option_bound(name)](Parsed& p, const py::handle& v) {
-    p.options.loader.*member = static_cast<T>(number(v, bound));
-  };
+Keyword bounded(T LoaderOptions::*member, std::string_view name) {
+  const OptionBound& bound = option_bound(name);
+  return {[member, &bound](Parsed& p, const py::handle& v) {
+            p.options.loader.*member = static_cast<T>(number(v, bound));
+          },
+          bound.integral ? "int" : "float", default_of(member)};
 }
 
 // A field of another type: a bool, a str, or the seed (any 64-bit unsigned integer).
 template <typename T>
-Setter field(T LoaderOptions::*member, const char* needs) {
-  return [member, needs](Parsed& p, const py::handle& v) {
-    if constexpr (std::is_same_v<T, bool>) {
-      if (!py::isinstance<py::bool_>(v)) throw WrongType{needs};
-    } else if constexpr (std::is_integral_v<T>) {
-      if (!is_int(v)) throw WrongType{needs};
-      if (v.cast<py::int_>() < py::int_(0)) throw OutOfRange{"it must not be negative"};
-    }
-    try {
-      p.options.loader.*member = v.cast<T>();
-    } catch (const py::cast_error&) {
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        throw OutOfRange{"it is too large"};
-      }
-      throw WrongType{needs};
-    }
-  };
+Keyword field(T LoaderOptions::*member, const char* needs) {
+  const char* annotation = std::is_same_v<T, bool> ? "bool" : std::is_integral_v<T> ? "int" : "str";
+  return {[member, needs](Parsed& p, const py::handle& v) {
+            if constexpr (std::is_same_v<T, bool>) {
+              if (!py::isinstance<py::bool_>(v)) throw WrongType{needs};
+            } else if constexpr (std::is_integral_v<T>) {
+              if (!is_int(v)) throw WrongType{needs};
+              if (v.cast<py::int_>() < py::int_(0)) throw OutOfRange{"it must not be negative"};
+            }
+            try {
+              p.options.loader.*member = v.cast<T>();
+            } catch (const py::cast_error&) {
+              if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+                throw OutOfRange{"it is too large"};
+              }
+              throw WrongType{needs};
+            }
+          },
+          annotation, default_of(member)};
+}
+
+// `keyword` whose default the loader derives: None, or a value of its type.
+Keyword derived(Keyword keyword) {
+  keyword.annotation = "Optional[" + keyword.annotation + "]";
+  keyword.default_value = none;
+  return keyword;
 }
 
 std::vector<py::object> items(const py::handle& value, std::size_t count, const char* needs) {
@@ -139,33 +181,49 @@ int integer(const py::handle& value, std::string_view name) {
   return static_cast<int>(number(value, option_bound(name)));
 }
 
-const std::map<std::string, Setter>& setters() {
-  static const std::map<std::string, Setter> table = {
+// A keyword read by a lambda of its own: its annotation and default given with it.
+Keyword custom(Setter set, std::string annotation, std::function<py::object()> default_value) {
+  return {std::move(set), std::move(annotation), std::move(default_value)};
+}
+
+template <typename T>
+std::function<py::object()> value(T v) {
+  return [v] { return py::cast(v); };
+}
+
+const std::map<std::string, Keyword>& keywords() {
+  static const std::map<std::string, Keyword> table = {
       {"batch_size", bounded(&LoaderOptions::batch_size, "batch_size")},
       {"num_workers", bounded(&LoaderOptions::num_workers, "num_workers")},
-      {"shuffle",
-       [](Parsed& p, const py::handle& v) {
-         if (py::isinstance<py::bool_>(v)) {
-           p.options.loader.shuffle = v.cast<bool>() ? ShuffleMode::kFull : ShuffleMode::kNone;
-         } else if (py::isinstance<py::str>(v)) {
-           p.options.loader.shuffle = parse_shuffle(v.cast<std::string>());
-         } else {
-           throw WrongType{"a bool or a str (full, blocks or none)"};
-         }
-       }},
+      {"shuffle", custom(
+                      [](Parsed& p, const py::handle& v) {
+                        if (py::isinstance<py::bool_>(v)) {
+                          p.options.loader.shuffle =
+                              v.cast<bool>() ? ShuffleMode::kFull : ShuffleMode::kNone;
+                        } else if (py::isinstance<py::str>(v)) {
+                          p.options.loader.shuffle = parse_shuffle(v.cast<std::string>());
+                        } else {
+                          throw WrongType{"a bool or a str (full, blocks or none)"};
+                        }
+                      },
+                      "Union[bool, " + literal(shuffle_names()) + "]",
+                      value(LoaderOptions{}.shuffle == ShuffleMode::kFull))},
       {"shuffle_window_mb", bounded(&LoaderOptions::shuffle_window_mb, "shuffle_window_mb")},
       {"seed", field(&LoaderOptions::seed, "an int")},
       {"drop_last", field(&LoaderOptions::drop_last, "a bool")},
-      {"rank", bounded(&LoaderOptions::rank, "rank")},
-      {"world_size", bounded(&LoaderOptions::world_size, "world_size")},
+      // None (or -1 for the C++ Loader): RANK and WORLD_SIZE from the environment.
+      {"rank", derived(bounded(&LoaderOptions::rank, "rank"))},
+      {"world_size", derived(bounded(&LoaderOptions::world_size, "world_size"))},
       {"pad_shards", field(&LoaderOptions::pad_shards, "a bool")},
       {"on_bad",
-       [](Parsed& p, const py::handle& v) { p.options.loader.on_bad = parse_policy(word_of(v)); }},
+       custom([](Parsed& p,
+                 const py::handle& v) { p.options.loader.on_bad = parse_policy(word_of(v)); },
+              literal(policy_names()), value(policy_name(LoaderOptions{}.on_bad)))},
       {"max_pixels", bounded(&LoaderOptions::max_pixels, "max_pixels")},
+      // A str or a torch.device.
       {"device",
-       [](Parsed& p, const py::handle& v) {
-         p.options.loader.device = py::str(v);
-       }},  // torch.device
+       custom([](Parsed& p, const py::handle& v) { p.options.loader.device = py::str(v); },
+              "Union[str, Any]", default_of(&LoaderOptions::device))},
       {"training_images_per_s",
        bounded(&LoaderOptions::training_images_per_s, "training_images_per_s")},
       {"prefetch_batches", bounded(&LoaderOptions::prefetch_batches, "prefetch_batches")},
@@ -177,47 +235,64 @@ const std::map<std::string, Setter>& setters() {
       {"tar_chunk_bytes", bounded(&LoaderOptions::tar_chunk_bytes, "tar_chunk_bytes")},
       {"allow_paths_outside_root", field(&LoaderOptions::allow_paths_outside_root, "a bool")},
       {"allow_empty_classes", field(&LoaderOptions::allow_empty_classes, "a bool")},
-      // The pack cache.
+      // The pack cache: a folder (str or os.PathLike); None: no cache.
       {"cache_dir",
-       [](Parsed& p, const py::handle& v) { p.options.loader.cache_dir = py::str(v); }},  // Path
+       custom([](Parsed& p, const py::handle& v) { p.options.loader.cache_dir = py::str(v); },
+              "Optional[Union[str, os.PathLike[str]]]", none)},
       {"cache_gb", bounded(&LoaderOptions::cache_gb, "cache_gb")},
       // The transform's keywords are collected, then applied to the spec (apply_transform).
-      {"transform",
-       [](Parsed& p, const py::handle& v) {
-         if (!py::isinstance<py::str>(v)) {
-           throw WrongType{"a spec text (feedrate.Loader reads torchvision transforms into one)"};
-         }
-         p.transform = v.cast<std::string>();
-       }},
-      {"size", [](Parsed& p, const py::handle& v) { p.size = integer(v, "size"); }},
-      {"resize", [](Parsed& p, const py::handle& v) { p.resize = integer(v, "resize"); }},
-      {"scale", [](Parsed& p, const py::handle& v) { p.scale = two_numbers(v, "scale"); }},
-      {"ratio", [](Parsed& p, const py::handle& v) { p.ratio = two_numbers(v, "ratio"); }},
-      {"flip_probability",
-       [](Parsed& p, const py::handle& v) {
-         p.flip_probability = number(v, option_bound("flip_probability"));
-       }},
-      {"dtype",
-       [](Parsed& p, const py::handle& v) {
-         p.options.loader.layout = parse_layout(word_of(v), "dtype");
-         p.dtype_given = true;
-       }},
-      {"mean", [](Parsed& p, const py::handle& v) { p.mean = three_numbers(v); }},
-      {"std", [](Parsed& p, const py::handle& v) { p.std = three_numbers(v); }},
+      {"transform", custom(
+                        [](Parsed& p, const py::handle& v) {
+                          if (!py::isinstance<py::str>(v)) {
+                            throw WrongType{
+                                "a spec text (feedrate.Loader reads torchvision transforms into "
+                                "one)"};
+                          }
+                          p.transform = v.cast<std::string>();
+                        },
+                        "str", value(kDefaultTransform))},
+      {"size", custom([](Parsed& p, const py::handle& v) { p.size = integer(v, "size"); }, "int",
+                      value(kDefaultSize))},
+      {"resize", custom([](Parsed& p, const py::handle& v) { p.resize = integer(v, "resize"); },
+                        "Optional[int]", none)},
+      {"scale", custom([](Parsed& p, const py::handle& v) { p.scale = two_numbers(v, "scale"); },
+                       "Optional[Tuple[float, float]]", none)},
+      {"ratio", custom([](Parsed& p, const py::handle& v) { p.ratio = two_numbers(v, "ratio"); },
+                       "Optional[Tuple[float, float]]", none)},
+      {"flip_probability", custom(
+                               [](Parsed& p, const py::handle& v) {
+                                 p.flip_probability = number(v, option_bound("flip_probability"));
+                               },
+                               "Optional[float]", none)},
+      // A word, a torch dtype or a numpy scalar type; None: as the transform says.
+      {"dtype", custom(
+                    [](Parsed& p, const py::handle& v) {
+                      p.options.loader.layout = parse_layout(word_of(v), "dtype");
+                      p.dtype_given = true;
+                    },
+                    "Optional[Union[" + literal(layout_names()) + ", Any]]", none)},
+      {"mean", custom([](Parsed& p, const py::handle& v) { p.mean = three_numbers(v); },
+                      "Optional[Sequence[float]]", none)},
+      {"std", custom([](Parsed& p, const py::handle& v) { p.std = three_numbers(v); },
+                     "Optional[Sequence[float]]", none)},
       {"arrays",
-       [](Parsed& p, const py::handle& v) {
-         p.options.arrays = parse_word("arrays", word_of(v), kArrayKinds);
-       }},
-      {"progress",
-       [](Parsed& p, const py::handle& v) {
-         if (!py::isinstance<py::bool_>(v)) throw WrongType{"a bool"};
-         p.options.progress = v.cast<bool>();
-       }},
-      {"return_indices",
-       [](Parsed& p, const py::handle& v) {
-         if (!py::isinstance<py::bool_>(v)) throw WrongType{"a bool"};
-         p.options.return_indices = v.cast<bool>();
-       }},
+       custom(
+           [](Parsed& p, const py::handle& v) {
+             p.options.arrays = parse_word("arrays", word_of(v), kArrayKinds);
+           },
+           literal(texts_of(kArrayKinds)), value(name_of(PythonOptions{}.arrays, kArrayKinds)))},
+      {"progress", custom(
+                       [](Parsed& p, const py::handle& v) {
+                         if (!py::isinstance<py::bool_>(v)) throw WrongType{"a bool"};
+                         p.options.progress = v.cast<bool>();
+                       },
+                       "bool", value(PythonOptions{}.progress))},
+      {"return_indices", custom(
+                             [](Parsed& p, const py::handle& v) {
+                               if (!py::isinstance<py::bool_>(v)) throw WrongType{"a bool"};
+                               p.options.return_indices = v.cast<bool>();
+                             },
+                             "bool", value(PythonOptions{}.return_indices))},
   };
   return table;
 }
@@ -266,8 +341,16 @@ void apply_transform(Parsed& p) {
 
 std::string option_names() {
   std::string names;
-  for (const auto& [name, setter] : setters()) names += (names.empty() ? "" : ", ") + name;
+  for (const auto& [name, keyword] : keywords()) names += (names.empty() ? "" : ", ") + name;
   return names;
+}
+
+py::dict option_table() {
+  py::dict table;
+  for (const auto& [name, keyword] : keywords()) {
+    table[py::str(name)] = py::make_tuple(keyword.annotation, keyword.default_value());
+  }
+  return table;
 }
 
 PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) {
@@ -275,15 +358,15 @@ PythonOptions parse_options(const py::object& source, const py::kwargs& kwargs) 
   parsed.options.loader.source = py::str(py::module_::import("os").attr("fspath")(source));
   for (const auto& [key, value] : kwargs) {
     const std::string name = py::str(key);
-    const auto setter = setters().find(name);
-    if (setter == setters().end()) {
+    const auto keyword = keywords().find(name);
+    if (keyword == keywords().end()) {
       throw py::type_error("feedrate.Loader() got an unexpected keyword argument '" + name +
                            "'; known: " + option_names());
     }
     if (value.is_none()) continue;  // None keeps the default
     const std::string given = "feedrate.Loader(): " + name + "=" + std::string(py::repr(value));
     try {
-      setter->second(parsed, value);
+      keyword->second.set(parsed, value);
     } catch (const WrongType& wrong) {
       throw py::type_error(given + " has the wrong type: " + name + " takes " + wrong.needs);
     } catch (const OutOfRange& range) {

@@ -32,4 +32,10 @@ PythonOptions parse_options(const pybind11::object& source, const pybind11::kwar
 // The keywords parse_options accepts, for the docstring and error messages.
 std::string option_names();
 
+// Every keyword parse_options accepts: {name: (annotation, default)}, the annotation as the
+// package's stubs spell the keyword's type (typing names: "int", "Optional[Tuple[float, float]]",
+// "Literal['error', 'skip']"), the default what a caller who leaves the keyword out gets (None
+// where the loader derives it). tests/python/test_typed_signatures.py holds the stubs to it.
+pybind11::dict option_table();
+
 }  // namespace feedrate::python

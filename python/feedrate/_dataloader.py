@@ -6,9 +6,10 @@ Thread-safety: as feedrate.Loader's, one thread iterates a DataLoader at a time.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, Iterator, Optional
+import os
+from typing import Any, Callable, Dict, Iterator, Literal, Optional, Sequence, Tuple, Union
 
-from feedrate._loader import Batch, EachBatch, Loader
+from feedrate._loader import OPTION_NAMES, Batch, EachBatch, Loader, given_options
 
 _REFUSED = {
     "batch_sampler": "give batch_size and a sampler instead",
@@ -18,6 +19,11 @@ _REFUSED = {
     "generator": "give seed= instead (feedrate draws from (seed, epoch, sample index))",
     "timeout": "feedrate waits for its workers; it has no timeout",
 }
+
+
+# The Loader options DataLoader takes as keywords of their own, with torch's meaning and defaults.
+_OWN = ("batch_size", "num_workers", "shuffle", "drop_last")
+_LOADER_OPTIONS = tuple(name for name in OPTION_NAMES if name not in _OWN)
 
 
 def _moot(message: str) -> None:
@@ -42,18 +48,68 @@ class DataLoader:
     pin_memory_device: "" or a CUDA device (page-locked memory serves every CUDA device); any
     other is a TypeError; without pin_memory=True it is moot (a warning says so)."""
 
-    def __init__(self, dataset: Any, batch_size: int = 1, shuffle: Optional[bool] = None,
-                 sampler: Any = None, num_workers: int = 0, pin_memory: bool = False,
-                 drop_last: bool = False, persistent_workers: Optional[bool] = None,
-                 prefetch_factor: Optional[int] = None, pin_memory_device: str = "",
-                 **kwargs: Any) -> None:
-        for key in list(kwargs):
-            if key in _REFUSED:
-                value = kwargs[key]
-                if value is None or (key == "timeout" and value == 0):
-                    del kwargs[key]
-                    continue
-                raise TypeError(f"feedrate.DataLoader cannot honour {key}=: {_REFUSED[key]}")
+    def __init__(
+        self,
+        dataset: Any,
+        batch_size: int = 1,
+        shuffle: Optional[bool] = None,
+        sampler: Any = None,
+        num_workers: int = 0,
+        pin_memory: bool = False,
+        drop_last: bool = False,
+        persistent_workers: Optional[bool] = None,
+        prefetch_factor: Optional[int] = None,
+        pin_memory_device: str = "",
+        *,
+        # torch's keywords that feedrate cannot honour (_REFUSED): their defaults alone pass.
+        batch_sampler: None = None,
+        collate_fn: None = None,
+        worker_init_fn: None = None,
+        multiprocessing_context: None = None,
+        generator: None = None,
+        timeout: float = 0,
+        # feedrate.Loader's options; None: the Loader's default, or what the dataset's
+        # transform or the sampler says.
+        shuffle_window_mb: Optional[int] = None,
+        seed: Optional[int] = None,
+        rank: Optional[int] = None,
+        world_size: Optional[int] = None,
+        pad_shards: Optional[bool] = None,
+        transform: Optional[Union[str, Callable[..., Any]]] = None,
+        size: Optional[int] = None,
+        resize: Optional[int] = None,
+        scale: Optional[Tuple[float, float]] = None,
+        ratio: Optional[Tuple[float, float]] = None,
+        flip_probability: Optional[float] = None,
+        dtype: Optional[Union[Literal['uint8', 'float32', 'float16'], Any]] = None,
+        mean: Optional[Sequence[float]] = None,
+        std: Optional[Sequence[float]] = None,
+        device: Optional[Union[str, Any]] = None,
+        on_bad: Optional[Literal['error', 'skip']] = None,
+        prefetch_batches: Optional[int] = None,
+        memory_budget_mb: Optional[int] = None,
+        io_queue_depth: Optional[int] = None,
+        force_pread: Optional[bool] = None,
+        direct_io: Optional[bool] = None,
+        throttle: Optional[str] = None,
+        tar_chunk_bytes: Optional[int] = None,
+        max_pixels: Optional[int] = None,
+        training_images_per_s: Optional[float] = None,
+        allow_paths_outside_root: Optional[bool] = None,
+        allow_empty_classes: Optional[bool] = None,
+        arrays: Optional[Literal['auto', 'torch', 'numpy']] = None,
+        progress: Optional[bool] = None,
+        return_indices: Optional[bool] = None,
+        cache_dir: Optional[Union[str, os.PathLike[str]]] = None,
+        cache_gb: Optional[float] = None,
+    ) -> None:
+        given = locals()
+        for key, why in _REFUSED.items():
+            value = given[key]
+            if value is not None and not (key == "timeout" and value == 0):
+                raise TypeError(f"feedrate.DataLoader cannot honour {key}=: {why}")
+        kwargs = {name: value for name, value in given_options(given, _LOADER_OPTIONS).items()
+                  if value is not None}
         if pin_memory_device and not str(pin_memory_device).startswith("cuda"):
             raise TypeError(f"feedrate.DataLoader cannot honour pin_memory_device="
                             f"{pin_memory_device!r}: feedrate pins memory for CUDA devices only")

@@ -6,12 +6,21 @@ Thread-safety: as the native loader's, one thread iterates a Loader at a time.""
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterator, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, Literal, Optional, Sequence, Tuple, Union
 
 from feedrate import _C
 from feedrate._torchvision import spec_from_torchvision
 
 Batch = Tuple[Any, ...]
+
+# Every keyword of the native Loader (python/csrc/options.cc's table), in the table's order.
+OPTION_NAMES = tuple(_C._option_table())
+
+
+def given_options(scope: Dict[str, Any], names: Sequence[str] = OPTION_NAMES) -> Dict[str, Any]:
+    """The Loader options among a function's locals(): its keywords named `names`, for a
+    signature that lists them (so that type checkers and IDEs know each) and hands them on."""
+    return {name: scope[name] for name in names if name in scope}
 
 
 class Loader(_C.Loader):
@@ -53,8 +62,48 @@ class Loader(_C.Loader):
     option: docs/python.md.
     """
 
-    def __init__(self, source: Union[str, os.PathLike[str]], **options: Any) -> None:
-        transform = options.get("transform")
+    def __init__(
+        self,
+        source: Union[str, os.PathLike[str]],
+        *,
+        batch_size: int = 64,
+        num_workers: int = 1,
+        shuffle: Union[bool, Literal['full', 'blocks', 'none']] = True,
+        shuffle_window_mb: int = 128,
+        seed: int = 0,
+        drop_last: bool = False,
+        rank: Optional[int] = None,
+        world_size: Optional[int] = None,
+        pad_shards: bool = True,
+        transform: Union[str, Callable[..., Any]] = 'train',
+        size: int = 224,
+        resize: Optional[int] = None,
+        scale: Optional[Tuple[float, float]] = None,
+        ratio: Optional[Tuple[float, float]] = None,
+        flip_probability: Optional[float] = None,
+        dtype: Optional[Union[Literal['uint8', 'float32', 'float16'], Any]] = None,
+        mean: Optional[Sequence[float]] = None,
+        std: Optional[Sequence[float]] = None,
+        device: Union[str, Any] = 'cpu',
+        on_bad: Literal['error', 'skip'] = 'error',
+        prefetch_batches: int = 3,
+        memory_budget_mb: int = 0,
+        io_queue_depth: int = 64,
+        force_pread: bool = False,
+        direct_io: bool = False,
+        throttle: str = '',
+        tar_chunk_bytes: int = 4194304,
+        max_pixels: int = 100000000,
+        training_images_per_s: float = 0.0,
+        allow_paths_outside_root: bool = False,
+        allow_empty_classes: bool = False,
+        arrays: Literal['auto', 'torch', 'numpy'] = 'auto',
+        progress: bool = False,
+        return_indices: bool = False,
+        cache_dir: Optional[Union[str, os.PathLike[str]]] = None,
+        cache_gb: float = 0.0,
+    ) -> None:
+        options = given_options(locals())
         self._channels_first = False
         if transform is not None and not isinstance(transform, str):
             read = spec_from_torchvision(transform)

@@ -3,7 +3,8 @@ read() runs, so that a run (an epoch) starts no process of its own. It keeps eac
 (every attempt of every part, the trainers' clocks) under the run's name until the run's dataset
 is released (close_run). A run's name is "<actor name>/<run id>", so that timed() and report()
 in other processes (Ray Train workers) find the actor from the name alone. The actor reserves
-no CPU and lives as long as the process that made it holds Ray (the driver, mostly). Ray is imported only inside the functions.
+no CPU and lives as long as the process that made it holds Ray (the driver, mostly). Ray is
+imported only inside the functions.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ _HANDLE: Dict[str, Any] = {}
 
 
 @functools.lru_cache(maxsize=None)
-def _actor_class():
+def _actor_class() -> Any:
     import ray
 
     @ray.remote(num_cpus=0, max_restarts=0)
@@ -27,34 +28,34 @@ def _actor_class():
         """Per run: its parts' count, every attempt of every part, and the trainers' clocks.
         Reports for a run it does not hold (one already closed) are dropped."""
 
-        def __init__(self):
-            self.runs: Dict[str, dict] = {}
+        def __init__(self) -> None:
+            self.runs: Dict[str, Dict[str, Any]] = {}
 
-        def open(self, run, parts):
+        def open(self, run: str, parts: int) -> None:
             self.runs[run] = {"parts": parts, "attempts": {}, "consumers": {}}
 
-        def close(self, run):
+        def close(self, run: str) -> None:
             self.runs.pop(run, None)
 
-        def started(self, run, attempt, info):
+        def started(self, run: str, attempt: str, info: Dict[str, Any]) -> None:
             if run in self.runs:
                 self.runs[run]["attempts"][attempt] = dict(info, batches=0, finished=False)
 
-        def progress(self, run, attempt, batches):
+        def progress(self, run: str, attempt: str, batches: int) -> None:
             attempts = self.runs.get(run, {}).get("attempts", {})
             if attempt in attempts:
                 attempts[attempt]["batches"] = batches
 
-        def finished(self, run, attempt, figures):
+        def finished(self, run: str, attempt: str, figures: Dict[str, Any]) -> None:
             attempts = self.runs.get(run, {}).get("attempts", {})
             if attempt in attempts:
                 attempts[attempt].update(figures, finished=True)
 
-        def consumer(self, run, key, figures):
+        def consumer(self, run: str, key: str, figures: Dict[str, Any]) -> None:
             if run in self.runs:
                 self.runs[run]["consumers"][key] = figures
 
-        def snapshot(self, run) -> Optional[Dict[str, Any]]:
+        def snapshot(self, run: str) -> Optional[Dict[str, Any]]:
             state = self.runs.get(run)
             if state is None:
                 return None
@@ -82,7 +83,7 @@ def open_run(parts: int) -> Tuple[str, Any]:
     return run, handle
 
 
-def of_run(run: str):
+def of_run(run: str) -> Any:
     """The collector holding `run` (a name from open_run), from any process of the cluster."""
     import ray
 

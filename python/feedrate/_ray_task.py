@@ -9,7 +9,7 @@ import functools
 import os
 import time
 import uuid
-from typing import Iterator, Optional
+from typing import Any, Callable, Dict, Generator, Iterator, List, Optional, Tuple
 
 import feedrate
 from feedrate import _ray_collector
@@ -26,7 +26,8 @@ _MAX_BLOCK_BATCHES = 8
 class Part:
     """What one read task needs: picklable plain data (no Loader, no Ray objects)."""
 
-    def __init__(self, source, options, epoch, part, parts, tail, collector, block_batches):
+    def __init__(self, source: str, options: Dict[str, Any], epoch: int, part: int, parts: int,
+                 tail: bool, collector: str, block_batches: int) -> None:
         self.source = source
         self.options = options
         self.epoch = epoch
@@ -37,16 +38,17 @@ class Part:
         self.block_batches = block_batches  # the Loader batches of one block
 
 
-def row_bytes(options) -> Optional[int]:
+def row_bytes(options: Dict[str, Any]) -> Optional[int]:
     """Bytes of one row's image, when the transform's output side is known (train, eval)."""
     if options.get("transform") not in ("train", "eval") or not isinstance(options.get("size"),
                                                                            int):
         return None
     width = {"uint8": 1, "float32": 4, "float16": 2}.get(str(options.get("dtype", "uint8")), 1)
-    return options["size"] * options["size"] * 3 * width + 16
+    side: int = options["size"]
+    return side * side * 3 * width + 16
 
 
-def block_batches(options) -> int:
+def block_batches(options: Dict[str, Any]) -> int:
     """The Loader batches of one block: about _BLOCK_BYTES, from one to _MAX_BLOCK_BATCHES;
     one when the transform's output size is not known."""
     row = row_bytes(options)
@@ -57,13 +59,14 @@ def block_batches(options) -> int:
 
 
 @functools.lru_cache(maxsize=None)
-def datasource_class():
+def datasource_class() -> Any:
     from ray.data import Datasource, ReadTask
     from ray.data.block import BlockMetadata
 
-    class FeedrateDatasource(Datasource):
-        def __init__(self, source, options, epoch, parts, samples, collector, row_bytes,
-                     block_batches, handle):
+    class FeedrateDatasource(Datasource):  # type: ignore[misc]  # Ray has no stubs
+        def __init__(self, source: Any, options: Dict[str, Any], epoch: int, parts: int,
+                     samples: int, collector: str, row_bytes: Optional[int],
+                     block_batches: int, handle: Any) -> None:
             super().__init__()
             self._source = source
             self._options = options
@@ -75,18 +78,19 @@ def datasource_class():
             self._block_batches = block_batches
             self._handle = handle  # keeps the collecting actor alive
 
-        def get_name(self):
+        def get_name(self) -> str:
             return "Feedrate"
 
-        def _rows(self, part):
+        def _rows(self, part: int) -> int:
             each = self._samples // self._parts
             return each + (self._samples % self._parts if part == self._parts - 1 else 0)
 
-        def estimate_inmemory_data_size(self):
+        def estimate_inmemory_data_size(self) -> Optional[int]:
             return None if self._row_bytes is None else self._row_bytes * self._samples
 
         # One task per part, whatever parallelism Ray asks for: the parts are the partition.
-        def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
+        def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None,
+                           data_context: Any = None) -> List[Any]:
             tasks = []
             for part in range(self._parts):
                 rows = self._rows(part)
@@ -102,7 +106,7 @@ def datasource_class():
     return FeedrateDatasource
 
 
-def read_part(spec: Part) -> Iterator:
+def read_part(spec: Part) -> Iterator[Any]:
     """One read task: this part's Loader (and, for the last part, the epoch's tail) as blocks."""
     import ray
     from ray.data.block import BlockAccessor
@@ -113,17 +117,18 @@ def read_part(spec: Part) -> Iterator:
     ray.get(collector.started.remote(spec.collector, attempt, {
         "part": spec.part, "pid": os.getpid(), "node": context.get_node_id(),
         "cpus": context.get_assigned_resources().get("CPU", 0.0), "start": time.time()}))
-    clocks = {"setup_s": 0.0, "wait_s": 0.0, "emit_s": 0.0, "emit_cpu_s": 0.0,
-              "shipped_bytes": 0, "rows": 0, "batches": 0}
+    clocks: Dict[str, float] = {"setup_s": 0.0, "wait_s": 0.0, "emit_s": 0.0, "emit_cpu_s": 0.0,
+                                "shipped_bytes": 0, "rows": 0, "batches": 0}
     reports = []
 
     # Yields the loader's batches as blocks of spec.block_batches batches; returns its state
     # after the last batch when asked (the tail's Loader starts from it).
-    def blocks(loader, keep_state=False):
+    def blocks(loader: feedrate.Loader,
+               keep_state: bool = False) -> Generator[Any, None, Optional[Dict[str, Any]]]:
         iterator = iter(loader)
-        state = None
+        state: Optional[Dict[str, Any]] = None
 
-        def keep():  # after each batch: the state past the end of the epoch is another one
+        def keep() -> None:  # after each batch: the state past the end of the epoch is another one
             nonlocal state
             state = loader.state_dict()
 
@@ -155,9 +160,10 @@ def read_part(spec: Part) -> Iterator:
         clocks["setup_s"] += time.perf_counter() - t0
         last_state = yield from blocks(loader, keep_state=spec.tail)
         reports.append(loader.report())
+        figures = loader._figures()  # what the driver judges the part by (_ray_diagnosis.py)
         if spec.tail:
-            batches = last_state["loader"]["batches_received"] if last_state else 0
-            if batches != len(loader):
+            batches: int = last_state["loader"]["batches_received"] if last_state else 0
+            if last_state is None or batches != len(loader):
                 raise RuntimeError(
                     f"feedrate.ray: part {spec.part} of {spec.parts} (epoch {spec.epoch}) "
                     f"received {batches} of its {len(loader)} batches, so the epoch's last "
@@ -180,10 +186,13 @@ def read_part(spec: Part) -> Iterator:
             named = RuntimeError(where)
         raise named from error
     ray.get(collector.finished.remote(spec.collector, attempt,
-                                      dict(clocks, end=time.time(), reports=reports)))
+                                      dict(clocks, end=time.time(), reports=reports,
+                                           figures=figures)))
 
 
-def gather(iterator, count, batch_size, clocks, after_batch=None):
+def gather(iterator: Iterator[Tuple[Any, ...]], count: int, batch_size: int,
+           clocks: Dict[str, float], after_batch: Optional[Callable[[], None]] = None
+           ) -> Tuple[Optional[Dict[str, Any]], int]:
     """Up to `count` batches (of at most batch_size rows: fewer where on_bad="skip" left a
     sample out) of a Loader's iterator copied into one block's columns: returns
     (columns, batches gathered), columns None when the iterator had none left. The copy is the

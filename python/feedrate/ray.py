@@ -36,11 +36,20 @@ import time
 import uuid
 import warnings
 import weakref
-from typing import Any, Dict, Iterable, Iterator, Optional
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional,
+                    Sequence, Tuple, TypeVar, Union)
 
 import feedrate
 from feedrate import _ray_collector, _ray_task
+from feedrate._loader import OPTION_NAMES, given_options
 from feedrate._ray_diagnosis import diagnose
+
+if TYPE_CHECKING:
+    from ray.data import Dataset
+else:
+    Dataset = Any  # Ray is imported only inside the functions
+
+T = TypeVar("T")
 
 __all__ = ["read", "report", "run_name", "timed"]
 
@@ -56,12 +65,59 @@ _OWNED = {
     "progress": "tasks run without a terminal",
 }
 
+# The Loader options every task's Loader takes as given to read(): all but _OWNED and read()'s
+# own keywords.
+_TASK_OPTIONS = tuple(name for name in OPTION_NAMES if name not in _OWNED and name not in (
+    "transform", "size", "batch_size", "seed", "num_workers", "on_bad"))
+
 _DEFAULT_NODE_CORES = 32
 
 
-def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
-         num_tasks: Optional[int] = None, num_workers: Optional[int] = None, on_bad="error",
-         max_retries: int = 3, **loader_options):
+def read(
+        source: Union[str, os.PathLike[str]],
+        *,
+        transform: Union[str, Callable[..., Any]] = "train",
+        size: int = 224,
+        batch_size: int = 64,
+        seed: int = 0,
+        epoch: int = 0,
+        num_tasks: Optional[int] = None,
+        num_workers: Optional[int] = None,
+        on_bad: Literal["error", "skip"] = "error",
+        max_retries: int = 3,
+        # The options read() decides for every task (_OWNED): None alone passes.
+        rank: None = None,
+        world_size: None = None,
+        pad_shards: None = None,
+        drop_last: None = None,
+        return_indices: None = None,
+        arrays: None = None,
+        progress: None = None,
+        # The other Loader options, handed to every task's Loader.
+        shuffle: Union[bool, Literal['full', 'blocks', 'none']] = True,
+        shuffle_window_mb: int = 128,
+        resize: Optional[int] = None,
+        scale: Optional[Tuple[float, float]] = None,
+        ratio: Optional[Tuple[float, float]] = None,
+        flip_probability: Optional[float] = None,
+        dtype: Optional[Union[Literal['uint8', 'float32', 'float16'], Any]] = None,
+        mean: Optional[Sequence[float]] = None,
+        std: Optional[Sequence[float]] = None,
+        device: Union[str, Any] = 'cpu',
+        prefetch_batches: int = 3,
+        memory_budget_mb: int = 0,
+        io_queue_depth: int = 64,
+        force_pread: bool = False,
+        direct_io: bool = False,
+        throttle: str = '',
+        tar_chunk_bytes: int = 4194304,
+        max_pixels: int = 100000000,
+        training_images_per_s: float = 0.0,
+        allow_paths_outside_root: bool = False,
+        allow_empty_classes: bool = False,
+        cache_dir: Optional[Union[str, os.PathLike[str]]] = None,
+        cache_gb: float = 0.0,
+    ) -> Dataset:
     """A ray.data.Dataset of one epoch of decoded batches, read by num_tasks feedrate Loaders.
 
     Columns: "image" (N, H, W, 3) uint8 (NCHW float with dtype="float32"), "label" int64,
@@ -72,15 +128,17 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
     cluster of equal nodes), and is at most the dataset's size.
     max_retries: how often Ray re-runs a task whose worker died. The options are checked here,
     by a Loader on the driver that is never iterated, before anything is scheduled: a bad one
-    raises the Loader's own exception and message.
+    raises the Loader's own exception and message (an unknown keyword, Python's TypeError
+    naming it).
     """
     import ray
     from ray.data import read_datasource
 
+    given = locals()
     for name, why in _OWNED.items():
-        if name in loader_options:
+        if given[name] is not None:
             raise TypeError(f"feedrate.ray.read: {name} is not an option here ({why})")
-    device = loader_options.get("device")
+    loader_options = given_options(given, _TASK_OPTIONS)
     if device is not None and str(device) != "cpu":
         raise ValueError(f"feedrate.ray.read: device={device!r}: blocks are host memory, "
                          "device must be 'cpu' (iter_torch_batches(device=...) moves them)")
@@ -139,7 +197,7 @@ def read(source, *, transform="train", size=224, batch_size=64, seed=0, epoch=0,
     return dataset
 
 
-def run_name(dataset) -> str:
+def run_name(dataset: Union[Dataset, str]) -> str:
     """The name of the run a dataset of read() reports to: pass it to timed() or report() in
     processes that do not hold that dataset object (Ray Train workers)."""
     if isinstance(dataset, str):
@@ -151,7 +209,7 @@ def run_name(dataset) -> str:
     return entry[1]
 
 
-def timed(batches: Iterable, run) -> Iterator:
+def timed(batches: Iterable[T], run: Union[Dataset, str]) -> Iterator[T]:
     """Yields the batches of `batches` (e.g. shard.iter_torch_batches(...)) and tells the run's
     report how long this trainer waited for them and how long it worked between them, so that
     report() can tell slow trainers from a slow transfer. run: a read() dataset or its
@@ -185,10 +243,13 @@ def timed(batches: Iterable, run) -> Iterator:
             "start": started, "end": time.time()}))
 
 
-def report(dataset, node_cores: Optional[int] = None) -> Dict[str, Any]:
+def report(dataset: Union[Dataset, str], node_cores: Optional[int] = None) -> Dict[str, Any]:
     """What held the epoch of a read() dataset back, from its tasks' reports (after iterating).
 
-    Returns a dict: "bottleneck" ("decode", "transfer", "trainers", "downstream" or "none"),
+    Returns a dict: "bottleneck" ("io", "cpu", "ram", "transfer", "trainers", "downstream" or
+    "none": the slowest part's verdict, judged by the library from its Loader's figures, or
+    the tasks' and trainers' clocks where the Loaders kept up; feedrate/_ray_diagnosis.py),
+    "slowest_part",
     "summary" (words), "images", "images_per_s" (the epoch's span), per image
     "decode_cpu_ms" (the Loaders' decode CPU), "task_cpu_ms" (decode plus the task's block
     making), "shipped_bytes" (the blocks put into the object store) and "read_bytes", the
@@ -214,17 +275,17 @@ def report(dataset, node_cores: Optional[int] = None) -> Dict[str, Any]:
 # -- internals -------------------------------------------------------------------------------
 
 # id(dataset) -> (weak reference to it, its run's name), for report(dataset) in this process.
-_RUNS: Dict[int, tuple] = {}
+_RUNS: Dict[int, Tuple["weakref.ReferenceType[Dataset]", str]] = {}
 
 
-def _task_threads(nodes) -> int:
+def _task_threads(nodes: List[Dict[str, Any]]) -> int:
     """The default decode threads of a task: the CPUs of the smallest alive node of
     `nodes` (ray.nodes()) that has CPUs, so that a task fits on every CPU node; 1 without one."""
     cpus = [int(n.get("Resources", {}).get("CPU", 0)) for n in nodes if n.get("Alive")]
     return min((c for c in cpus if c > 0), default=1)
 
 
-def _rows_of(batch) -> int:
+def _rows_of(batch: Any) -> int:
     if isinstance(batch, dict):
         for value in batch.values():
             return len(value)

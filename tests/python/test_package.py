@@ -67,7 +67,7 @@ def test_the_stubs_name_everything_the_extension_exports():
     assert names == exported
     loader_stub = {node.name for node in classes["Loader"].body if isinstance(node, ast.FunctionDef)}
     loader_runtime = {name for name in vars(feedrate._C.Loader)
-                      if not name.startswith("_") or name in ("__init__", "__iter__", "__len__")}
+                      if not name.startswith("__") or name in ("__init__", "__iter__", "__len__")}
     assert loader_stub == loader_runtime
 
 

@@ -28,17 +28,16 @@ struct IndexArgs {
 };
 
 int run_index(const IndexArgs& args) {
+  // Checked before the source is opened, which for a URL reads every shard.
+  if (args.out.empty() && io::is_url(args.source)) {
+    throw Error(args.source +
+                ": option --out is required for a URL: a remote source's index is written "
+                "locally (--out FILE), then uploaded beside the shards as index.json");
+  }
   const Dataset dataset = Dataset::open(args.source);
   const PackIndex index = shard_index_of(dataset, args.source);
-  fs::path out = args.out;
-  if (out.empty()) {
-    if (io::is_url(args.source)) {
-      throw Error(args.source +
-                  ": a remote source's index is written locally: give --out "
-                  "FILE, then upload it beside the shards as index.json");
-    }
-    out = dataset.files().front().parent_path() / kPackIndexFile;
-  }
+  const fs::path out = args.out.empty() ? dataset.files().front().parent_path() / kPackIndexFile
+                                        : fs::path(args.out);
   if (std::ifstream existing(out); existing) {
     const std::string text((std::istreambuf_iterator<char>(existing)),
                            std::istreambuf_iterator<char>());

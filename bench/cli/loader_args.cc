@@ -26,11 +26,14 @@ CLI::Validator bounds_of(std::string_view name, double unit = 1) {
 LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
   LoaderArgOptions added;
   command->add_option("DATASET", args->dataset,
-                      "Image folder, file list, tar shard, folder of shards or a glob of shards "
-                      "(default: the generated default dataset)");
+                      "Image folder, file list, tar shard, folder of shards, a glob of shards, "
+                      "or a URL (s3://bucket/prefix/, https://host/shard-{000..009}.tar, a file "
+                      "list or a pack's index.json; docs/remote.md) (default: the generated "
+                      "default dataset)");
   added.workers = command
                       ->add_option("-w,--workers", args->workers,
-                                   "Decode threads (0: on the consumer's thread)")
+                                   "Decode threads (0: on the consumer's thread; default: the "
+                                   "cores available, where Python's num_workers defaults to 1)")
                       ->check(bounds_of("num_workers"))
                       ->capture_default_str();
   command->add_option("-b,--batch", args->batch, "Batch size")
@@ -76,13 +79,17 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
                        "Batches in flight at most (the memory budget may allow fewer)")
           ->check(bounds_of("prefetch_batches"))
           ->capture_default_str();
-  // Its former name: still read, with a note on stderr; not in --help.
+  // Its former name: still read, with a note on stderr; not in --help. Not both: checked here,
+  // once the whole line is parsed, because CLI11's excludes() would name the hidden option as ""
+  // in its error and list it after an empty "Excludes:" in --help.
   command->add_option("--prefetch", args->prefetch_batches)
       ->check(bounds_of("prefetch_batches"))
-      ->each([](const std::string&) {
+      ->each([prefetch_batches](const std::string&) {
+        if (prefetch_batches->count() > 0) {
+          throw CLI::ExcludesError("--prefetch", "--prefetch-batches");
+        }
         fmt::print(stderr, "feedrate: --prefetch is deprecated; use --prefetch-batches\n");
       })
-      ->excludes(prefetch_batches)
       ->group("");
   command
       ->add_option("--memory-budget-mb", args->memory_budget_mb,
@@ -90,7 +97,9 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
                    "may use: the container's memory limit where one is set, else the RAM)")
       ->check(bounds_of("memory_budget_mb"))
       ->capture_default_str();
-  command->add_option("--queue-depth", args->queue_depth, "Reads in flight")
+  command
+      ->add_option("--queue-depth", args->queue_depth,
+                   "Reads in flight (a remote source: GETs in flight, at most 1024)")
       ->check(bounds_of("io_queue_depth"))
       ->capture_default_str();
   command->add_flag("--pread", args->pread, "Use pread instead of io_uring");
@@ -106,7 +115,7 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
   command->add_option("--cache-dir", args->cache_dir,
                       "Pack cache: transcode the JPEGs read into this folder with spare CPU (as "
                       "feedrate pack does) and read them from there in later epochs; the same "
-                      "batches");
+                      "batches. A remote source's samples are stored as they arrive, unchanged");
   command
       ->add_option("--cache-gb", args->cache_gb,
                    "Cap of the pack cache in GB (0: none, but 5% of the disk stays free)")

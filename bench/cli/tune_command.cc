@@ -1,16 +1,13 @@
-// `feedrate tune DATASET`: finds the smallest num_workers that reaches full speed on this
-// machine (bench/tune/tune_search.h), then adjusts prefetch depth and I/O queue depth at that
-// count. Every point reports images/s and peak RSS; settings that would pass the memory limit are
-// refused rather than run. Text with a terminal chart, --plot FILE.svg, --json. With
-// --shuffle-windows it sweeps shuffle=blocks' window instead (bench/tune/window_sweep.h).
+// `feedrate tune DATASET`: its options, and the tuner (bench/tune/tuner.h: the smallest
+// num_workers that reaches full speed on this machine, then prefetch and I/O queue depth at that
+// count, settings past the memory limit refused) run with a Loader timed per setting, printed as
+// text with a terminal chart, --plot FILE.svg or --json. With --shuffle-windows it sweeps
+// shuffle=blocks' window instead (bench/tune/window_sweep.h).
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +18,7 @@
 #include "bench/tune/terminal_chart.h"
 #include "bench/tune/tune_measure.h"
 #include "bench/tune/tune_search.h"
+#include "bench/tune/tuner.h"
 #include "bench/tune/window_sweep.h"
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
@@ -31,10 +29,6 @@
 
 namespace feedrate::bench {
 namespace {
-
-// A setting may use at most this share of the memory limit: past the limit the process is
-// killed, and the measured peak moves a little from run to run.
-constexpr double kMemoryMargin = 0.9;
 
 struct TuneArgs {
   LoaderArgs loader;  // workers: the window sweep's num_workers
@@ -50,19 +44,7 @@ struct TuneArgs {
   std::vector<std::size_t> shuffle_windows;  // MB; not empty: the window sweep
 };
 
-struct Setting {
-  int workers = 1;
-  std::size_t prefetch_batches = 3;
-  unsigned queue_depth = 64;
-};
-
-// A point of the adjustment phase, at the chosen num_workers.
-struct AdjustPoint {
-  Setting setting;
-  CurvePoint point;
-};
-
-LoaderOptions options_for(const TuneArgs& args, const Setting& setting) {
+LoaderOptions options_for(const TuneArgs& args, const TuneSetting& setting) {
   LoaderOptions options = loader_options(args.loader);
   options.num_workers = setting.workers;
   options.prefetch_batches = setting.prefetch_batches;
@@ -70,150 +52,43 @@ LoaderOptions options_for(const TuneArgs& args, const Setting& setting) {
   return options;
 }
 
-class Tuner {
- public:
-  explicit Tuner(const TuneArgs& args)
-      : args_(args), margin_mb_(kMemoryMargin * args.memory_limit_mb) {}
-
-  // Measures `setting` unless its projected peak RSS passes the margin; a measured peak past
-  // it marks the point refused too.
-  CurvePoint measure(const Setting& setting, double projected_mb) {
-    CurvePoint point;
-    point.workers = setting.workers;
-    if (projected_mb > margin_mb_) {
-      point.refused = true;
-      point.reason =
-          fmt::format("projected peak RSS {:.0f} MB passes {:.0f}% of the {:.0f} MB limit",
-                      projected_mb, 100 * kMemoryMargin, args_.memory_limit_mb);
-      return point;
-    }
-    const PointFigures figures =
-        measure_point(options_for(args_, setting), args_.window_s, args_.warmup_batches);
-    point.images_per_s = figures.costs.images_per_s;
-    point.peak_rss_mb = figures.costs.peak_rss_mb;
-    point.seconds = figures.seconds;
-    point.bottleneck = figures.bottleneck;
-    if (figures.costs.peak_rss_mb > margin_mb_) {
-      point.refused = true;
-      point.reason =
-          fmt::format("measured peak RSS {:.0f} MB passes {:.0f}% of the {:.0f} MB limit",
-                      figures.costs.peak_rss_mb, 100 * kMemoryMargin, args_.memory_limit_mb);
-    }
-    costs_[key(setting)] = figures.costs;
-    return point;
-  }
-
-  // Peak RSS projected for `workers` from the points measured so far: the nearest measured
-  // count below, plus the slope between the two highest measured counts below (never negative).
-  double project_workers(const std::vector<CurvePoint>& measured, int workers) const {
-    std::vector<const CurvePoint*> below;
-    for (const CurvePoint& p : measured) {
-      if (p.workers < workers && p.peak_rss_mb > 0) below.push_back(&p);
-    }
-    if (below.empty()) return 0;
-    std::sort(below.begin(), below.end(),
-              [](const CurvePoint* a, const CurvePoint* b) { return a->workers < b->workers; });
-    const CurvePoint& top = *below.back();
-    double slope = 0;
-    if (below.size() >= 2) {
-      const CurvePoint& next = *below[below.size() - 2];
-      slope = std::max(0.0, (top.peak_rss_mb - next.peak_rss_mb) / (top.workers - next.workers));
-    }
-    return top.peak_rss_mb + slope * (workers - top.workers);
-  }
-
-  const RunCosts* costs(const Setting& s) const {
-    const auto found = costs_.find(key(s));
-    return found == costs_.end() ? nullptr : &found->second;
-  }
-
- private:
-  static std::tuple<int, std::size_t, unsigned> key(const Setting& s) {
-    return {s.workers, s.prefetch_batches, s.queue_depth};
-  }
-  const TuneArgs& args_;
-  const double margin_mb_;
-  std::map<std::tuple<int, std::size_t, unsigned>, RunCosts> costs_;
-};
-
-struct TuneResult {
-  SearchResult search;
-  std::vector<AdjustPoint> adjust;
-  Setting recommended;
-  double recommended_images_per_s = 0;
-  std::optional<Resource> recommended_bottleneck;
-  double seconds = 0;
-};
-
-TuneResult tune(const TuneArgs& args, Tuner& tuner) {
-  TuneResult result;
-  std::vector<CurvePoint> measured;
-  const MeasureWorkers measure = [&](int workers) {
-    CurvePoint point =
-        tuner.measure({workers, args.loader.prefetch_batches, args.loader.queue_depth},
-                      tuner.project_workers(measured, workers));
-    measured.push_back(point);
-    if (!args.json) {
-      fmt::print(stderr, "tune      {} worker(s): {}\n", workers,
+// The tuner (bench/tune/tuner.h) on this machine: each setting a Loader timed over the window,
+// each point told on stderr as it comes unless the output is JSON.
+TuneResult tune(const TuneArgs& args) {
+  TuneBounds bounds;
+  bounds.min_workers = args.min_workers;
+  bounds.max_workers = args.max_workers;
+  bounds.exhaustive = args.exhaustive;
+  bounds.adjust = !args.no_adjust;
+  bounds.memory_limit_mb = args.memory_limit_mb;
+  bounds.prefetch_batches = args.loader.prefetch_batches;
+  bounds.queue_depth = args.loader.queue_depth;
+  const MeasureSetting measure = [&](const TuneSetting& setting) {
+    return measure_point(options_for(args, setting), args.window_s, args.warmup_batches);
+  };
+  ToldOfPoint told;
+  if (!args.json) {
+    told = [](const TuneSetting& s, const CurvePoint& point, bool adjusting) {
+      if (adjusting) {
+        fmt::print(stderr, "adjust    prefetch_batches {}, queue depth {}: {}\n",
+                   s.prefetch_batches, s.queue_depth,
+                   point.refused ? "refused, " + point.reason
+                                 : fmt::format("{:.1f} images/s, bottleneck {}", point.images_per_s,
+                                               resource_name(point.bottleneck, "none")));
+        return;
+      }
+      fmt::print(stderr, "tune      {} worker(s): {}\n", s.workers,
                  point.refused && point.images_per_s == 0
                      ? "refused, " + point.reason
                      : fmt::format("{:.1f} images/s, peak RSS {:.1f} MB, bottleneck {}",
                                    point.images_per_s, point.peak_rss_mb,
                                    resource_name(point.bottleneck, "none")));
-    }
-    return point;
-  };
-  result.search = args.exhaustive ? exhaustive_search(args.min_workers, args.max_workers, measure)
-                                  : smart_search(args.min_workers, args.max_workers, measure);
-  result.seconds = result.search.seconds;
-  if (result.search.knee < 0) {
-    throw std::runtime_error(fmt::format(
-        "every setting tried would pass the memory limit ({:.0f} MB): {}", args.memory_limit_mb,
-        result.search.points.empty() ? "" : result.search.points.front().reason));
+    };
   }
-  result.recommended = {result.search.knee, args.loader.prefetch_batches, args.loader.queue_depth};
-  for (const CurvePoint& p : result.search.points) {
-    if (p.workers == result.search.knee) {
-      result.recommended_images_per_s = p.images_per_s;
-      result.recommended_bottleneck = p.bottleneck;
-    }
-  }
-  if (args.no_adjust) return result;
-  // Deeper prefetch hides uneven decode times; the queue depth suits the disk's parallelism.
-  const Setting knee = result.recommended;
-  const RunCosts& knee_costs = *tuner.costs(knee);
-  const double knee_rss = knee_costs.peak_rss_mb;
-  const double slot_mb = static_cast<double>(knee_costs.setting.batch_size) *
-                         (knee_costs.h2d_bytes_per_image + knee_costs.image.bytes_per_image) / 1e6;
-  const std::vector<Setting> candidates = {
-      {knee.workers, knee.prefetch_batches * 2, knee.queue_depth},
-      {knee.workers, knee.prefetch_batches, std::max(1u, knee.queue_depth / 4)},
-      {knee.workers, knee.prefetch_batches, std::min(4096u, knee.queue_depth * 4)}};
-  for (const Setting& s : candidates) {
-    const double projected = knee_rss + slot_mb * (static_cast<double>(s.prefetch_batches) -
-                                                   static_cast<double>(knee.prefetch_batches));
-    AdjustPoint adjusted{s, tuner.measure(s, projected)};
-    result.seconds += adjusted.point.seconds;
-    if (!args.json) {
-      fmt::print(stderr, "adjust    prefetch_batches {}, queue depth {}: {}\n", s.prefetch_batches,
-                 s.queue_depth,
-                 adjusted.point.refused
-                     ? "refused, " + adjusted.point.reason
-                     : fmt::format("{:.1f} images/s, bottleneck {}", adjusted.point.images_per_s,
-                                   resource_name(adjusted.point.bottleneck, "none")));
-    }
-    if (!adjusted.point.refused &&
-        adjusted.point.images_per_s >= result.recommended_images_per_s * (1 + kClimbGain)) {
-      result.recommended = s;
-      result.recommended_images_per_s = adjusted.point.images_per_s;
-      result.recommended_bottleneck = adjusted.point.bottleneck;
-    }
-    result.adjust.push_back(adjusted);
-  }
-  return result;
+  return bench::tune(bounds, measure, told);
 }
 
-nlohmann::json point_json(const CurvePoint& p, const Setting& s) {
+nlohmann::json point_json(const CurvePoint& p, const TuneSetting& s) {
   return {{"workers", s.workers},
           {"prefetch_batches", s.prefetch_batches},
           {"queue_depth", s.queue_depth},
@@ -225,7 +100,7 @@ nlohmann::json point_json(const CurvePoint& p, const Setting& s) {
           {"bottleneck", resource_name(p.bottleneck, "none")}};
 }
 
-void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
+void print_json(const TuneArgs& args, const TuneResult& r) {
   nlohmann::json out;
   out["dataset"] = args.loader.dataset;
   out["mode"] = args.exhaustive ? "exhaustive" : "smart";
@@ -257,12 +132,10 @@ void print_json(const TuneArgs& args, const TuneResult& r, const Tuner& tuner) {
                         {"queue_depth", r.recommended.queue_depth},
                         {"images_per_s", r.recommended_images_per_s},
                         {"bottleneck", resource_name(r.recommended_bottleneck, "none")}};
-  if (const RunCosts* costs = tuner.costs(r.recommended)) {
-    RunCosts recorded = *costs;  // with what packing would save, for `feedrate plan`
-    recorded.packed = probe_packed_decode(Dataset::open(args.loader.dataset),
-                                          options_for(args, r.recommended).transform);
-    out["costs"] = nlohmann::json::parse(costs_document(recorded));
-  }
+  RunCosts recorded = r.recommended_costs;  // with what packing would save, for `feedrate plan`
+  recorded.packed = probe_packed_decode(Dataset::open(args.loader.dataset),
+                                        options_for(args, r.recommended).transform);
+  out["costs"] = nlohmann::json::parse(costs_document(recorded));
   fmt::print("{}\n", out.dump(2));
 }
 
@@ -319,8 +192,7 @@ int run(TuneArgs args) {
   check_loader_options(loader_options(args.loader));  // before the default dataset is made
   if (args.loader.dataset.empty()) args.loader.dataset = default_dataset().string();
   if (!args.shuffle_windows.empty()) return run_window_sweep(args);
-  Tuner tuner(args);
-  const TuneResult result = tune(args, tuner);
+  const TuneResult result = tune(args);
   if (!args.plot.empty()) {
     std::ofstream svg(args.plot);
     svg << curve_svg(by_workers(result.search), result.search.knee,
@@ -328,7 +200,7 @@ int run(TuneArgs args) {
     if (!svg) throw std::runtime_error("cannot write the plot to " + args.plot);
   }
   if (args.json) {
-    print_json(args, result, tuner);
+    print_json(args, result);
   } else {
     print_text(args, result);
     if (!args.plot.empty()) fmt::print("plot      {}\n", args.plot);

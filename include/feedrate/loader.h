@@ -1,5 +1,5 @@
-// The public entry point: a Loader iterates epochs of an image dataset and delivers augmented
-// batches in sampler order.
+// The public entry point: a Loader iterates epochs of an image dataset (on a local disk, or a
+// URL: s3:// or https://; LoaderOptions::source) and delivers augmented batches in sampler order.
 //
 //   feedrate::LoaderOptions options;
 //   options.source = "/data/imagenet/train";
@@ -10,10 +10,13 @@
 //     while (std::optional<feedrate::Batch> batch = loader.next()) train(*batch);
 //   }
 //
-// Pipeline: one I/O thread reads each upcoming batch's encoded bytes (io_uring, or pread
-// where io_uring is unavailable), num_workers decode threads (a oneTBB task_arena) decode and
-// augment every sample straight into the batch's slot, and next() hands out slots in order.
-// At most prefetch_batches slots exist; nothing else grows.
+// Pipeline: one I/O thread gathers each upcoming batch's encoded bytes: from a local disk with
+// io_uring (or pread where io_uring is unavailable); from a remote source, from a read-ahead
+// thread that keeps ranged GETs in flight (docs/remote.md); from the local cache under
+// cache_dir for the samples it holds. num_workers decode threads (a oneTBB task_arena) decode
+// and augment every sample straight into the batch's slot, and next() hands out slots in
+// order. At most prefetch_batches slots exist, and a remote read-ahead holds a bounded window
+// of bytes, both within memory_budget_mb; nothing else grows.
 //
 // Errors: the constructor throws feedrate::Error for bad options or a dataset that cannot be
 // indexed; next() throws feedrate::Error for a sample that fails under the `error` policy (the
@@ -103,11 +106,13 @@ class FEEDRATE_API Loader {
   void load_state(const LoaderState& state, bool allow_dataset_change = false);
 
   RunStats stats() const;
-  // Stage figures (busy, starved and blocked time per stage), the consumer's stalls by cause and
-  // the verdict, for the run so far (since the first epoch started). Not free: besides the
-  // counters and the clock it reads this process's peak RSS from /proc and runs the capacity
-  // model and the whole verdict (the CPUs and memory limit it judges against are read once, at
-  // start). Call it at any time, from any thread, but not once per batch in a hot loop.
+  // The run so far (since the first epoch started), report.h's parts: its figures per stage,
+  // the consumer's stalls by cause, the capacities, the verdict with its advice, the costs, the
+  // cache's figures (cache_dir) and a remote source's store figures. Not free: besides the
+  // counters and the clock it reads this process's peak RSS from /proc, the cache's and the
+  // read-ahead's figures, and runs the capacity model and the whole verdict on them (the CPUs
+  // and memory limit it judges against are read once, at start). Call it at any time, from any
+  // thread, but not once per batch in a hot loop.
   Report report() const;
   // The timeline recorded so far (empty unless LoaderOptions::trace).
   const TraceRecorder& trace() const;

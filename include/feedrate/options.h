@@ -36,7 +36,10 @@ enum class ShuffleMode {
 
 struct LoaderOptions {
   // Dataset: an ImageFolder root, a file list (text file of "relative/path label" lines), a tar
-  // shard, a directory of tar shards, or a glob of tar shards ("shards/train-*.tar").
+  // shard, a directory of tar shards, or a glob of tar shards ("shards/train-*.tar"); or a URL,
+  // s3://bucket/prefix/ (S3 or an S3-compatible store) or https://host/path, naming a prefix, a
+  // brace pattern of shards ("https://host/train-{000000..000127}.tar"), a file list or a pack's
+  // index.json (docs/remote.md).
   std::string source;
   bool allow_paths_outside_root = false;  // file lists: accept absolute and "../" paths
   bool allow_empty_classes = false;       // ImageFolder: a class folder without images is no error
@@ -83,7 +86,7 @@ struct LoaderOptions {
   // use (the container's limit, cgroup memory.max, where one is set; else the RAM). A budget too
   // small for one batch is an error at start.
   std::size_t memory_budget_mb = 0;
-  unsigned io_queue_depth = 64;  // reads in flight
+  unsigned io_queue_depth = 64;  // reads in flight; a remote source's GETs, at most 1024
   bool force_pread = false;      // skip io_uring
   bool direct_io = false;        // O_DIRECT reads (buffered where the file system refuses)
   // Emulate a slower disk: "hdd", "sata-ssd", "nvme" or "MBPS[,IOPS[,LATENCY_US]]"; empty: none.
@@ -92,14 +95,17 @@ struct LoaderOptions {
   // this many bytes (0: one read per member). Folders and file lists read one file per sample.
   std::uint64_t tar_chunk_bytes = std::uint64_t{4} << 20;
 
-  // The pack cache (docs/pack-cache.md). With cache_dir set, the JPEGs read from the source are
-  // also transcoded losslessly with restart markers (as `feedrate pack` does) into a folder
-  // under cache_dir, with CPU that delivery does not need, and later epochs read the cached
-  // samples from there: the same batches, decoded faster, and read from a local disk. Other
-  // formats are stored unchanged. The folder is keyed by the source's paths, sizes, modification
-  // times and index (a changed source gets a new one), and may be shared by loaders on one
-  // machine. cache_gb caps its size (GB, 10^9 bytes; 0: no cap, but 5% of the disk, at least
-  // 1 GiB, stays free).
+  // The local cache of the source, read by later epochs instead of the source: the same batches.
+  // A local source gets the pack cache (docs/pack-cache.md): the JPEGs read are also transcoded
+  // losslessly with restart markers (as `feedrate pack` does) into a folder under cache_dir,
+  // with CPU that delivery does not need, so that they decode faster; other formats, and JPEGs
+  // the packer declines, are stored unchanged. That folder is keyed by the source's paths,
+  // sizes, modification times and index (a changed source gets a new one). A remote source
+  // (s3://, https://) gets no transcoding: every sample is stored as it arrives, unchanged, in
+  // cache_dir/remote-<key>/, keyed by the source, its index and every object's size and ETag
+  // (docs/remote.md). Either folder may be shared by the loaders of one machine. cache_gb caps
+  // its size (GB, 10^9 bytes; 0: no cap, but 5% of the disk stays free; the pack cache keeps
+  // at least 1 GiB free).
   std::string cache_dir;
   double cache_gb = 0;
 };

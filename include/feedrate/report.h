@@ -1,14 +1,21 @@
 // What a run measured and what holds training back. Loader::report() returns one at any time
-// during a run, in parts:
-//   run         what the run is (fixed when the loader is built: workers, cores, memory, disk)
+// during a run (since its first epoch began), in parts:
+//   run         what the run is (fixed when the loader is built: workers, cores, memory, disk,
+//               device)
+//   wall_s, images, images_per_s, mb_per_s, consumer_ms_per_batch, in_flight_*
+//               the delivery so far
 //   figures     what it measured (totals: busy and CPU time per stage, bytes, the consumer's
-//               waits charged to their causes)
+//               waits charged to their causes, peak RSS)
 //   stages      the figures per pipeline stage, for people
+//   cache       the cache's figures (LoaderOptions::cache_dir: the pack cache of a local
+//               source, the stored copy of a remote one)
+//   store       a remote source's store: its requests, time to first byte and rate by requests
+//               in flight
 //   capacities  what each resource alone would sustain (loader/diagnosis/capacity.h), derived
-//               from run and figures
-//   verdict     which resource binds, and advice as data (loader/diagnosis/verdict.h)
+//               from run, figures and store
+//   verdict     which resource binds, and advice as data (loader/diagnosis/verdict.h), from the
+//               capacities and the parts above, cache included
 //   costs       the per-image costs `feedrate plan` projects from (include/feedrate/run_costs.h)
-//   cache       the pack cache's figures
 // The per-image figures (decode CPU, bytes read) are costs.image's alone; the report's JSON, built
 // once (loader/diagnosis/report_document.h), writes them from there.
 // Thread-safety: a plain value.

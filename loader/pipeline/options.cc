@@ -9,11 +9,16 @@
 #include "decode/transform_text.h"
 #include "feedrate/error.h"
 #include "gpu/device.h"
+#include "io/remote/url.h"
 #include "io/throttle.h"
 #include "loader/pipeline/option_bounds.h"
 
 namespace feedrate {
 namespace {
+
+// A remote source's io_queue_depth is its GETs in flight: the fetcher keeps at most this many
+// (io/remote/range_fetcher.h's max_in_flight).
+constexpr unsigned kMostRemoteRequests = 1024;
 
 // An integer as digits ("65536"), another number as %g ("0.001").
 std::string number_text(double value) {
@@ -133,6 +138,11 @@ LoaderOptions resolve(LoaderOptions options) {
   check_option("prefetch_batches", static_cast<double>(options.prefetch_batches));
   check_option("memory_budget_mb", static_cast<double>(options.memory_budget_mb));
   check_option("io_queue_depth", options.io_queue_depth);
+  if (io::is_url(options.source) && options.io_queue_depth > kMostRemoteRequests) {
+    throw Error("option io_queue_depth must be in [1, " + std::to_string(kMostRemoteRequests) +
+                "] for a remote source (" + options.source + "): it is the GETs kept in flight, " +
+                "got " + std::to_string(options.io_queue_depth));
+  }
   check_option("shuffle_window_mb", static_cast<double>(options.shuffle_window_mb));
   check_option("tar_chunk_bytes", static_cast<double>(options.tar_chunk_bytes));
   if (options.shuffle == ShuffleMode::kBlocks && options.tar_chunk_bytes == 0) {

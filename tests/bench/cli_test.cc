@@ -34,6 +34,30 @@ TEST(Cli, HelpForEveryCommand) {
   EXPECT_NE(run("bench --help").output.find("--workers"), std::string::npos);
 }
 
+TEST(Cli, HelpNamesWhatEachOptionExcludes) {
+  // CLI11 lists a hidden option as "": an "Excludes:" must be followed by an option's name.
+  for (const std::string command :
+       {"bench", "tune", "doctor", "plan", "pack", "index", "make-dataset"}) {
+    const std::string help = run(command + " --help").output;
+    for (auto at = help.find("Excludes:"); at != std::string::npos;
+         at = help.find("Excludes:", at + 1)) {
+      EXPECT_EQ(help.compare(at, 12, "Excludes: --"), 0)
+          << command << ": " << help.substr(at, help.find('\n', at) - at);
+    }
+  }
+  EXPECT_NE(run("bench --help").output.find("Excludes: --no-shuffle"), std::string::npos);
+}
+
+TEST(Cli, HelpSaysADatasetMayBeAUrl) {
+  for (const std::string command : {"bench", "tune"}) {
+    const std::string help = run(command + " --help").output;
+    const std::string dataset = help.substr(help.find("DATASET TEXT"));
+    const std::string line = dataset.substr(0, dataset.find('\n'));
+    EXPECT_NE(line.find("URL (s3://"), std::string::npos) << command << ": " << line;
+    EXPECT_NE(line.find("https://"), std::string::npos) << command << ": " << line;
+  }
+}
+
 TEST(Cli, MakeDatasetThenBenchTarShardsAsJson) {
   testing::TempDir dir;
   const std::string data = (dir / "shards").string();
@@ -177,6 +201,19 @@ TEST(Cli, InvalidOptionsAreRejected) {
   EXPECT_NE(run("bench --consume-rate -5").status, 0);
 }
 
+TEST(Cli, ARemoteSourceIsRefusedMoreThan1024RequestsBeforeItIsRead) {
+  // Nothing listens on port 9 (discard): an attempt to read would fail with the connection.
+  const std::string source = "'http://127.0.0.1:9/shard-{0..1}.tar'";
+  for (const std::string command : {"bench ", "tune "}) {
+    const Result result = run(command + source + " --queue-depth 1025");
+    EXPECT_NE(result.status, 0) << command;
+    EXPECT_NE(result.output.find("option io_queue_depth must be in [1, 1024] for a remote source"),
+              std::string::npos)
+        << command << result.output;
+    EXPECT_EQ(result.output.find("connect"), std::string::npos) << command << result.output;
+  }
+}
+
 TEST(Cli, OptionsAreCheckedBeforeTheDefaultDatasetIsMade) {
   testing::TempDir cache;
   const std::string environment = "FEEDRATE_CACHE=" + cache.path().string();
@@ -230,7 +267,13 @@ TEST(Cli, PrefetchBatchesIsTheFlagAndPrefetchItsDeprecatedFormerName) {
   EXPECT_EQ(count_of(former.output, "deprecated"), 1u) << former.output;
 
   EXPECT_NE(run(bench + "--prefetch 0").status, 0);  // the same bounds
-  EXPECT_NE(run(bench + "--prefetch 2 --prefetch-batches 3").status, 0);
+  for (const std::string both :
+       {"--prefetch 2 --prefetch-batches 3", "--prefetch-batches 3 --prefetch 2"}) {
+    const Result refused = run(bench + both);
+    EXPECT_NE(refused.status, 0) << both;
+    EXPECT_NE(refused.output.find("--prefetch excludes --prefetch-batches"), std::string::npos)
+        << refused.output;
+  }
   // --help shows the current name only.
   const std::string help = run("bench --help").output;
   EXPECT_EQ(count_of(help, "--prefetch"), count_of(help, "--prefetch-batches")) << help;

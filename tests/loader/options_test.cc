@@ -169,6 +169,23 @@ TEST(OptionBounds, ResolveAcceptsEachBoundAndRejectsBeyondIt) {
   }
 }
 
+TEST(OptionBounds, ARemoteSourceKeepsAtMost1024RequestsInFlight) {
+  for (const char* source : {"s3://bucket/train/", "https://host/shard-{0..9}.tar"}) {
+    LoaderOptions options;
+    options.source = source;
+    options.io_queue_depth = 1024;
+    EXPECT_EQ(resolve(options).io_queue_depth, 1024u) << source;
+    options.io_queue_depth = 1025;
+    EXPECT_EQ(error_of([&] { resolve(options); }),
+              std::string("option io_queue_depth must be in [1, 1024] for a remote source (") +
+                  source + "): it is the GETs kept in flight, got 1025");
+  }
+  LoaderOptions local;  // a local disk takes the table's bound
+  local.source = "/data/train";
+  local.io_queue_depth = 4096;
+  EXPECT_EQ(resolve(local).io_queue_depth, 4096u);
+}
+
 TEST(OptionBounds, TextsAndTypes) {
   EXPECT_EQ(range_text(option_bound("batch_size")), "[1, 65536]");
   EXPECT_EQ(range_text(option_bound("scale")), "(0, 1]");

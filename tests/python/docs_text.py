@@ -29,6 +29,14 @@ def cli():
     return os.environ.get("FEEDRATE_CLI") or shutil.which("feedrate")
 
 
+def make_shards(root, count, classes, per_shard):
+    """`feedrate make-dataset` of `count` images as tar shards of `per_shard` at `root`."""
+    subprocess.run([cli(), "make-dataset", str(root), "--count", str(count), "--classes",
+                    str(classes), "--format", "tar", "--images-per-shard", str(per_shard)],
+                   check=True, capture_output=True, timeout=120)
+    return root
+
+
 def code_blocks(text):
     """(language, [lines]) for each fenced or indented code block of a Markdown text."""
     blocks, lines, fence, language, indented = [], [], None, "", []

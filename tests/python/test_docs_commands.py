@@ -13,7 +13,8 @@ import subprocess
 
 import pytest
 
-from docs_text import cli, command_lines, doc_files, help_options, tokens, SUBCOMMANDS
+from docs_text import (cli, command_lines, doc_files, help_options, make_shards, tokens,
+                       SUBCOMMANDS)
 
 # Values lowered to keep a run short, and the value they get.
 SHORTER = {"--count": "24", "--epochs": "1", "--window": "0.2", "--probe-seconds": "0.1",
@@ -33,11 +34,7 @@ def shown_commands():
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
-    root = tmp_path_factory.mktemp("docs") / "shards"
-    subprocess.run([cli(), "make-dataset", str(root), "--count", "48", "--classes", "4",
-                    "--format", "tar", "--images-per-shard", "16"], check=True,
-                   capture_output=True, timeout=120)
-    return root
+    return make_shards(tmp_path_factory.mktemp("docs") / "shards", 48, 4, 16)
 
 
 @pytest.fixture(scope="module")

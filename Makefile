@@ -16,7 +16,7 @@ BENCH_DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-d
                       libtiff-dev libxxhash-dev libcurl4-openssl-dev libssl-dev libpugixml-dev
 TEST_DEB_PACKAGES := python3-dev python3-pybind11 python3-numpy python3-pytest python3-mypy \
                      python3-torch python3-torchvision python3-pil libjpeg-turbo-progs \
-                     libtiff-tools
+                     libtiff-tools python3-venv
 DEB_PACKAGES := $(BENCH_DEB_PACKAGES) $(TEST_DEB_PACKAGES)
 # cmake/pip.cmake checks the build-time ones of these for `pip install .` (ctest: package.pip_*).
 

@@ -28,7 +28,7 @@ RemoteReads::RemoteReads(const Dataset& dataset, const LoaderOptions& options,
                                              options.cache_gb);
   }
   RemoteSettings settings = remote_settings(options.source);
-  settings.fetch.max_in_flight = std::min(options.io_queue_depth, 1024u);
+  settings.fetch.max_in_flight = options.io_queue_depth;  // resolve() refused more than 1024
   const unsigned requests = settings.fetch.max_in_flight;
   read_ahead_ =
       std::make_unique<ReadAheadRunner>(dataset_, std::move(settings), window_bytes_, mirror_.get(),

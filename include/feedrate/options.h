@@ -129,7 +129,7 @@ std::vector<std::string> texts_of(const std::array<Word<T>, N>& words) {
 }
 
 // Throws feedrate::Error "option OPTION: 'TEXT' is not one of A, B, C".
-FEEDRATE_API [[noreturn]] void throw_not_one_of(std::string_view option, std::string_view text,
+[[noreturn]] FEEDRATE_API void throw_not_one_of(std::string_view option, std::string_view text,
                                                 const std::vector<std::string>& allowed);
 
 // The value of `text` in `words`, the vocabulary of option `option`; throws as above otherwise.

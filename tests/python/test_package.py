@@ -66,8 +66,11 @@ def test_the_stubs_name_everything_the_extension_exports():
                 if not (name.startswith("__") and name != "__version__")}
     assert names == exported
     loader_stub = {node.name for node in classes["Loader"].body if isinstance(node, ast.FunctionDef)}
+    # pybind11 3 (PyPI's, which `pip install .` builds with) adds _pybind11_conduit_v1_ to every
+    # class; Debian's 2.10 does not.
     loader_runtime = {name for name in vars(feedrate._C.Loader)
-                      if not name.startswith("__") or name in ("__init__", "__iter__", "__len__")}
+                      if (not name.startswith("__") or name in ("__init__", "__iter__", "__len__"))
+                      and not name.startswith("_pybind11_")}
     assert loader_stub == loader_runtime
 
 

@@ -38,7 +38,9 @@ file(GLOB headers ${prefix}/include/feedrate/*.h)
 foreach(header IN LISTS headers)
   file(READ ${header} text)
   string(REGEX MATCHALL "(class|struct) FEEDRATE_API [A-Za-z_]+" classes "${text}")
-  string(REGEX MATCHALL "\nFEEDRATE_API [^\n(]*[ *&]([a-z_]+)\\(" functions "${text}")
+  # A function's line may open with a C++ attribute ("[[noreturn]] FEEDRATE_API void f(").
+  string(REGEX MATCHALL "\n(\\[\\[[a-z_]+\\]\\] )?FEEDRATE_API [^\n(]*[ *&]([a-z_]+)\\(" functions
+         "${text}")
   foreach(entry IN LISTS classes functions)
     string(REGEX MATCH "([A-Za-z_]+)\\(?$" _ "${entry}")
     list(APPEND api_names ${CMAKE_MATCH_1})

@@ -52,6 +52,19 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
       ->check(CLI::IsMember(policy_names()))
       ->capture_default_str();
   command
+      ->add_option("--fields", args->fields,
+                   "What each sample carries after its image, comma-separated: tar members by "
+                   "extension (txt,json; txt;caption for the first of several), cls, __key__; "
+                   "\"\" for the image alone; default cls (docs/image-text.md)")
+      ->delimiter(',');
+  command->add_option("--image", args->image,
+                      "Tar shards: the image member's extensions in order (jpg;png); default: any");
+  command
+      ->add_option("--on-missing", args->on_missing,
+                   "A sample without a requested member: skip (listed) or error")
+      ->check(CLI::IsMember(policy_names()))
+      ->capture_default_str();
+  command
       ->add_option("--layout", args->layout,
                    "uint8 (NHWC), float32 or float16 (normalised NCHW; float16 on CUDA only)")
       ->check(CLI::IsMember(layout_names()))
@@ -134,6 +147,12 @@ LoaderOptions loader_options(const LoaderArgs& args) {
   options.seed = args.seed;
   options.transform = parse_transform(args.transform, args.size);
   options.on_bad = parse_policy(args.on_bad);
+  options.on_missing = parse_policy(args.on_missing, "on_missing");
+  options.fields.clear();
+  for (const std::string& field : args.fields) {
+    if (!field.empty()) options.fields.push_back(field);
+  }
+  options.image = args.image;
   options.layout = parse_layout(args.layout);
   options.device = args.device;
   options.prefetch_batches = args.prefetch_batches;

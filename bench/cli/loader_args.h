@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "feedrate/options.h"
 #include "loader/host/system_info.h"
@@ -21,6 +22,9 @@ struct LoaderArgs {
   std::string transform = "train";
   int size = 224;
   std::string on_bad = "error";
+  std::string on_missing = "skip";
+  std::vector<std::string> fields = {"cls"};  // --fields txt,json; --fields "" for none
+  std::string image;
   std::string layout = "uint8";
   std::string device = "cpu";
   std::uint64_t seed = 0;

@@ -16,20 +16,17 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "feedrate/export.h"
+#include "feedrate/fields.h"
 #include "feedrate/options.h"
+#include "feedrate/skipped.h"
 
 struct DLManagedTensor;  // <dlpack/dlpack.h>
 
 namespace feedrate {
-
-struct SkippedSample {
-  std::uint32_t index = 0;  // dataset sample index
-  std::string where;        // file, or shard:member
-  std::string reason;
-};
 
 namespace detail {
 struct Slot;
@@ -88,6 +85,16 @@ class FEEDRATE_API Batch {
   std::span<const std::int32_t> labels() const;
   std::span<const std::uint32_t> indices() const;
   const std::vector<SkippedSample>& skipped() const;
+
+  // The fields each sample carries (LoaderOptions::fields), in that order; labels() holds cls.
+  const std::vector<FieldSpec>& fields() const;
+  // Field `f` of sample `i`: the member's bytes as stored (text, json, integer, npy and bytes
+  // kinds; checked by the decode stage, so text is UTF-8 and json parses) or the key (__key__).
+  // A view into the batch's slot, valid while the Batch lives: no copy. Throws feedrate::Error
+  // for a cls field (use labels()) or an index out of range.
+  std::string_view field(std::size_t i, std::size_t f) const;
+  // An integer field's value (cls2, index): field(i, f) parsed.
+  std::int64_t field_integer(std::size_t i, std::size_t f) const;
 
  private:
   std::shared_ptr<detail::SlotOwner> owner_;

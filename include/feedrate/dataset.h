@@ -11,20 +11,36 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "feedrate/export.h"
+#include "feedrate/fields.h"
+#include "feedrate/options.h"
+#include "feedrate/skipped.h"
 
 namespace feedrate {
 
 enum class DatasetFormat { kImageFolder, kFileList, kTarShards };
 FEEDRATE_API const char* format_name(DatasetFormat format);
 
+// A sample's bytes: one range of a file that covers its image and the fields it delivers (a tar
+// key's members are adjacent), read with one request.
 struct SampleRef {
   std::uint32_t file = 0;    // index into Dataset::files()
   std::uint64_t offset = 0;  // of the sample's first byte in that file
   std::uint64_t size = 0;    // bytes
-  std::int32_t label = 0;
+  std::int32_t label = 0;    // the cls field; 0 where the dataset has no labels
+};
+
+// What the index keeps of each sample (LoaderOptions::image, fields, on_missing and on_bad).
+struct SampleSpec {
+  std::vector<std::string> image;  // parse_image_members(); empty: any image extension
+  std::vector<FieldSpec> fields = parse_fields({"cls"});
+  BadInputPolicy on_missing = BadInputPolicy::kSkip;
+  BadInputPolicy on_bad = BadInputPolicy::kError;  // a bad .cls, a member given twice
+
+  static SampleSpec of(const LoaderOptions& options);
 };
 
 class FEEDRATE_API Dataset {
@@ -32,8 +48,12 @@ class FEEDRATE_API Dataset {
   // Indexes `source` (see LoaderOptions::source), a local path or a URL. Throws feedrate::Error
   // naming the file and the problem when it cannot: a missing path, an empty dataset, a malformed
   // tar or list, an ImageFolder class without images (unless allow_empty_classes).
+  // `spec` says which members make a sample: a sample missing one follows spec.on_missing, and
+  // a field no sample has is an error naming it and the members the first sample holds.
   static Dataset open(const std::filesystem::path& source, bool allow_paths_outside_root = false,
-                      bool allow_empty_classes = false);
+                      bool allow_empty_classes = false, const SampleSpec& spec = SampleSpec{});
+
+  const SampleSpec& spec() const { return spec_; }
 
   DatasetFormat format() const { return format_; }
   std::size_t size() const { return samples_.size(); }
@@ -46,12 +66,30 @@ class FEEDRATE_API Dataset {
   // moved dataset keeps it), tar members, byte ranges, labels and class names, in order.
   std::string index_hash() const;
   // Files (tar members, file-list lines) left out at index time because their extension is
-  // not an image's (is_image_name), and the first kMaxIgnoredExamples of them.
+  // neither an image's (is_image_name) nor a requested field's, and the first
+  // kMaxIgnoredExamples of them.
   std::size_t ignored_files() const { return ignored_files_; }
   const std::vector<std::string>& ignored_examples() const { return ignored_examples_; }
   static constexpr std::size_t kMaxIgnoredExamples = 3;
-  // A tar shard's member name of sample `index`; empty for the other formats.
+  // A tar shard's image member name of sample `index`; empty for the other formats.
   const std::string& member(std::size_t index) const;
+  // Where the image lies in sample `index`'s range: all of it unless the sample reads fields.
+  ByteSpan image_span(std::size_t index) const;
+  // The fields of spec() read from members (reads_member), in order, and where field `k` of
+  // them lies in sample `index`'s range.
+  std::size_t member_fields() const { return member_fields_; }
+  ByteSpan field_span(std::size_t index, std::size_t k) const {
+    return spans_[index * (member_fields_ + 1) + 1 + k];
+  }
+  // The sample's key: a tar member's name up to the first dot of its file name (WebDataset's
+  // __key__); a folder's or list's file path relative to the source.
+  std::string key(std::size_t index) const;
+  void append_key(std::size_t index, std::string& out) const;  // no allocation for tar keys
+  // Samples left out at index time under on_missing or on_bad = skip (a missing field or image,
+  // a bad .cls), the first kMaxSkippedExamples of them with where and why, and their count.
+  const std::vector<SkippedSample>& skipped_examples() const { return skipped_examples_; }
+  std::size_t skipped() const { return skipped_; }
+  static constexpr std::size_t kMaxSkippedExamples = 1000;
   // A remote file's size as the store gave it (0 for local files: ask the file system).
   std::uint64_t file_bytes(std::uint32_t file) const;
   // Where a sample lives, for messages: "path" or "shard.tar:member".
@@ -72,7 +110,16 @@ class FEEDRATE_API Dataset {
 
  private:
   DatasetFormat format_ = DatasetFormat::kImageFolder;
+  SampleSpec spec_;
+  std::size_t member_fields_ = 0;
   std::vector<SampleRef> samples_;
+  // Per sample when member_fields_ > 0: the image's span, then each member field's.
+  std::vector<ByteSpan> spans_;
+  std::filesystem::path root_;  // keys of folders and lists are relative to it
+  std::size_t skipped_ = 0;
+  std::vector<SkippedSample> skipped_examples_;
+  std::vector<std::size_t> keys_with_field_;  // while tar shards are indexed
+  std::string first_key_;
   std::vector<std::filesystem::path> files_;
   std::vector<std::string> members_;  // tar member name per sample; empty for other formats
   std::vector<std::string> classes_;
@@ -90,5 +137,8 @@ FEEDRATE_API bool is_image_extension(std::string_view extension);
 // True when a file name ends with one of those extensions, as torchvision tests
 // name.lower().endswith(IMG_EXTENSIONS): ".png" and "a.b.PNG" are images, "png" is not.
 FEEDRATE_API bool is_image_name(std::string_view file_name);
+// WebDataset's split of a tar member's name: the key (the path up to the first dot of the file
+// name) and the extension (the rest, which says what the member holds; empty without a dot).
+FEEDRATE_API std::pair<std::string_view, std::string_view> tar_key(std::string_view name);
 
 }  // namespace feedrate

@@ -44,6 +44,19 @@ struct LoaderOptions {
   bool allow_paths_outside_root = false;  // file lists: accept absolute and "../" paths
   bool allow_empty_classes = false;       // ImageFolder: a class folder without images is no error
 
+  // What each sample delivers after its image, in this order (feedrate/fields.h,
+  // docs/image-text.md): tar members by extension ("txt", "json", "txt;caption" for the first
+  // of several), "cls" for the class label, "__key__" for the sample's key. Folders and file
+  // lists give "cls" and "__key__". Empty: the image alone.
+  std::vector<std::string> fields = {"cls"};
+  // Tar shards: the image member's extensions in order of preference ("jpg;png"); empty: any
+  // image extension, the first in the archive.
+  std::string image;
+  // A sample without a requested field, or a key without an image: kSkip leaves it out of the
+  // index (counted and listed in the report, and the batches keep their size); kError stops
+  // at start, naming the shard and the key.
+  BadInputPolicy on_missing = BadInputPolicy::kSkip;
+
   std::size_t batch_size = 64;
   int num_workers = 1;  // decode threads; 0 decodes on the consumer's thread
   ShuffleMode shuffle = ShuffleMode::kFull;
@@ -158,9 +171,9 @@ FEEDRATE_API OutputLayout parse_layout(std::string_view text, std::string_view o
 // The layout in full for reports and messages: "uint8-nhwc", "float32-nchw", "float16-nchw".
 FEEDRATE_API const char* layout_name(OutputLayout layout);
 
-// Option on_bad: "error" or "skip".
+// Options on_bad and on_missing: "error" or "skip".
 FEEDRATE_API std::vector<std::string> policy_names();
-FEEDRATE_API BadInputPolicy parse_policy(std::string_view text);
+FEEDRATE_API BadInputPolicy parse_policy(std::string_view text, std::string_view option = "on_bad");
 FEEDRATE_API const char* policy_name(BadInputPolicy policy);
 
 // Option shuffle: "full", "blocks" or "none".

@@ -58,10 +58,24 @@ const char* format_name(DatasetFormat format) {
   return "unknown";
 }
 
+SampleSpec SampleSpec::of(const LoaderOptions& options) {
+  SampleSpec spec;
+  spec.image = parse_image_members(options.image);
+  spec.fields = parse_fields(options.fields);
+  spec.on_missing = options.on_missing;
+  spec.on_bad = options.on_bad;
+  return spec;
+}
+
 Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
-                      bool allow_empty_classes) {
+                      bool allow_empty_classes, const SampleSpec& spec) {
   Dataset dataset;
+  dataset.spec_ = spec;
+  dataset.member_fields_ = static_cast<std::size_t>(
+      std::count_if(spec.fields.begin(), spec.fields.end(),
+                    [](const FieldSpec& field) { return reads_member(field.kind); }));
   const std::string text = source.string();
+  dataset.root_ = source;
   std::error_code error;
   if (io::is_url(text)) {
     dataset.remote_ = true;
@@ -83,6 +97,7 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
       Builder::tar_shards(dataset, {source});
     } else {
       dataset.format_ = DatasetFormat::kFileList;
+      dataset.root_ = source.parent_path();
       Builder::file_list(dataset, source, allow_paths_outside_root);
     }
   } else {
@@ -108,6 +123,27 @@ std::uint64_t Dataset::file_bytes(std::uint32_t file) const {
   return file < file_bytes_.size() ? file_bytes_[file] : 0;
 }
 
+ByteSpan Dataset::image_span(std::size_t index) const {
+  if (spans_.empty()) return {0, static_cast<std::uint32_t>(samples_[index].size)};
+  return spans_[index * (member_fields_ + 1)];
+}
+
+std::string Dataset::key(std::size_t index) const {
+  std::string key;
+  append_key(index, key);
+  return key;
+}
+
+void Dataset::append_key(std::size_t index, std::string& out) const {
+  if (!members_.empty()) {
+    out += tar_key(members_[index]).first;
+    return;
+  }
+  const fs::path& file = files_[samples_[index].file];
+  const fs::path relative = file.lexically_relative(root_);
+  out += relative.empty() || *relative.begin() == ".." ? file.string() : relative.string();
+}
+
 std::string Dataset::describe(std::size_t index) const {
   const SampleRef& ref = samples_[index];
   if (members_.empty()) return files_[ref.file].string();
@@ -123,6 +159,9 @@ std::string Dataset::index_hash() const {
   };
   const auto add_text = [&](const std::string& text) { add(text.c_str(), text.size() + 1); };
   for (const std::string& name : classes_) add_text(name);
+  for (const std::string& extension : spec_.image) add_text(extension);
+  for (const FieldSpec& field : spec_.fields) add_text(field.entry);
+  add(spans_.data(), spans_.size() * sizeof(ByteSpan));
   for (const fs::path& file : files_) add_text(file.filename().string());
   for (std::size_t i = 0; i < samples_.size(); ++i) {
     const SampleRef& ref = samples_[i];
@@ -147,6 +186,13 @@ std::size_t Dataset::evict_from_page_cache(std::string* first_error) const {
     }
   }
   return failed;
+}
+
+std::pair<std::string_view, std::string_view> tar_key(std::string_view name) {
+  const std::size_t slash = name.rfind('/');
+  const std::size_t dot = name.find('.', slash == std::string_view::npos ? 0 : slash + 1);
+  if (dot == std::string_view::npos) return {name, {}};
+  return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
 bool is_image_extension(std::string_view extension) {
@@ -176,8 +222,39 @@ void Dataset::Builder::ignore(Dataset& dataset, std::string what) {
   }
 }
 
+void Dataset::Builder::skip(Dataset& dataset, std::string where, std::string reason) {
+  if (dataset.skipped_++ < kMaxSkippedExamples) {
+    dataset.skipped_examples_.push_back({0, std::move(where), std::move(reason)});
+  }
+}
+
 void Dataset::Builder::finish(Dataset& dataset, const fs::path& source) {
-  if (dataset.samples_.empty()) throw Error(source.string() + ": dataset has no samples");
+  if (dataset.member_fields_ > 0 &&
+      dataset.spans_.size() != dataset.samples_.size() * (dataset.member_fields_ + 1)) {
+    std::string names;
+    for (const FieldSpec& field : dataset.spec_.fields) {
+      if (reads_member(field.kind)) names += (names.empty() ? "'" : ", '") + field.entry + "'";
+    }
+    throw Error(source.string() + ": " + format_name(dataset.format_) +
+                " samples hold an image, cls and __key__ only: option fields " + names +
+                " cannot be read from them (tar shards hold any member)");
+  }
+  for (std::size_t f = 0; f < dataset.keys_with_field_.size(); ++f) {
+    const FieldSpec& field = dataset.spec_.fields[f];
+    if (dataset.keys_with_field_[f] == 0 && field.kind != FieldKind::kKey) {
+      throw Error("option fields: no sample of " + source.string() + " has '" + field.entry +
+                  "' (the first, " + dataset.first_key_ + ")");
+    }
+  }
+  if (dataset.samples_.empty()) {
+    if (dataset.skipped_ > 0) {
+      const SkippedSample& first = dataset.skipped_examples_.front();
+      throw Error(source.string() + ": every sample was left out (" +
+                  std::to_string(dataset.skipped_) + "); the first, " + first.where + ": " +
+                  first.reason);
+    }
+    throw Error(source.string() + ": dataset has no samples");
+  }
   if (dataset.samples_.size() > UINT32_MAX)
     throw Error(source.string() + ": dataset has more than 2^32 samples");
   dataset.total_bytes_ = 0;

@@ -40,8 +40,9 @@ struct Dataset::Builder {
                            bool allow_empty_classes);
   // Lines "relative/path label", relative to the list's folder; '#' starts a comment line.
   static void file_list(Dataset& dataset, const std::filesystem::path& list, bool allow_outside);
-  // WebDataset shards: members key.<image extension> (jpg, png, webp, ...) and key.cls (decimal
-  // label); other members are ignored and counted.
+  // WebDataset shards: members grouped by key (tar_key); a sample is a key's image member
+  // (dataset.spec().image) and its requested fields; cls is read into the label here. Members
+  // no sample uses are ignored and counted.
   static void tar_shards(Dataset& dataset, const std::vector<std::filesystem::path>& shards);
   // One shard of those, read through `fd` (a local file, or a remote shard's bytes held
   // locally); `shard` is its name in the index and in messages. Adds its labels to `labels`.
@@ -67,6 +68,14 @@ struct Dataset::Builder {
                                   bool allow_empty_classes);
   // Counts a file left out because it is not an image, keeping the first few as examples.
   static void ignore(Dataset& dataset, std::string what);
+  // Counts a sample left out of the index under a skip policy, keeping the first few.
+  static void skip(Dataset& dataset, std::string where, std::string reason);
+  // Tar shards: how many keys hold each field of spec().fields, and what the first key holds
+  // ("shard:key holds jpg, txt"); finish() refuses a field that no key holds.
+  static std::vector<std::size_t>& keys_with_field(Dataset& dataset) {
+    return dataset.keys_with_field_;
+  }
+  static std::string& first_key(Dataset& dataset) { return dataset.first_key_; }
   static void finish(Dataset& dataset, const std::filesystem::path& source);
 };
 

@@ -4,6 +4,8 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <unordered_map>
+#include <variant>
 
 #include "feedrate/error.h"
 #include "io/file.h"
@@ -15,15 +17,6 @@ namespace feedrate {
 namespace {
 
 namespace fs = std::filesystem;
-
-// WebDataset's key: the member path up to the first dot of its base name; the rest is the
-// extension that says what the member holds.
-std::pair<std::string_view, std::string_view> split_key(std::string_view name) {
-  const std::size_t slash = name.rfind('/');
-  const std::size_t dot = name.find('.', slash == std::string_view::npos ? 0 : slash + 1);
-  if (dot == std::string_view::npos) return {name, {}};
-  return {name.substr(0, dot), name.substr(dot + 1)};
-}
 
 // WebDataset names the kinds of member by lower-case extension: the image kinds ImageFolder
 // accepts.
@@ -41,6 +34,241 @@ const PackIndex* pack_index_of(const fs::path& shard,
   return it->second ? &*it->second : nullptr;
 }
 
+// A key's members, in archive order (indices into the shard's members).
+struct Group {
+  std::string_view key;
+  std::vector<std::size_t> members;
+};
+
+// Members grouped by key, the keys in the order of their first member. A second member of a key
+// with an extension the key already has is bad input: under on_bad=skip it is left out (and
+// listed), the first one kept.
+std::vector<Group> group_by_key(Dataset& dataset, const fs::path& shard,
+                                const std::vector<io::TarMember>& members) {
+  std::vector<Group> groups;
+  std::unordered_map<std::string_view, std::size_t> group_of;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const auto [key, extension_part] = tar_key(members[m].name);
+    const std::string_view extension = extension_part;  // a lambda below takes it (clang)
+    if (extension.empty()) {
+      Dataset::Builder::ignore(dataset, shard.string() + ":" + members[m].name);
+      continue;
+    }
+    const auto [it, inserted] = group_of.try_emplace(key, groups.size());
+    if (inserted) groups.push_back({key, {}});
+    Group& group = groups[it->second];
+    const auto same = std::find_if(group.members.begin(), group.members.end(), [&](std::size_t k) {
+      return tar_key(members[k].name).second == extension;
+    });
+    if (same == group.members.end()) {
+      group.members.push_back(m);
+      continue;
+    }
+    const std::string where = shard.string() + ":" + members[m].name;
+    const std::string reason = "a second member " + members[m].name + " of key " +
+                               std::string(key) + " in this shard (at byte " +
+                               std::to_string(members[m].offset) + "; the first, at byte " +
+                               std::to_string(members[*same].offset) + ", is used)";
+    if (dataset.spec().on_bad == BadInputPolicy::kError) throw Error(where + ": " + reason);
+    Dataset::Builder::skip(dataset, where, reason);
+  }
+  return groups;
+}
+
+// The decimal label of a .cls member, or what is wrong with it. Throws feedrate::Error when the
+// member cannot be read.
+std::variant<std::int32_t, std::string> read_label(const fs::path& shard, int fd,
+                                                   const io::TarMember& member) {
+  char text[32] = {};
+  if (member.size == 0 || member.size >= sizeof(text)) return "label is not a short number";
+  std::error_code error;
+  io::pread_exact(fd, member.offset, text, member.size, error);
+  if (error) throw Error(shard.string() + ":" + member.name + ": cannot read: " + error.message());
+  std::string_view digits(text, member.size);
+  while (!digits.empty() &&
+         (digits.back() == '\n' || digits.back() == ' ' || digits.back() == '\r')) {
+    digits.remove_suffix(1);
+  }
+  std::int32_t label = -1;
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), label);
+  if (ec != std::errc() || ptr != digits.data() + digits.size() || label < 0 || label > kMaxLabel) {
+    return "label '" + std::string(digits) + "' is not an integer in [0, " +
+           std::to_string(kMaxLabel) + "]";
+  }
+  return label;
+}
+
+// Makes one sample of a key's members, or leaves it out (listed) under the skip policies.
+class SampleMaker {
+ public:
+  SampleMaker(Dataset& dataset, const fs::path& shard, int fd, std::uint32_t file,
+              const std::vector<io::TarMember>& members)
+      : dataset_(dataset), shard_(shard), fd_(fd), file_(file), members_(members) {}
+
+  struct Made {
+    SampleRef ref;
+    std::string image;  // the image member's name
+  };
+  // The key's sample (its label added to `labels`, its spans to `spans`); nullopt when it is
+  // left out.
+  std::optional<Made> make(const Group& group, std::set<std::int32_t>& labels,
+                           std::vector<ByteSpan>& spans) {
+    group_ = &group;
+    used_.assign(group.members.size(), false);
+    count_fields(dataset_.spec().fields);
+    const io::TarMember* image = image_of(group);
+    if (image == nullptr) {
+      if (holds_a_field()) return missing("no image member (" + wanted_images() + ")");
+      ignore_unused();  // a stray file, no sample's
+      return std::nullopt;
+    }
+    std::optional<std::int32_t> label;
+    std::vector<const io::TarMember*> fields;
+    for (const FieldSpec& field : dataset_.spec().fields) {
+      if (field.kind == FieldKind::kKey) continue;
+      const io::TarMember* member = first_of(field.alternatives);
+      if (member == nullptr) {
+        return missing("no ." + field.alternatives.front() + " member (field '" + field.entry +
+                       "')");
+      }
+      if (field.kind != FieldKind::kClass) {
+        fields.push_back(member);
+        continue;
+      }
+      auto read = read_label(shard_, fd_, *member);
+      if (auto* problem = std::get_if<std::string>(&read)) {
+        const std::string where = shard_.string() + ":" + member->name;
+        if (dataset_.spec().on_bad == BadInputPolicy::kError) throw Error(where + ": " + *problem);
+        Dataset::Builder::skip(dataset_, where, *problem);
+        return std::nullopt;
+      }
+      label = std::get<std::int32_t>(read);
+    }
+    std::uint64_t begin = image->offset, end = image->offset + image->size;
+    for (const io::TarMember* member : fields) {
+      begin = std::min(begin, member->offset);
+      end = std::max(end, member->offset + member->size);
+    }
+    if (end - begin > UINT32_MAX) {
+      throw Error(shard_.string() + ":" + std::string(group.key) +
+                  ": the key's members span more than 4 GiB of the shard");
+    }
+    if (dataset_.member_fields() > 0) {
+      spans.push_back({static_cast<std::uint32_t>(image->offset - begin),
+                       static_cast<std::uint32_t>(image->size)});
+      for (const io::TarMember* member : fields) {
+        spans.push_back({static_cast<std::uint32_t>(member->offset - begin),
+                         static_cast<std::uint32_t>(member->size)});
+      }
+    }
+    if (label) labels.insert(*label);  // without a cls field, the dataset has no classes
+    ignore_unused();
+    return Made{{file_, begin, end - begin, label.value_or(0)}, image->name};
+  }
+
+ private:
+  const io::TarMember* take(std::size_t k) {
+    used_[k] = true;
+    return &members_[group_->members[k]];
+  }
+
+  void ignore_unused() {
+    for (std::size_t k = 0; k < group_->members.size(); ++k) {
+      if (!used_[k]) {
+        Dataset::Builder::ignore(dataset_,
+                                 shard_.string() + ":" + members_[group_->members[k]].name);
+      }
+    }
+  }
+
+  // Counts the keys that hold each field (Builder::check_fields_found), and remembers what the
+  // first key holds for its message.
+  void count_fields(const std::vector<FieldSpec>& fields) {
+    std::vector<std::size_t>& found = Dataset::Builder::keys_with_field(dataset_);
+    found.resize(fields.size());
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      for (std::size_t k : group_->members) {
+        const std::string_view extension = tar_key(members_[k].name).second;
+        if (std::find(fields[f].alternatives.begin(), fields[f].alternatives.end(), extension) !=
+            fields[f].alternatives.end()) {
+          ++found[f];
+          break;
+        }
+      }
+    }
+    std::string& first = Dataset::Builder::first_key(dataset_);
+    if (first.empty())
+      first = shard_.string() + ":" + std::string(group_->key) + " holds " + holds();
+  }
+
+  std::string holds() const {
+    std::string text;
+    for (std::size_t k : group_->members) {
+      text += (text.empty() ? "" : ", ") + std::string(tar_key(members_[k].name).second);
+    }
+    return text;
+  }
+
+  // True when one of the key's members is a field the samples ask for.
+  bool holds_a_field() const {
+    for (std::size_t k : group_->members) {
+      const std::string_view extension = tar_key(members_[k].name).second;
+      for (const FieldSpec& field : dataset_.spec().fields) {
+        if (std::find(field.alternatives.begin(), field.alternatives.end(), extension) !=
+            field.alternatives.end()) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  const io::TarMember* image_of(const Group& group) {
+    if (dataset_.spec().image.empty()) {
+      for (std::size_t k = 0; k < group.members.size(); ++k) {
+        if (is_image_key(tar_key(members_[group.members[k]].name).second)) return take(k);
+      }
+      return nullptr;
+    }
+    return first_of(dataset_.spec().image);
+  }
+
+  const io::TarMember* first_of(const std::vector<std::string>& extensions) {
+    for (const std::string& extension : extensions) {
+      for (std::size_t k = 0; k < group_->members.size(); ++k) {
+        if (tar_key(members_[group_->members[k]].name).second == extension) return take(k);
+      }
+    }
+    return nullptr;
+  }
+
+  std::string wanted_images() const {
+    if (dataset_.spec().image.empty()) return "any image extension";
+    std::string text;
+    for (const std::string& extension : dataset_.spec().image) {
+      text += (text.empty() ? "." : " or .") + extension;
+    }
+    return text;
+  }
+
+  // A key without a member it needs: an error, or left out and listed with what it holds.
+  std::nullopt_t missing(const std::string& what) {
+    const std::string where = shard_.string() + ":" + std::string(group_->key);
+    const std::string reason = what + "; the key holds " + holds();
+    if (dataset_.spec().on_missing == BadInputPolicy::kError) throw Error(where + ": " + reason);
+    Dataset::Builder::skip(dataset_, where, reason);
+    return std::nullopt;
+  }
+
+  Dataset& dataset_;
+  const fs::path& shard_;
+  const int fd_;
+  const std::uint32_t file_;
+  const std::vector<io::TarMember>& members_;
+  const Group* group_ = nullptr;
+  std::vector<bool> used_;
+};
+
 }  // namespace
 
 void Dataset::Builder::tar_shard(Dataset& dataset, const fs::path& shard, int fd,
@@ -51,59 +279,14 @@ void Dataset::Builder::tar_shard(Dataset& dataset, const fs::path& shard, int fd
   } catch (const io::TarError& e) {
     throw Error(e.what());
   }
-  // Pair key.jpg with key.cls, keeping the archive order of the images.
-  struct Pending {
-    const io::TarMember* image = nullptr;
-    const io::TarMember* label = nullptr;
-  };
-  std::map<std::string_view, Pending> by_key;
-  std::vector<std::string_view> order;
-  for (const io::TarMember& member : members) {
-    const auto [key, extension] = split_key(member.name);
-    Pending& pending = by_key[key];
-    if (is_image_key(extension)) {
-      if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
-      if (pending.image == nullptr) pending.image = &member;
-    } else if (extension == "cls") {
-      if (pending.image == nullptr && pending.label == nullptr) order.push_back(key);
-      pending.label = &member;
-    } else {
-      ignore(dataset, shard.string() + ":" + member.name);
-    }
-  }
   const auto file_index = static_cast<std::uint32_t>(dataset.files_.size());
   dataset.files_.push_back(shard);
-  for (std::string_view key : order) {
-    const Pending& pending = by_key[key];
-    const std::string where = shard.string() + ":" + std::string(key);
-    if (pending.image == nullptr) throw Error(where + ".cls has no matching image member");
-    if (pending.label == nullptr) {
-      throw Error(shard.string() + ":" + pending.image->name + " has no matching .cls member");
+  SampleMaker maker(dataset, shard, fd, file_index, members);
+  for (const Group& group : group_by_key(dataset, shard, members)) {
+    if (auto made = maker.make(group, labels, dataset.spans_)) {
+      dataset.samples_.push_back(made->ref);
+      dataset.members_.push_back(std::move(made->image));
     }
-    char text[32] = {};
-    if (pending.label->size == 0 || pending.label->size >= sizeof(text)) {
-      throw Error(shard.string() + ":" + pending.label->name + ": label is not a short number");
-    }
-    std::error_code error;
-    io::pread_exact(fd, pending.label->offset, text, pending.label->size, error);
-    if (error) {
-      throw Error(shard.string() + ":" + pending.label->name + ": cannot read: " + error.message());
-    }
-    std::string_view digits(text, pending.label->size);
-    while (!digits.empty() &&
-           (digits.back() == '\n' || digits.back() == ' ' || digits.back() == '\r')) {
-      digits.remove_suffix(1);
-    }
-    std::int32_t label = -1;
-    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), label);
-    if (ec != std::errc() || ptr != digits.data() + digits.size() || label < 0 ||
-        label > kMaxLabel) {
-      throw Error(shard.string() + ":" + pending.label->name + ": label '" + std::string(digits) +
-                  "' is not an integer in [0, " + std::to_string(kMaxLabel) + "]");
-    }
-    dataset.samples_.push_back({file_index, pending.image->offset, pending.image->size, label});
-    dataset.members_.push_back(pending.image->name);
-    labels.insert(label);
   }
 }
 

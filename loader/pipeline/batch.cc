@@ -1,10 +1,12 @@
 #include "feedrate/batch.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "feedrate/error.h"
 #include "gpu/device.h"
 #include "gpu/dlpack_export.h"
+#include "loader/pipeline/field_check.h"
 #include "loader/pipeline/slot.h"
 
 namespace feedrate {
@@ -122,6 +124,39 @@ std::span<const std::uint32_t> Batch::indices() const {
 }
 const std::vector<SkippedSample>& Batch::skipped() const {
   return slot_->skipped;
+}
+
+const std::vector<FieldSpec>& Batch::fields() const {
+  return *slot_->fields;
+}
+
+std::string_view Batch::field(std::size_t i, std::size_t f) const {
+  const std::vector<FieldSpec>& specs = fields();
+  if (f >= specs.size() || i >= size()) {
+    throw Error("Batch::field(" + std::to_string(i) + ", " + std::to_string(f) +
+                "): the batch has " + std::to_string(size()) + " samples of " +
+                std::to_string(specs.size()) + " fields");
+  }
+  if (specs[f].kind == FieldKind::kClass) {
+    throw Error("Batch::field(): field '" + specs[f].entry + "' is the label: use labels()");
+  }
+  if (specs[f].kind == FieldKind::kKey) {
+    return std::string_view(slot_->keys).substr(slot_->key_at[i].at, slot_->key_at[i].size);
+  }
+  const auto member = static_cast<std::size_t>(
+      std::count_if(specs.begin(), specs.begin() + static_cast<std::ptrdiff_t>(f),
+                    [](const FieldSpec& spec) { return reads_member(spec.kind); }));
+  const ByteSpan span = slot_->spans[i * (slot_->member_fields + 1) + 1 + member];
+  return {reinterpret_cast<const char*>(slot_->encoded.data()) + slot_->encoded_offset[i] + span.at,
+          span.size};
+}
+
+std::int64_t Batch::field_integer(std::size_t i, std::size_t f) const {
+  const std::string_view text = field(i, f);
+  if (fields()[f].kind != FieldKind::kInteger) {
+    throw Error("Batch::field_integer(): field '" + fields()[f].entry + "' is not an integer");
+  }
+  return integer_value({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
 }
 
 }  // namespace feedrate

@@ -8,6 +8,22 @@
 
 namespace feedrate {
 
+void BatchAssembler::move_sample(detail::Slot& slot, std::size_t from, std::size_t to) const {
+  std::memmove(slot.images.data() + to * sample_bytes_, slot.images.data() + from * sample_bytes_,
+               sample_bytes_);
+  slot.labels[to] = slot.labels[from];
+  slot.indices[to] = slot.indices[from];
+  // The fields stay where they were read; their spans follow the sample.
+  slot.encoded_offset[to] = slot.encoded_offset[from];
+  slot.encoded_size[to] = slot.encoded_size[from];
+  if (!slot.key_at.empty()) slot.key_at[to] = slot.key_at[from];
+  if (!slot.spans.empty()) {
+    const std::size_t spans = slot.member_fields + 1;
+    std::copy_n(slot.spans.begin() + static_cast<std::ptrdiff_t>(from * spans), spans,
+                slot.spans.begin() + static_cast<std::ptrdiff_t>(to * spans));
+  }
+}
+
 bool BatchAssembler::assemble(detail::Slot& slot) const {
   const auto failed = [](const std::string& error) { return !error.empty(); };
   const auto failures =
@@ -29,16 +45,13 @@ bool BatchAssembler::assemble(detail::Slot& slot) const {
       slot.skipped.push_back({slot.indices[i], std::move(where), std::move(reason)});
       continue;
     }
-    if (kept != i) {
-      std::memmove(slot.images.data() + kept * sample_bytes_,
-                   slot.images.data() + i * sample_bytes_, sample_bytes_);
-      slot.labels[kept] = slot.labels[i];
-      slot.indices[kept] = slot.indices[i];
-    }
+    if (kept != i) move_sample(slot, i, kept);
     ++kept;
   }
   slot.labels.resize(kept);
   slot.indices.resize(kept);
+  slot.key_at.resize(std::min(slot.key_at.size(), kept));
+  slot.spans.resize(std::min(slot.spans.size(), kept * (slot.member_fields + 1)));
   return kept > 0;
 }
 

@@ -4,7 +4,8 @@
 //   error  the first failed sample ends the epoch: its message (naming the file) becomes the
 //          slot's failure, with the count of other failures in the batch;
 //   skip   failed samples are listed in Slot::skipped, and the samples after them move down
-//          (images, labels, indices), so the batch holds only good samples, in order.
+//          (images, labels, indices, where their fields and keys lie), so the batch holds only
+//          good samples, in order.
 //
 // Thread-safety: assemble() may run on any thread, for distinct slots at once.
 #pragma once
@@ -27,6 +28,8 @@ class BatchAssembler {
   bool assemble(detail::Slot& slot) const;
 
  private:
+  void move_sample(detail::Slot& slot, std::size_t from, std::size_t to) const;
+
   const Dataset& dataset_;
   const BadInputPolicy policy_;
   const std::size_t sample_bytes_;

@@ -1,5 +1,6 @@
 #include "loader/pipeline/batch_reader.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "loader/pipeline/block_reads.h"
@@ -15,7 +16,10 @@ using detail::Slot;
 BatchReader::BatchReader(const Dataset& dataset, const LoaderOptions& options,
                          const io::ReaderOptions& reader_options, const ReaderFactory& make_reader,
                          PackCache* cache)
-    : dataset_(dataset) {
+    : dataset_(dataset),
+      fields_(std::make_shared<const std::vector<FieldSpec>>(dataset.spec().fields)),
+      keys_(std::any_of(fields_->begin(), fields_->end(),
+                        [](const FieldSpec& field) { return field.kind == FieldKind::kKey; })) {
   std::string fallback;
   std::unique_ptr<io::Reader> reader = make_reader ? make_reader(reader_options, &fallback)
                                                    : io::Reader::create(reader_options, &fallback);
@@ -46,6 +50,27 @@ void BatchReader::read(Slot& slot) {
     const SampleRef& ref = dataset_.sample(slot.indices[i]);
     slot.labels[i] = ref.label;
     slot.encoded_size[i] = ref.size;
+  }
+  slot.fields = fields_;
+  slot.member_fields = dataset_.member_fields();
+  slot.spans.clear();
+  if (slot.member_fields > 0) {
+    for (std::size_t i = 0; i < n; ++i) {
+      slot.spans.push_back(dataset_.image_span(slot.indices[i]));
+      for (std::size_t k = 0; k < slot.member_fields; ++k) {
+        slot.spans.push_back(dataset_.field_span(slot.indices[i], k));
+      }
+    }
+  }
+  slot.keys.clear();
+  slot.key_at.clear();
+  if (keys_) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t at = slot.keys.size();
+      dataset_.append_key(slot.indices[i], slot.keys);
+      slot.key_at.push_back(
+          {static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(slot.keys.size() - at)});
+    }
   }
   source_->read(slot);
 }

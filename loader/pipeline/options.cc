@@ -8,6 +8,7 @@
 
 #include "decode/transform_text.h"
 #include "feedrate/error.h"
+#include "feedrate/fields.h"
 #include "gpu/device.h"
 #include "io/remote/url.h"
 #include "io/throttle.h"
@@ -167,6 +168,12 @@ LoaderOptions resolve(LoaderOptions options) {
     }
   }
   check_option("cache_gb", options.cache_gb);
+  parse_fields(options.fields);
+  parse_image_members(options.image);
+  if (options.on_missing != BadInputPolicy::kError && options.on_missing != BadInputPolicy::kSkip) {
+    throw Error("option on_missing must be error or skip, got " +
+                std::to_string(static_cast<int>(options.on_missing)));
+  }
   gpu::Device device;
   try {
     device = gpu::parse_device(options.device);
@@ -201,8 +208,8 @@ std::vector<std::string> policy_names() {
   return texts_of(kPolicies);
 }
 
-BadInputPolicy parse_policy(std::string_view text) {
-  return parse_word("on_bad", text, kPolicies);
+BadInputPolicy parse_policy(std::string_view text, std::string_view option) {
+  return parse_word(option, text, kPolicies);
 }
 
 const char* policy_name(BadInputPolicy policy) {

@@ -65,10 +65,11 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
     : clock_(clock),
       options_(resolve(options)),
       dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root,
-                             options_.allow_empty_classes)),
+                             options_.allow_empty_classes, SampleSpec::of(options_))),
       plan_(dataset_, options_),
       trace_(options_.trace, clock_.now()) {
-  if (!options_.cache_dir.empty() && !dataset_.is_remote()) {
+  // The pack cache holds transcoded images only: samples that read fields skip it.
+  if (!options_.cache_dir.empty() && !dataset_.is_remote() && dataset_.member_fields() == 0) {
     // The decode threads that can run at once; the writer starts with the first epoch, once the
     // telemetry it reads exists. (A remote source's cache_dir is its reader's: remote_reads.h.)
     const int cores = std::max(1, std::min(options_.num_workers, cpu_info().available));
@@ -246,6 +247,14 @@ void Pipeline::decode_sample(Slot& slot, std::size_t i) {
                                                                           slot.encoded_offset[i]),
                                     slot.encoded_size[i]});
   }
+}
+
+RunStats Pipeline::stats() const {
+  RunStats stats = telemetry_->stats();
+  stats.skipped += dataset_.skipped();
+  stats.skipped_samples.insert(stats.skipped_samples.begin(), dataset_.skipped_examples().begin(),
+                               dataset_.skipped_examples().end());
+  return stats;
 }
 
 Report Pipeline::report() const {

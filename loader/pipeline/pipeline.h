@@ -64,7 +64,8 @@ class Pipeline {
   void load_state(const LoaderState& state, bool allow_dataset_change);
   // `while_waiting` (may be empty): see Loader::next.
   std::optional<Batch> next(const std::function<void()>& while_waiting = {});
-  RunStats stats() const { return telemetry_->stats(); }
+  // The telemetry's, with the samples the index left out first (they miss every epoch).
+  RunStats stats() const;
   Report report() const;
   const TraceRecorder& trace() const { return trace_; }
 

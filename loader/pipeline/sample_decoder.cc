@@ -5,6 +5,7 @@
 #include "decode/random.h"
 #include "gpu/trace.h"
 #include "loader/host/system_info.h"
+#include "loader/pipeline/field_check.h"
 
 namespace feedrate {
 
@@ -20,7 +21,11 @@ SampleDecoder::SampleDecoder(const Dataset& dataset, const LoaderOptions& option
       workers_([limits = decode::DecodeLimits{.max_pixels = options.max_pixels,
                                               .on_warning = options.on_warning}] {
         return std::make_unique<Worker>(limits);
-      }) {}
+      }) {
+  for (const FieldSpec& field : dataset.spec().fields) {
+    if (reads_member(field.kind)) member_fields_.push_back(field);
+  }
+}
 
 std::size_t SampleDecoder::bytes_per_sample(int size, bool decode_to_u8) {
   const std::size_t values = static_cast<std::size_t>(size) * static_cast<std::size_t>(size) * 3;
@@ -32,9 +37,13 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   const auto start = telemetry_.clock().now();
   const std::uint64_t cpu_start = thread_cpu_ns();
   const std::uint32_t index = slot.indices[i];
-  const std::span<const std::uint8_t> encoded(
-      reinterpret_cast<const std::uint8_t*>(slot.encoded.data() + slot.encoded_offset[i]),
-      slot.encoded_size[i]);
+  const auto* sample =
+      reinterpret_cast<const std::uint8_t*>(slot.encoded.data() + slot.encoded_offset[i]);
+  const std::size_t spans = member_fields_.size() + 1;
+  const std::span<const std::uint8_t> encoded =
+      slot.spans.empty() ? std::span<const std::uint8_t>(sample, slot.encoded_size[i])
+                         : std::span<const std::uint8_t>(sample + slot.spans[i * spans].at,
+                                                         slot.spans[i * spans].size);
   std::byte* out = slot.images.data() + i * sample_bytes_;
   const std::uint64_t seed = decode::sample_seed(options_.seed, slot.epoch, index);
   Worker& worker = *workers_.local();
@@ -62,6 +71,15 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   if (!status.ok()) {
     slot.errors[i] =
         dataset_.describe(index) + ": " + decode::errc_name(status.code) + ": " + status.message;
+  }
+  for (std::size_t k = 0; k < member_fields_.size() && slot.errors[i].empty(); ++k) {
+    const ByteSpan span = slot.spans[i * spans + 1 + k];
+    const std::string problem =
+        field_problem(member_fields_[k].kind, {sample + span.at, span.size});
+    if (!problem.empty()) {
+      slot.errors[i] =
+          dataset_.describe(index) + ": field '" + member_fields_[k].entry + "': " + problem;
+    }
   }
   const auto end = telemetry_.clock().now();
   telemetry_.decoded(io::nanoseconds_between(start, end), thread_cpu_ns() - cpu_start);

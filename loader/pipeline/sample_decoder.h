@@ -7,6 +7,8 @@
 // they decode into per-thread scratch and write normalised float CHW. The augmentation seed is
 // a pure function of (seed, epoch, sample index), so the bytes never depend on the thread.
 // A sample that fails gets its error in Slot::errors ("FILE: CODE: MESSAGE"), never an exception.
+// Its field members are checked here too (field_check.h): a bad one fails the sample
+// ("FILE: field 'txt': PROBLEM"), so that the bad-input policy covers them.
 //
 // Thread-safety: decode() may run on any number of threads at once, for distinct samples.
 #pragma once
@@ -45,6 +47,7 @@ class SampleDecoder {
 
   const Dataset& dataset_;
   const LoaderOptions& options_;
+  std::vector<FieldSpec> member_fields_;  // the fields read from the sample's bytes, checked here
   const bool decode_to_u8_;
   const std::size_t pixels_;
   const std::size_t sample_bytes_;

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,16 @@ struct Slot {
 
   std::vector<std::int32_t> labels;
   std::vector<std::uint32_t> indices;
+  // What each sample carries (LoaderOptions::fields), shared by the loader's slots and its
+  // batches; `member_fields` of them are read from the sample's bytes (reads_member).
+  std::shared_ptr<const std::vector<FieldSpec>> fields;
+  std::size_t member_fields = 0;
+  // When member_fields > 0, per sample: the image's span, then each member field's, inside the
+  // sample's bytes at encoded_offset (so the fields stay in `encoded` until the slot is reused).
+  std::vector<ByteSpan> spans;
+  // __key__, when asked: the samples' keys back to back, and where each one lies.
+  std::string keys;
+  std::vector<ByteSpan> key_at;
   std::vector<std::string> errors;  // per sample; empty means decoded
   std::vector<SkippedSample> skipped;
   // Set by the copier when the batch must end the epoch (a bad sample under the `error`

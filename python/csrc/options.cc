@@ -56,10 +56,17 @@ struct Keyword {
   std::function<py::object()> default_value;  // called with the GIL held
 };
 
+// A default-constructed LoaderOptions. (A defaults() temporary inside these lambdas crashes
+// GCC 12: an internal compiler error in check_noexcept_r.)
+const LoaderOptions& defaults() {
+  static const LoaderOptions options;
+  return options;
+}
+
 // The default of a LoaderOptions field: the value a default-constructed LoaderOptions holds.
 template <typename T>
 std::function<py::object()> default_of(T LoaderOptions::*member) {
-  return [member] { return py::cast(LoaderOptions{}.*member); };
+  return [member] { return py::cast(defaults().*member); };
 }
 
 py::object none() {
@@ -207,7 +214,7 @@ const std::map<std::string, Keyword>& keywords() {
                         }
                       },
                       "Union[bool, " + literal(shuffle_names()) + "]",
-                      value(LoaderOptions{}.shuffle == ShuffleMode::kFull))},
+                      value(defaults().shuffle == ShuffleMode::kFull))},
       {"shuffle_window_mb", bounded(&LoaderOptions::shuffle_window_mb, "shuffle_window_mb")},
       {"seed", field(&LoaderOptions::seed, "an int")},
       {"drop_last", field(&LoaderOptions::drop_last, "a bool")},
@@ -218,7 +225,30 @@ const std::map<std::string, Keyword>& keywords() {
       {"on_bad",
        custom([](Parsed& p,
                  const py::handle& v) { p.options.loader.on_bad = parse_policy(word_of(v)); },
-              literal(policy_names()), value(policy_name(LoaderOptions{}.on_bad)))},
+              literal(policy_names()), value(policy_name(defaults().on_bad)))},
+      {"on_missing", custom(
+                         [](Parsed& p, const py::handle& v) {
+                           p.options.loader.on_missing = parse_policy(word_of(v), "on_missing");
+                         },
+                         literal(policy_names()), value(policy_name(defaults().on_missing)))},
+      // What each batch holds after its images: a sequence of member names (a str alone is
+      // refused: fields="txt" would read as t, x, t).
+      {"fields", custom(
+                     [](Parsed& p, const py::handle& v) {
+                       if (!py::isinstance<py::sequence>(v) || py::isinstance<py::str>(v)) {
+                         throw WrongType{"a sequence of str, such as (\"txt\", \"json\")"};
+                       }
+                       std::vector<std::string> entries;
+                       for (const py::handle item : py::reinterpret_borrow<py::sequence>(v)) {
+                         if (!py::isinstance<py::str>(item)) {
+                           throw WrongType{"a sequence of str, such as (\"txt\", \"json\")"};
+                         }
+                         entries.push_back(item.cast<std::string>());
+                       }
+                       p.options.loader.fields = std::move(entries);
+                     },
+                     "Sequence[str]", [] { return py::tuple(py::cast(defaults().fields)); })},
+      {"image", field(&LoaderOptions::image, "a str")},
       {"max_pixels", bounded(&LoaderOptions::max_pixels, "max_pixels")},
       // A str or a torch.device.
       {"device",

@@ -3,11 +3,13 @@
 #include <dlpack/dlpack.h>
 #include <pybind11/numpy.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "feedrate/error.h"
 #include "gpu/device.h"
+#include "python/csrc/field_values.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
@@ -107,31 +109,43 @@ ArrayKind resolve_arrays(ArrayKind requested) {
   return requested;
 }
 
+py::object int64_array(std::size_t count, const std::function<std::int64_t(std::size_t)>& value,
+                       ArrayKind arrays) {
+  const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(count)};
+  py::array_t<std::int64_t> array(shape, c_strides(shape, sizeof(std::int64_t)));
+  std::int64_t* out = array.mutable_data();
+  for (std::size_t i = 0; i < count; ++i) out[i] = value(i);
+  if (arrays != ArrayKind::kTorch) return array;
+  // torch.tensor, not torch.from_numpy: a torch built against numpy 1 has no numpy interop
+  // under numpy 2 ("Numpy is not available").
+  const py::module_ torch = py::module_::import("torch");
+  return torch.attr("tensor")(array.attr("tolist")(), py::arg("dtype") = torch.attr("int64"));
+}
+
 py::tuple to_python(const Batch& batch, ArrayKind arrays, bool with_indices) {
-  py::object images, labels;
+  py::list items;
+  const auto labels = [&] {
+    if (arrays == ArrayKind::kTorch) {
+      return torch_from_dlpack()(dlpack_capsule(batch.labels_dlpack())).attr("long")();
+    }
+    return numpy_view(batch.labels_dlpack()).attr("astype")("int64");
+  };
   if (arrays == ArrayKind::kTorch) {
     wait_on_current_stream(batch);
-    const py::object& from_dlpack = torch_from_dlpack();
-    images = from_dlpack(dlpack_capsule(batch.images_dlpack()));
-    labels = from_dlpack(dlpack_capsule(batch.labels_dlpack())).attr("long")();
+    items.append(torch_from_dlpack()(dlpack_capsule(batch.images_dlpack())));
   } else {
-    images = numpy_view(batch.images_dlpack());
-    labels = numpy_view(batch.labels_dlpack()).attr("astype")("int64");
+    items.append(numpy_view(batch.images_dlpack()));
   }
-  if (!with_indices) return py::make_tuple(images, labels);
-  const std::span<const std::uint32_t> indices = batch.indices();
-  const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(indices.size())};
-  py::array_t<std::int64_t> index_array(shape, c_strides(shape, sizeof(std::int64_t)));
-  std::copy(indices.begin(), indices.end(), index_array.mutable_data());
-  py::object index_object = index_array;
-  if (arrays == ArrayKind::kTorch) {
-    // torch.tensor, not torch.from_numpy: a torch built against numpy 1 has no numpy interop
-    // under numpy 2 ("Numpy is not available").
-    const py::module_ torch = py::module_::import("torch");
-    index_object =
-        torch.attr("tensor")(index_array.attr("tolist")(), py::arg("dtype") = torch.attr("int64"));
+  for (std::size_t f = 0; f < batch.fields().size(); ++f) {
+    items.append(batch.fields()[f].kind == FieldKind::kClass ? labels()
+                                                             : field_values(batch, f, arrays));
   }
-  return py::make_tuple(images, labels, index_object);
+  if (with_indices) {
+    const std::span<const std::uint32_t> indices = batch.indices();
+    items.append(int64_array(
+        indices.size(), [&](std::size_t i) { return std::int64_t{indices[i]}; }, arrays));
+  }
+  return py::tuple(items);
 }
 
 }  // namespace feedrate::python

@@ -6,6 +6,10 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
 #include "feedrate/batch.h"
 #include "python/csrc/options.h"
 
@@ -15,10 +19,16 @@ namespace feedrate::python {
 // module the arrays need does not import.
 ArrayKind resolve_arrays(ArrayKind requested);
 
-// (images, labels) or (images, labels, indices). On a CUDA device the batch is first made to
-// arrive on torch's current stream for that device (Batch::wait), so kernels queued there
-// afterwards see the data and the slot is refilled only after them. Labels are int64, like
-// DataLoader's (a cast of the zero-copy int32 labels); indices are int64 dataset indices.
+// (images, *fields) or (images, *fields, indices): each field of LoaderOptions::fields in its
+// order (field_values.h; cls: the labels). On a CUDA device the batch is first made to arrive on
+// torch's current stream for that device (Batch::wait), so kernels queued there afterwards see
+// the data and the slot is refilled only after them. Labels are int64, like DataLoader's (a cast
+// of the zero-copy int32 labels); indices are int64 dataset indices.
 pybind11::tuple to_python(const Batch& batch, ArrayKind arrays, bool with_indices);
+
+// An int64 tensor (or numpy array) of `count` values.
+pybind11::object int64_array(std::size_t count,
+                             const std::function<std::int64_t(std::size_t)>& value,
+                             ArrayKind arrays);
 
 }  // namespace feedrate::python

@@ -86,6 +86,9 @@ class DataLoader:
         std: Optional[Sequence[float]] = None,
         device: Optional[Union[str, Any]] = None,
         on_bad: Optional[Literal['error', 'skip']] = None,
+        on_missing: Optional[Literal['error', 'skip']] = None,
+        fields: Optional[Sequence[str]] = None,
+        image: Optional[str] = None,
         prefetch_batches: Optional[int] = None,
         memory_budget_mb: Optional[int] = None,
         io_queue_depth: Optional[int] = None,
@@ -104,6 +107,11 @@ class DataLoader:
         cache_gb: Optional[float] = None,
     ) -> None:
         given = locals()
+        for key in ("fields", "image", "on_missing"):
+            if given[key] is not None:
+                raise TypeError(f"feedrate.DataLoader keeps torch's (images, labels) batches over "
+                                f"a torchvision dataset and takes no {key}=; use "
+                                f"feedrate.Loader(source, {key}=...) for samples with fields")
         for key, why in _REFUSED.items():
             value = given[key]
             if value is not None and not (key == "timeout" and value == 0):

@@ -24,7 +24,7 @@ def given_options(scope: Dict[str, Any], names: Sequence[str] = OPTION_NAMES) ->
 
 
 class Loader(_C.Loader):
-    """Loader(source, **options): iterate batches of (images, labels) from an image dataset.
+    """Loader(source, **options): iterate batches of (images, *fields) from an image dataset.
 
     loader = feedrate.Loader("/data/train", batch_size=256, num_workers=8, device="cuda")
     for epoch in range(90):
@@ -35,6 +35,15 @@ class Loader(_C.Loader):
     source: an ImageFolder root (root/<class>/<image>.jpg; labels as torchvision's ImageFolder
     gives them), a file list of "relative/path label" lines, a tar shard, a folder or glob of
     shards.
+
+    fields=("cls",): what each batch holds after its images, in order (docs/image-text.md):
+    WebDataset members by extension, KEY.txt being "txt" ("txt;caption": the first a sample
+    has): "cls" int64 labels; "cls2", "index" int64 tensors; "txt", "text", "caption" lists of
+    str; "json" lists of dicts; "__key__" the keys (a folder's relative paths); "npy" lists of
+    numpy arrays; any other extension lists of bytes. fields=() yields (images,).
+    image="jpg;png": the image member's extensions (default: any image). on_missing="skip"
+    leaves out a sample without a requested member (report()["skipped"] names it); "error"
+    raises, naming the shard and key. A bad member (not UTF-8, not JSON) follows on_bad.
 
     Options (defaults as the C++ LoaderOptions): batch_size=64, num_workers=1,
     shuffle=True|False|"full"|"blocks"|"none" (True is "full", False "none"),
@@ -86,6 +95,9 @@ class Loader(_C.Loader):
         std: Optional[Sequence[float]] = None,
         device: Union[str, Any] = 'cpu',
         on_bad: Literal['error', 'skip'] = 'error',
+        on_missing: Literal['error', 'skip'] = 'skip',
+        fields: Sequence[str] = ('cls',),
+        image: str = '',
         prefetch_batches: int = 3,
         memory_budget_mb: int = 0,
         io_queue_depth: int = 64,

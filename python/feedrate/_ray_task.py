@@ -9,7 +9,8 @@ import functools
 import os
 import time
 import uuid
-from typing import Any, Callable, Dict, Generator, Iterator, List, Optional, Tuple
+from typing import (Any, Callable, Dict, Generator, Iterator, List, Optional, Sequence,
+                    Tuple)
 
 import feedrate
 from feedrate import _ray_collector
@@ -135,7 +136,8 @@ def read_part(spec: Part) -> Iterator[Any]:
         while True:
             columns, batches = gather(iterator, spec.block_batches,
                                        int(spec.options["batch_size"]), clocks,
-                                       keep if keep_state else None)
+                                       keep if keep_state else None,
+                                       spec.options.get("fields", ("cls",)))
             if columns is None:
                 return state
             t1 = time.perf_counter()
@@ -190,14 +192,32 @@ def read_part(spec: Part) -> Iterator[Any]:
                                            figures=figures)))
 
 
+# The columns every block has besides the fields'.
+_FIXED_COLUMNS = ("image", "label", "index")
+
+
+def field_columns(fields: Sequence[str]) -> List[str]:
+    """The block columns of a Loader's fields, in order: "label" for cls, else the field's
+    (first) extension. Raises ValueError naming a field whose column would collide."""
+    columns = []
+    for field in fields:
+        name = "label" if field == "cls" else field.split(";")[0]
+        if field != "cls" and name in _FIXED_COLUMNS:
+            raise ValueError(f"feedrate.ray.read: field {field!r} would be the column {name!r}, "
+                             f"which feedrate.ray gives its own meaning ({', '.join(_FIXED_COLUMNS)})")
+        columns.append(name)
+    return columns
+
+
 def gather(iterator: Iterator[Tuple[Any, ...]], count: int, batch_size: int,
-           clocks: Dict[str, float], after_batch: Optional[Callable[[], None]] = None
-           ) -> Tuple[Optional[Dict[str, Any]], int]:
+           clocks: Dict[str, float], after_batch: Optional[Callable[[], None]] = None,
+           fields: Sequence[str] = ("cls",)) -> Tuple[Optional[Dict[str, Any]], int]:
     """Up to `count` batches (of at most batch_size rows: fewer where on_bad="skip" left a
     sample out) of a Loader's iterator copied into one block's columns: returns
     (columns, batches gathered), columns None when the iterator had none left. The copy is the
     one the batches need anyway: their arrays view a slot the Loader refills once they are
-    gone. Calls after_batch() after each batch. Adds the time waited on the Loader to
+    gone. The batches hold (images, *fields, indices): numbers go into int64 columns, other
+    values (str, dict, bytes, arrays) into object columns. Calls after_batch() after each batch. Adds the time waited on the Loader to
     clocks["wait_s"], the copying's to clocks["emit_s"] and clocks["emit_cpu_s"], and the
     batches to clocks["batches"]."""
     import numpy as np
@@ -207,22 +227,30 @@ def gather(iterator: Iterator[Tuple[Any, ...]], count: int, batch_size: int,
     for _ in range(count):
         t0 = time.perf_counter()
         try:
-            images, labels, indices = next(iterator)
+            images, *values, indices = next(iterator)
         except StopIteration:
             clocks["wait_s"] += time.perf_counter() - t0
             break
         t1 = time.perf_counter()
         clocks["wait_s"] += t1 - t0
         c1 = time.thread_time()
+        named = list(zip(field_columns(fields), values)) + [("index", indices)]
         if columns is None:
             capacity = count * batch_size
-            columns = {"image": np.empty((capacity,) + images.shape[1:], images.dtype),
-                       "label": np.empty(capacity, np.int64),
-                       "index": np.empty(capacity, np.int64)}
-        end = rows + len(labels)
-        for name, values in (("image", images), ("label", labels), ("index", indices)):
-            columns[name][rows:end] = values
-        del images, labels, indices
+            columns = {"image": np.empty((capacity,) + images.shape[1:], images.dtype)}
+            for name, value in named:
+                numeric = isinstance(value, np.ndarray)
+                columns[name] = np.empty(capacity, np.int64 if numeric else object)
+        end = rows + len(indices)
+        columns["image"][rows:end] = images
+        for name, value in named:
+            column = columns[name]
+            if column.dtype == object:
+                for k, item in enumerate(value):
+                    column[rows + k] = item
+            else:
+                column[rows:end] = value
+        del images, values, indices, named
         rows = end
         batches += 1
         if after_batch is not None:

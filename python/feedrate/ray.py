@@ -94,6 +94,9 @@ def read(
         arrays: None = None,
         progress: None = None,
         # The other Loader options, handed to every task's Loader.
+        on_missing: Literal['error', 'skip'] = 'skip',
+        fields: Sequence[str] = ('cls',),
+        image: str = '',
         shuffle: Union[bool, Literal['full', 'blocks', 'none']] = True,
         shuffle_window_mb: int = 128,
         resize: Optional[int] = None,
@@ -121,7 +124,10 @@ def read(
     """A ray.data.Dataset of one epoch of decoded batches, read by num_tasks feedrate Loaders.
 
     Columns: "image" (N, H, W, 3) uint8 (NCHW float with dtype="float32"), "label" int64,
-    "index" int64 (the sample's dataset index). source and every option are the Loader's
+    "index" int64 (the sample's dataset index). With fields= (docs/image-text.md) the fields
+    are the columns between image and index, each named by its extension ("label" for cls;
+    "txt" for "txt;caption"): int64 for cls2 and index, objects (str, dict, bytes, arrays) for
+    the others. A field whose column would be "image" or "index" is a ValueError naming it. source and every option are the Loader's
     (docs/python.md); num_workers is each task's decode threads and its num_cpus, by default
     the CPUs of the smallest alive node that has CPUs (so a task fits on every CPU node).
     num_tasks defaults to the cluster's CPUs // max(num_workers, 1) (one task per node on a
@@ -139,6 +145,7 @@ def read(
         if given[name] is not None:
             raise TypeError(f"feedrate.ray.read: {name} is not an option here ({why})")
     loader_options = given_options(given, _TASK_OPTIONS)
+    _ray_task.field_columns(fields)
     if device is not None and str(device) != "cpu":
         raise ValueError(f"feedrate.ray.read: device={device!r}: blocks are host memory, "
                          "device must be 'cpu' (iter_torch_batches(device=...) moves them)")

@@ -1,6 +1,7 @@
 // BatchAssembler: under `skip` the failed samples leave the batch and the rest move down in
-// order (images, labels, indices), listed with their file and reason; under `error` the first
-// failure becomes the batch's failure, naming its file and counting the others.
+// order (images, labels, indices, where their bytes, fields and keys lie), listed with their file
+// and reason; under `error` the first failure becomes the batch's failure, naming its file and
+// counting the others.
 #include "loader/pipeline/batch_assembler.h"
 
 #include <gtest/gtest.h>
@@ -28,6 +29,14 @@ class BatchAssemblerTest : public ::testing::Test {
     slot_.indices = {5, 4, 3, 2, 1};
     slot_.labels = {50, 40, 30, 20, 10};
     slot_.errors.assign(slot_.count, "");
+    slot_.encoded_offset = {0, 100, 200, 300, 400};
+    slot_.encoded_size = {10, 11, 12, 13, 14};
+    slot_.member_fields = 1;  // each sample's image and one field
+    for (std::uint32_t i = 0; i < slot_.count; ++i) {
+      slot_.spans.push_back({0, 5});
+      slot_.spans.push_back({5, i});
+      slot_.key_at.push_back({i, 1});
+    }
   }
 
   testing::TempDir dir_;
@@ -48,6 +57,14 @@ TEST_F(BatchAssemblerTest, SkipCompactsTheGoodSamplesInOrder) {
       EXPECT_EQ(slot_.images.data()[i * kSampleBytes + b], expected) << "sample " << i;
     }
   }
+  // Where each kept sample's bytes, fields and key lie moves with it.
+  EXPECT_EQ(slot_.encoded_offset[1], 200u);
+  EXPECT_EQ(slot_.encoded_size[2], 14u);
+  ASSERT_EQ(slot_.spans.size(), 6u);
+  EXPECT_EQ(slot_.spans[3].size, 2u);
+  EXPECT_EQ(slot_.spans[5].size, 4u);
+  ASSERT_EQ(slot_.key_at.size(), 3u);
+  EXPECT_EQ(slot_.key_at[2].at, 4u);
   ASSERT_EQ(slot_.skipped.size(), 2u);
   EXPECT_EQ(slot_.skipped[0].index, 4u);
   EXPECT_EQ(slot_.skipped[0].where, dataset_->describe(4));

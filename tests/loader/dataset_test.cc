@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "feedrate/error.h"
+#include "io/file.h"
+#include "io/tar_index.h"
 #include "io/tar_writer.h"
 #include "tests/support/test_data.h"
 
@@ -192,26 +194,84 @@ TEST(TarShards, GnuTarShardsPairImagesWithLabels) {
   }
 }
 
+std::span<const unsigned char> bytes_of(const std::string& text) {
+  return {reinterpret_cast<const unsigned char*>(text.data()), text.size()};
+}
+
 TEST(TarShards, MissingLabelOrImageIsNamed) {
   TempDir dir;
   {
     io::TarWriter tar(dir / "a.tar");
-    const auto jpeg = small_jpeg(1);
-    tar.add("k1.jpg", jpeg);
+    tar.add("k1.jpg", small_jpeg(1));
     tar.finish();
   }
-  EXPECT_NE(
-      error_of([&] { Dataset::open(dir / "a.tar"); }).find("a.tar:k1.jpg has no matching .cls"),
-      std::string::npos);
+  EXPECT_NE(error_of([&] {
+              Dataset::open(dir / "a.tar");
+            }).find("has 'cls' (the first, " + (dir / "a.tar").string() + ":k1 holds jpg)"),
+            std::string::npos);
+  {
+    io::TarWriter tar(dir / "c.tar");
+    tar.add("k1.jpg", small_jpeg(1));
+    tar.add("k1.cls", bytes_of("1"));
+    tar.add("k2.jpg", small_jpeg(2));
+    tar.add("k3.cls", bytes_of("3"));
+    tar.finish();
+  }
+  const Dataset skipping = Dataset::open(dir / "c.tar");
+  EXPECT_EQ(skipping.size(), 1u);
+  ASSERT_EQ(skipping.skipped(), 2u);
+  EXPECT_EQ(skipping.skipped_examples()[0].where, (dir / "c.tar").string() + ":k2");
+  EXPECT_EQ(skipping.skipped_examples()[0].reason,
+            "no .cls member (field 'cls'); the key holds jpg");
+  EXPECT_EQ(skipping.skipped_examples()[1].reason,
+            "no image member (any image extension); the key holds cls");
+  SampleSpec strict;
+  strict.on_missing = BadInputPolicy::kError;
+  EXPECT_NE(error_of([&] {
+              Dataset::open(dir / "c.tar", false, false, strict);
+            }).find("c.tar:k2: no .cls member"),
+            std::string::npos);
   {
     io::TarWriter tar(dir / "b.tar");
-    const std::string label = "x1\n";
     tar.add("k1.jpg", small_jpeg(1));
-    tar.add("k1.cls", {reinterpret_cast<const unsigned char*>(label.data()), label.size()});
+    tar.add("k1.cls", bytes_of("x1\n"));
     tar.finish();
   }
   EXPECT_NE(error_of([&] { Dataset::open(dir / "b.tar"); }).find("b.tar:k1.cls: label 'x1'"),
             std::string::npos);
+}
+
+TEST(TarShards, ASampleRangeCoversItsImageAndFieldsOnly) {
+  TempDir dir;
+  const auto jpeg = small_jpeg(1);
+  {
+    io::TarWriter tar(dir / "f.tar");
+    tar.add("a/k1.jpg", jpeg);
+    tar.add("a/k1.json", bytes_of("{}"));
+    tar.add("a/k1.txt", bytes_of("a caption"));
+    tar.add("a/k1.npy", bytes_of("unused"));
+    tar.finish();
+  }
+  SampleSpec spec;
+  spec.fields = parse_fields({"txt;caption", "__key__"});
+  const Dataset dataset = Dataset::open(dir / "f.tar", false, false, spec);
+  ASSERT_EQ(dataset.size(), 1u);
+  ASSERT_EQ(dataset.member_fields(), 1u);
+  EXPECT_EQ(dataset.key(0), "a/k1");
+  EXPECT_TRUE(dataset.classes().empty());
+  const std::vector<io::TarMember> members = [&] {
+    std::error_code error;
+    const io::File file = io::File::open(dir / "f.tar", error);
+    return io::index_tar(file.fd(), dir / "f.tar");
+  }();
+  const SampleRef& ref = dataset.sample(0);
+  EXPECT_EQ(ref.offset, members[0].offset);
+  EXPECT_EQ(ref.offset + ref.size, members[2].offset + members[2].size);
+  EXPECT_EQ(dataset.image_span(0).at, 0u);
+  EXPECT_EQ(dataset.image_span(0).size, jpeg.size());
+  EXPECT_EQ(ref.offset + dataset.field_span(0, 0).at, members[2].offset);
+  EXPECT_EQ(dataset.field_span(0, 0).size, 9u);
+  EXPECT_EQ(dataset.ignored_files(), 2u);  // json and npy: asked by no field
 }
 
 TEST(TarShards, EveryImageKindIsAMemberOtherKindsAreCounted) {

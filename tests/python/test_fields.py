@@ -1,0 +1,216 @@
+"""Samples with fields (issue: image-text shards): tar keys grouped as WebDataset groups them,
+captions, metadata and keys delivered with their images, missing and bad members reported by
+shard and key, the guarantees (seed, workers, resume, blocks, sharding) kept with fields."""
+
+import io
+import json
+import tarfile
+
+import numpy as np
+import pytest
+
+import feedrate
+
+from conftest import write_jpeg
+
+KEYS = 40
+
+
+def add(tar, name, data):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+def jpeg_bytes(tmp_path, seed):
+    path = tmp_path / f"scratch_{seed}.jpg"
+    write_jpeg(path, seed, 48 + seed % 7, 40 + seed % 5)
+    return path.read_bytes()
+
+
+def caption(k):
+    return f"a photo number {k}, café"  # non-ASCII: the text is UTF-8, not Latin-1
+
+
+def meta(k):
+    return {"url": f"http://127.0.0.1/{k}.jpg", "caption": caption(k), "width": 48 + k % 7,
+            "similarity": 0.25 + k / 1000}
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    """Two img2dataset-style shards (KEY.jpg, KEY.txt, KEY.json, no .cls), the second in PAX
+    format with long names, plus the parquet and stats files img2dataset writes beside them."""
+    root = tmp_path_factory.mktemp("image_text")
+    formats = [tarfile.GNU_FORMAT, tarfile.PAX_FORMAT]
+    for shard in range(2):
+        with tarfile.open(root / f"{shard:05d}.tar", "w", format=formats[shard]) as tar:
+            for k in range(shard * KEYS // 2, (shard + 1) * KEYS // 2):
+                key = f"{k:09d}" + ("_" + "x" * 110 if shard == 1 else "")
+                add(tar, key + ".jpg", jpeg_bytes(root, k))
+                add(tar, key + ".txt", caption(k).encode())
+                add(tar, key + ".json", json.dumps(meta(k)).encode())
+        (root / f"{shard:05d}_stats.json").write_text("{}")
+        (root / f"{shard:05d}.parquet").write_bytes(b"PAR1")
+    return root
+
+
+def epoch(loader):
+    rows = []
+    for images, *values in loader:
+        assert len(images) == len(values[0])
+        rows.extend(zip(*values))
+    return rows
+
+
+def number_of(key):
+    return int(key.split("_")[0])
+
+
+def test_captions_and_dicts_equal_the_members_for_every_key_once(shards):
+    loader = feedrate.Loader(shards, batch_size=8, num_workers=2, size=32, transform="eval",
+                             fields=("__key__", "txt", "json"), seed=3)
+    rows = epoch(loader)
+    assert sorted(number_of(key) for key, _, _ in rows) == list(range(KEYS))
+    for key, text, value in rows:
+        assert text == caption(number_of(key))
+        assert value == meta(number_of(key))
+    assert loader.report()["skipped"] == 0
+
+
+def test_fields_order_and_empty_fields(shards):
+    loader = feedrate.Loader(shards, batch_size=8, size=32, transform="eval",
+                             fields=("json", "__key__"), return_indices=True)
+    images, metas, keys, indices = next(iter(loader))
+    assert [m["caption"] for m in metas] == [caption(number_of(k)) for k in keys]
+    assert len(indices) == len(keys)
+    only = feedrate.Loader(shards, batch_size=8, size=32, transform="eval", fields=())
+    assert len(next(iter(only))) == 1
+
+
+def test_bytes_and_alternatives(shards):
+    loader = feedrate.Loader(shards, batch_size=8, size=32, transform="eval", shuffle=False,
+                             fields=("caption;txt", "jpg"))
+    _, texts, raw = next(iter(loader))
+    assert texts[0] == caption(0)
+    assert isinstance(raw[0], bytes) and raw[0][:2] == b"\xff\xd8"
+
+
+def test_same_seed_same_batches_with_fields_whatever_the_workers(shards):
+    def batches(workers):
+        loader = feedrate.Loader(shards, batch_size=8, num_workers=workers, size=32,
+                                 transform="train", fields=("txt", "__key__"), seed=11)
+        return [(images.numpy().tobytes(), texts, keys) for images, texts, keys in loader]
+
+    assert batches(0) == batches(2)
+
+
+def test_state_dict_mid_epoch_gives_the_same_rest_of_the_epoch(shards):
+    options = dict(batch_size=8, num_workers=2, size=32, transform="eval",
+                   fields=("__key__", "txt"), seed=5)
+    whole = [(keys, texts) for _, keys, texts in feedrate.Loader(shards, **options)]
+    first = feedrate.Loader(shards, **options)
+    it = iter(first)
+    next(it), next(it)
+    state = first.state_dict()
+    resumed = feedrate.Loader(shards, **options)
+    resumed.load_state_dict(state)
+    rest = [(keys, texts) for _, keys, texts in resumed]
+    assert rest == whole[2:]
+
+
+def test_blocks_and_ranks_deliver_every_key_once(shards):
+    keys = []
+    for rank in range(2):
+        loader = feedrate.Loader(shards, batch_size=4, size=32, transform="eval", rank=rank,
+                                 world_size=2, shuffle="blocks", tar_chunk_bytes=4096,
+                                 fields=("__key__", "txt"), pad_shards=False)
+        for _, batch_keys, texts in loader:
+            assert texts == [caption(number_of(k)) for k in batch_keys]
+            keys.extend(batch_keys)
+    assert sorted(number_of(k) for k in keys) == list(range(KEYS))
+
+
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory):
+    """One shard with each fault: a key without .txt, a key without an image, a .txt that is
+    not UTF-8, a .json that is not JSON, an HTML page saved as .jpg, a truncated JPEG, and a
+    key given twice."""
+    root = tmp_path_factory.mktemp("faulty")
+    faults = {}
+    with tarfile.open(root / "00000.tar", "w") as tar:
+        for k in range(16):
+            key = f"{k:04d}"
+            image = jpeg_bytes(root, k)
+            text = caption(k).encode()
+            value = json.dumps(meta(k)).encode()
+            if k == 1:
+                faults[key] = "no .txt member"
+                text = None
+            if k == 2:
+                faults[key] = "no image member"
+                image = None
+            if k == 3:
+                faults[key] = "not UTF-8"
+                text = b"caf\xe9"
+            if k == 4:
+                faults[key] = "not JSON"
+                value = b"{'single': 'quotes'}"
+            if k == 5:
+                faults[key] = ""  # any decoder reason
+                image = b"<!DOCTYPE html><html><body>404</body></html>"
+            if k == 6:
+                faults[key] = ""  # any decoder reason
+                image = image[: len(image) // 2]
+            if image is not None:
+                add(tar, key + ".jpg", image)
+            if text is not None:
+                add(tar, key + ".txt", text)
+            add(tar, key + ".json", value)
+        add(tar, "0007.txt", b"a second caption")  # the key given twice
+    return root, faults
+
+
+def test_each_fault_is_named_and_every_other_key_delivered(faulty):
+    root, faults = faulty
+    loader = feedrate.Loader(root, batch_size=4, size=32, transform="eval", on_bad="skip",
+                             fields=("__key__", "txt", "json"))
+    rows = epoch(loader)
+    delivered = sorted(key for key, _, _ in rows)
+    assert delivered == [f"{k:04d}" for k in range(16) if f"{k:04d}" not in faults]
+    for key, text, value in rows:
+        assert text == caption(int(key)) and value == meta(int(key))
+    report = loader.report()
+    listed = report["skipped_samples"]
+    for key, why in faults.items():
+        assert any(f"00000.tar:{key}" in s["where"] and why in s["reason"] for s in listed), key
+    assert any("0007.txt" in s["where"] and "second member" in s["reason"] for s in listed)
+
+
+def test_missing_member_raises_under_on_missing_error(faulty):
+    root, _ = faulty
+    with pytest.raises(feedrate.Error, match=r"00000.tar:0001: no .txt member"):
+        feedrate.Loader(root, fields=("txt",), on_missing="error", on_bad="skip")
+
+
+def test_a_field_no_sample_has_names_it_and_the_first_samples_members(shards):
+    with pytest.raises(feedrate.Error, match=r"'xyz'.*holds jpg, txt, json"):
+        feedrate.Loader(shards, fields=("xyz",))
+
+
+def test_folders_give_cls_and_key_only(image_folder):
+    loader = feedrate.Loader(image_folder, batch_size=4, size=32, transform="eval",
+                             shuffle=False, fields=("__key__", "cls"))
+    _, keys, labels = next(iter(loader))
+    assert keys[0] == "Zebra/img_0.jpg" and labels.tolist()[0] == 0
+    with pytest.raises(feedrate.Error, match="'txt'"):
+        feedrate.Loader(image_folder, fields=("txt",))
+
+
+def test_fields_are_typed_and_checked():
+    with pytest.raises(TypeError, match="sequence of str"):
+        feedrate.Loader("x", fields="txt")
+    with pytest.raises(feedrate.Error, match="different kinds"):
+        feedrate.Loader("x", fields=("txt;json",))
+    with pytest.raises(TypeError, match="feedrate.Loader"):
+        feedrate.DataLoader(None, fields=("txt",))

@@ -1,11 +1,11 @@
 // Where S3 requests go and how they are signed, resolved in the order of botocore's chain:
 //   credentials: AWS_NO_SIGN_REQUEST=true forces unsigned requests; else AWS_ACCESS_KEY_ID +
-//     AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN); else, for the profile AWS_PROFILE (default
-//     "default"), the role its role_arn names, assumed (STS AssumeRole) with the keys of its
-//     source_profile or the credentials of its credential_source (Environment, EcsContainer,
-//     Ec2InstanceMetadata; io/remote/credential_source.h); else web identity (STS
-//     AssumeRoleWithWebIdentity) with the token of AWS_WEB_IDENTITY_TOKEN_FILE or the profile's
-//     web_identity_token_file for AWS_ROLE_ARN or the profile's role_arn
+//     AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN); else, for the profile AWS_DEFAULT_PROFILE, else
+//     AWS_PROFILE (botocore's order), else "default", the role its role_arn names, assumed (STS
+//     AssumeRole) with the keys of its source_profile or the credentials of its credential_source
+//     (Environment, EcsContainer, Ec2InstanceMetadata; io/remote/credential_source.h); else web
+//     identity (STS AssumeRoleWithWebIdentity) with the token of AWS_WEB_IDENTITY_TOKEN_FILE or the
+//     profile's web_identity_token_file for AWS_ROLE_ARN or the profile's role_arn
 //     (io/remote/role_credentials.h); else the role of the profile's AWS IAM Identity Center
 //     (SSO) settings, with the token `aws sso login` cached (io/remote/sso_credentials.h); else
 //     the profile's keys in the credentials file, its credential_process (credentials file, then
@@ -74,10 +74,10 @@ struct CredentialChainOptions {
 };
 
 // Throws std::runtime_error when the environment or a file is inconsistent (a key without its
-// secret, an AWS_PROFILE found in neither file, an unreadable file) or a source of temporary
-// credentials fails (a credential_process's exit status or output, a container endpoint's, an
-// instance role's, STS's or the SSO portal's answer, an SSO token cache that is missing or
-// expired, a role or SSO configuration that is incomplete or inconsistent),
+// secret, an AWS_DEFAULT_PROFILE or AWS_PROFILE found in neither file, an unreadable file) or a
+// source of temporary credentials fails (a credential_process's exit status or output, a container
+// endpoint's, an instance role's, STS's or the SSO portal's answer, an SSO token cache that is
+// missing or expired, a role or SSO configuration that is incomplete or inconsistent),
 // std::invalid_argument for an endpoint that is not an http(s) URL; the messages never contain a
 // secret.
 S3Settings resolve_s3_settings(const EnvLookup& env, const CredentialChainOptions& options = {});

@@ -126,6 +126,7 @@ S3Settings resolve_s3_settings(const EnvLookup& env, const CredentialChainOption
   }
   settings.endpoint = configured_endpoint(env, profile, "s3");
   settings.path_style = !settings.endpoint.empty();
+  if (options.reuse) settings.bucket_regions = shared_bucket_regions(settings.endpoint);
   // Last: the settings above are checked before any command runs or any endpoint is asked.
   settings.credentials = chain_credentials(env, profile, settings.region, options);
   return settings;

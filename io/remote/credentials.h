@@ -20,7 +20,9 @@
 //     (io/remote/credential_provider.h).
 //   files: AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE, else ~/.aws/credentials and
 //     ~/.aws/config under HOME.
-//   region: AWS_REGION, AWS_DEFAULT_REGION, the profile's region, then us-east-1.
+//   region: AWS_REGION, AWS_DEFAULT_REGION, the profile's region, then us-east-1: where a
+//     bucket's requests go until S3 answers that the bucket is in another region, which is then
+//     kept for the bucket (bucket_regions; io/remote/region_redirect.h).
 //   endpoint: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's s3 endpoint_url, then its
 //     endpoint_url; a custom endpoint is addressed path-style (endpoint/bucket/key), AWS
 //     itself virtual-hosted style (bucket.s3.region.amazonaws.com/key).
@@ -28,9 +30,9 @@
 // runs with the real process environment, as the AWS CLI runs it).
 //
 // Texts for errors and reports use the provider's source(); a secret never reaches a message
-// (Secret, io/remote/aws_credentials.h). Thread-safety: S3Settings is a value whose provider is
-// shared by its copies and is itself thread-safe; resolve_s3_settings() may be called from any
-// thread.
+// (Secret, io/remote/aws_credentials.h). Thread-safety: S3Settings is a value whose provider and
+// bucket regions are shared by its copies and are themselves thread-safe; resolve_s3_settings() may
+// be called from any thread.
 #pragma once
 
 #include <functional>
@@ -39,6 +41,7 @@
 #include <string>
 
 #include "io/remote/aws_credentials.h"
+#include "io/remote/bucket_regions.h"
 #include "io/remote/credential_provider.h"
 
 namespace feedrate::io {
@@ -59,6 +62,8 @@ struct S3Settings {
   std::shared_ptr<CredentialProvider> credentials =
       CredentialProvider::fixed({}, "none: unsigned requests");
   std::string region = "us-east-1";
+  // The regions S3 named for buckets that are not in `region`; never null.
+  std::shared_ptr<BucketRegions> bucket_regions = std::make_shared<BucketRegions>();
   std::string endpoint;  // "scheme://host[:port]" without a trailing '/'; empty: AWS
   bool path_style = false;
 };
@@ -69,7 +74,9 @@ struct CredentialChainOptions {
   bool instance_metadata = false;
   WallClock clock;  // what expirations are compared with; empty: the system clock
   // Share the providers of temporary credentials process-wide (io/remote/credential_cache.h):
-  // a Loader's resolutions run a credential_process, ask an endpoint, once.
+  // a Loader's resolutions run a credential_process, ask an endpoint, once. And share the
+  // endpoint's bucket regions process-wide (shared_bucket_regions): a bucket's region, once S3
+  // named it, holds for every later resolution.
   bool reuse = false;
 };
 

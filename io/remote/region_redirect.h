@@ -13,9 +13,9 @@
 // same endpoint (io/remote/endpoint.h). That is done once per request: a request already
 // redirected that is answered so again fails, naming the bucket, the region it was first sent
 // to, the one it was sent on to and the one the second answer names. So does an answer that
-// names no region (botocore would then HEAD the bucket for its x-amz-bucket-region, which an
-// answer from S3 carries in practice; feedrate does not), and one whose request would go out
-// unchanged (an unsigned request to a custom endpoint: its region changes nothing).
+// names no region (botocore would then HEAD the bucket for its x-amz-bucket-region; feedrate
+// does not), and one whose request would go out unchanged (an unsigned request to a custom
+// endpoint: its region changes nothing).
 // Messages hold bucket and region names, never a secret. Thread-safety: as the endpoint's.
 #pragma once
 

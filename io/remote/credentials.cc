@@ -100,12 +100,19 @@ EnvLookup process_environment() {
 
 S3Settings resolve_s3_settings(const EnvLookup& env, const CredentialChainOptions& options) {
   S3Settings settings;
-  const auto explicit_profile = set_variable(env, "AWS_PROFILE");
+  // botocore's session variable 'profile' reads AWS_DEFAULT_PROFILE first, then AWS_PROFILE.
+  const char* profile_variable = "AWS_DEFAULT_PROFILE";
+  auto explicit_profile = set_variable(env, profile_variable);
+  if (!explicit_profile) {
+    profile_variable = "AWS_PROFILE";
+    explicit_profile = set_variable(env, profile_variable);
+  }
   const AwsProfiles files = read_aws_profiles(env);
   const AwsProfile profile = find_profile(files, explicit_profile.value_or("default"));
   if (explicit_profile && !profile.found()) {
     throw std::runtime_error(
-        "AWS_PROFILE names profile '" + profile.name + "', which is in neither " +
+        std::string(profile_variable) + " names profile '" + profile.name +
+        "', which is in neither " +
         (files.credentials_path.empty() ? "(no credentials file)"
                                         : files.credentials_path.string()) +
         " nor " + (files.config_path.empty() ? "(no config file)" : files.config_path.string()));
@@ -119,6 +126,7 @@ S3Settings resolve_s3_settings(const EnvLookup& env, const CredentialChainOption
   }
   settings.endpoint = configured_endpoint(env, profile, "s3");
   settings.path_style = !settings.endpoint.empty();
+  if (options.reuse) settings.bucket_regions = shared_bucket_regions(settings.endpoint);
   // Last: the settings above are checked before any command runs or any endpoint is asked.
   settings.credentials = chain_credentials(env, profile, settings.region, options);
   return settings;

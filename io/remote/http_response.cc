@@ -81,6 +81,8 @@ void ResponseHead::parse_line(std::string_view line) {
     etag = std::string(value);
   } else if (iequals(name, "Retry-After")) {
     retry_after = parse_retry_after(value, std::time(nullptr));
+  } else if (iequals(name, "x-amz-bucket-region")) {
+    bucket_region = std::string(value);
   }
 }
 

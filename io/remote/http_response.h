@@ -1,5 +1,6 @@
 // What one HTTP answer said, as libcurl hands it over, and how a failed answer becomes an error:
-// the response head seen by CURLOPT_HEADERFUNCTION (status, Content-Length, Content-Range, ETag),
+// the response head seen by CURLOPT_HEADERFUNCTION (status, Content-Length, Content-Range, ETag,
+// S3's x-amz-bucket-region),
 // the error code and message for a final status, the wait a throttled answer asks for
 // (Retry-After), and the retry cause of a libcurl error.
 // Thread-safety: values and pure functions; a ResponseHead belongs to its transfer.
@@ -31,6 +32,7 @@ struct ResponseHead {
   std::optional<std::uint64_t> range_total;
   std::string etag;  // strong ETags only, with their quotes; weak ones cannot serve If-Match
   std::optional<std::chrono::seconds> retry_after;  // Retry-After, as a wait from its arrival
+  std::string bucket_region;  // x-amz-bucket-region: where S3 says the bucket is; empty: absent
 
   // Reads one header line; a status line starts a new head (after a 100 Continue, a redirect).
   void parse_line(std::string_view line);

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "io/remote/region_redirect.h"
 #include "io/remote/remote_error.h"
 #include "io/remote/s3_xml.h"
 #include "io/remote/url.h"
@@ -36,15 +37,14 @@ ObjectStore::ObjectStore(S3Settings settings, const ObjectStoreOptions& options)
   validate(options_);
 }
 
-ObjectStore::Response ObjectStore::attempt(const std::string& what, const std::string& http_url,
-                                           bool sign, bool nobody,
-                                           std::optional<RetryCause>& retry) {
+ObjectStore::Response ObjectStore::attempt(const std::string& what, const RequestTarget& target,
+                                           bool nobody, std::optional<RetryCause>& retry) {
   Response response;
   CURL* easy = easy_.get();
   curl_easy_reset(easy);
   CurlList headers;
   try {
-    endpoint_.configure(easy, http_url, sign, headers, {});
+    endpoint_.configure(easy, target, headers, {});
   } catch (const CredentialsUnavailable& error) {
     response.failure = {RemoteErrc::kAccessDenied, what + ": " + error.what()};
     return response;
@@ -78,18 +78,28 @@ ObjectStore::Response ObjectStore::attempt(const std::string& what, const std::s
   if (status >= 200 && status <= 299) return response;
   const auto body = parse_s3_error(response.body);
   retry = retry_cause_of_status(status, body.code);
-  response.failure =
-      retry ? RemoteFailure{RemoteErrc::kHttpStatus, what + ": " + describe_status(status, body)}
-            : status_failure(what, status, body, endpoint_.credentials_source());
+  if (retry) {
+    response.failure = {RemoteErrc::kHttpStatus, what + ": " + describe_status(status, body)};
+    return response;
+  }
+  auto redirect = follow_region(endpoint_, target, response.head, body, nobody);
+  response.resend = std::move(redirect.resend);
+  response.failure = status_failure(what, status, body, endpoint_.credentials_source());
+  response.failure.message += redirect.note;
   return response;
 }
 
-ObjectStore::Response ObjectStore::perform(const std::string& what, const std::string& http_url,
-                                           bool sign, bool nobody) {
+ObjectStore::Response ObjectStore::perform(const std::string& what, RequestTarget target,
+                                           bool nobody) {
   const auto first = std::chrono::steady_clock::now();
   for (unsigned attempts = 1;; ++attempts) {
     std::optional<RetryCause> retry;
-    auto response = attempt(what, http_url, sign, nobody, retry);
+    target = endpoint_.refreshed(target);
+    auto response = attempt(what, target, nobody, retry);
+    if (response.resend) {
+      target = std::move(*response.resend);
+      continue;
+    }
     if (!retry) return response;
     const auto delay = backoff_.delay(attempts, server_retry_delay(response.head));
     if (!backoff_.allows(attempts, std::chrono::steady_clock::now() + delay - first)) {
@@ -102,16 +112,14 @@ ObjectStore::Response ObjectStore::perform(const std::string& what, const std::s
 }
 
 RemoteResult<ObjectInfo> ObjectStore::stat(const std::string& url) {
-  RemoteUrl parsed;
-  std::string http_url;
+  RequestTarget target;
   try {
-    parsed = parse_url(url);
-    http_url = endpoint_.object_url(parsed);
+    target = endpoint_.object_target(parse_url(url));
   } catch (const std::invalid_argument& error) {
     return failed<ObjectInfo>({RemoteErrc::kInvalidUrl, error.what()});
   }
   const std::string what = "HEAD " + url;
-  auto response = perform(what, http_url, endpoint_.signs(parsed), true);
+  auto response = perform(what, std::move(target), true);
   if (response.failure.code) return failed<ObjectInfo>(std::move(response.failure));
   if (!response.head.content_length) {
     return failed<ObjectInfo>({RemoteErrc::kBadResponse, what + ": no Content-Length"});
@@ -144,8 +152,7 @@ RemoteResult<std::vector<ObjectInfo>> ObjectStore::list(const std::string& prefi
         {"max-keys", std::to_string(options_.max_keys)}};
     if (!token.empty()) query.emplace_back("continuation-token", token);
     const std::string what = "LIST " + prefix_url + " (page " + std::to_string(page) + ")";
-    auto response = perform(what, endpoint_.bucket_url(parsed.bucket, std::move(query)),
-                            endpoint_.signs(parsed), false);
+    auto response = perform(what, endpoint_.bucket_target(parsed.bucket, std::move(query)), false);
     if (response.failure.code) return failed<Objects>(std::move(response.failure));
     ListPage listed;
     try {
@@ -163,15 +170,13 @@ RemoteResult<std::vector<ObjectInfo>> ObjectStore::list(const std::string& prefi
 }
 
 RemoteResult<std::string> ObjectStore::get(const std::string& url) {
-  RemoteUrl parsed;
-  std::string http_url;
+  RequestTarget target;
   try {
-    parsed = parse_url(url);
-    http_url = endpoint_.object_url(parsed);
+    target = endpoint_.object_target(parse_url(url));
   } catch (const std::invalid_argument& error) {
     return failed<std::string>({RemoteErrc::kInvalidUrl, error.what()});
   }
-  auto response = perform("GET " + url, http_url, endpoint_.signs(parsed), false);
+  auto response = perform("GET " + url, std::move(target), false);
   if (response.failure.code) return failed<std::string>(std::move(response.failure));
   RemoteResult<std::string> result;
   result.value = std::move(response.body);

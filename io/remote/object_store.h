@@ -1,7 +1,9 @@
 // The object-level operations a dataset needs before it reads ranges: stat() an object (HEAD:
 // its size and ETag), list() the objects under an s3:// prefix (ListObjectsV2, every page), and
 // get() a whole small object (a file list, an index). Each call is one synchronous request on a
-// kept-alive connection, retried like a RangeFetcher's requests (io/remote/retry_policy.h).
+// kept-alive connection, retried like a RangeFetcher's requests (io/remote/retry_policy.h). A
+// request that S3 answers is for a bucket in another region is sent again at once to that region,
+// kept for the bucket from then on (io/remote/region_redirect.h); the resend is an attempt.
 // https:// servers have no listing: list() on one fails with kNotSupported and says what to use.
 // Failures are data (RemoteResult::error, RemoteErrc, and a message naming the URL, the HTTP
 // status, S3's error Code and, for denied access, where the credentials came from).
@@ -62,11 +64,12 @@ class ObjectStore {
   struct Response {
     ResponseHead head;
     std::string body;
-    RemoteFailure failure;  // empty code: a 2xx answer
+    RemoteFailure failure;                // empty code: a 2xx answer
+    std::optional<RequestTarget> resend;  // S3 named the bucket's region: the request for it
   };
-  // One request with its retries. `nobody`: HEAD.
-  Response perform(const std::string& what, const std::string& http_url, bool sign, bool nobody);
-  Response attempt(const std::string& what, const std::string& http_url, bool sign, bool nobody,
+  // One request with its retries and its redirect to the bucket's region. `nobody`: HEAD.
+  Response perform(const std::string& what, RequestTarget target, bool nobody);
+  Response attempt(const std::string& what, const RequestTarget& target, bool nobody,
                    std::optional<RetryCause>& retry);
 
   ObjectStoreOptions options_;

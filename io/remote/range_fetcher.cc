@@ -71,9 +71,7 @@ void RangeFetcher::submit(FetchRequest request, FetchDestination destination) {
     return;
   }
   try {
-    const auto url = parse_url(job->request.url);
-    job->http_url = endpoint_.object_url(url);
-    job->sign = endpoint_.signs(url);
+    job->target = endpoint_.object_target(parse_url(job->request.url));
   } catch (const std::invalid_argument& error) {
     finish_job(std::move(job), {RemoteErrc::kInvalidUrl, error.what()}, immediate_);
     return;
@@ -146,6 +144,10 @@ void RangeFetcher::reap(std::vector<FetchResult>& completed) {
     meter_.attempt_ended(transfer->metrics());
     auto job = transfer->take_job();
     idle_.push_back(transfer);
+    if (outcome.kind == AttemptOutcome::Kind::kRedirect) {
+      queued_.push_front(std::move(job));  // no wait: the bucket's region answers it
+      continue;
+    }
     if (outcome.kind == AttemptOutcome::Kind::kRetry) {
       const auto now = clock_.now();
       const auto delay = backoff_.delay(job->attempts, outcome.server_delay);

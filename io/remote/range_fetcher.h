@@ -26,6 +26,11 @@
 //     429 or 503 with Retry-After waits at least that long, at most retry.max_server_delay); a
 //     retry asks only for the bytes still missing, with If-Match on the ETag the bytes so far
 //     came with, so no byte is duplicated or dropped;
+//   * an answer that the object's bucket is in another region (S3's 301 PermanentRedirect, a 400
+//     AuthorizationHeaderMalformed naming the region, ...) sends the request again at once to
+//     that region, once, and keeps the region for the bucket, so that later requests of these
+//     settings (this fetcher's, the object store's, other threads') go there straight
+//     (io/remote/region_redirect.h); the resend is an attempt;
 //   * 403 and 404 (and 401, 412, 416, any other 4xx) fail at once; 412 is RemoteErrc::
 //     kObjectChanged;
 //   * a failure is data (FetchResult::error and a message naming the URL, the range, the HTTP

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "io/remote/fetch_stats.h"
+#include "io/remote/region_redirect.h"
 #include "io/remote/remote_error.h"
 
 namespace feedrate::io {
@@ -28,7 +29,8 @@ void RangeTransfer::start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& e
   headers_.reset();
   std::vector<std::string> extra;
   if (!job_->etag.empty()) extra.push_back("If-Match: " + job_->etag);
-  endpoint.configure(easy, job_->http_url, job_->sign, headers_, extra);
+  job_->target = endpoint.refreshed(job_->target);
+  endpoint.configure(easy, job_->target, headers_, extra);
   const std::string range = std::to_string(want_first_) + "-" + std::to_string(last);
   curl_easy_setopt(easy, CURLOPT_RANGE, range.c_str());  // libcurl copies it
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, read_header_line);
@@ -84,7 +86,7 @@ std::string RangeTransfer::describe() const {
   const auto& request = job_->request;
   std::string text = "GET " + request.url + " bytes " + std::to_string(request.offset) + "-" +
                      std::to_string(request.offset + job_->destination.size() - 1);
-  if (request.url != job_->http_url) text += " (" + job_->http_url + ")";
+  if (request.url != job_->target.http_url) text += " (" + job_->target.http_url + ")";
   return text;
 }
 
@@ -142,7 +144,14 @@ AttemptOutcome RangeTransfer::finish(CURLcode result, const RemoteEndpoint& endp
                        describe() + ": " + describe_status(head_.status, body)};
     return outcome;
   }
+  auto redirect = follow_region(endpoint, job_->target, head_, body, false);
+  if (redirect.resend) {
+    job_->target = std::move(*redirect.resend);
+    outcome.kind = AttemptOutcome::Kind::kRedirect;
+    return outcome;
+  }
   outcome.failure = status_failure(describe(), head_.status, body, endpoint.credentials_source());
+  outcome.failure.message += redirect.note;
   return outcome;
 }
 

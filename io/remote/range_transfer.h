@@ -4,8 +4,12 @@
 // ([offset + delivered, offset + size)), with If-Match set to the ETag the caller gave or the one
 // the first answer carried, so that resumed bytes come from the same version of the object.
 // Its body goes straight into the job's destination; a 200 answer (the server ignored Range) is
-// skipped up to the range and cut off after it. Each body byte that arrives is counted on the
-// fetcher's FetchMeter as it arrives. Thread-safety: owned by the fetcher's thread.
+// skipped up to the range and cut off after it. Each attempt goes to the region kept for the
+// bucket when it starts (a job queued before S3 named it goes there too); an answer that the
+// bucket is in another region points the job at that region, to be started again at once
+// (io/remote/region_redirect.h).
+// Each body byte that arrives is counted on the fetcher's FetchMeter as it arrives.
+// Thread-safety: owned by the fetcher's thread.
 #pragma once
 
 #include <curl/curl.h>
@@ -30,8 +34,7 @@ class FetchMeter;
 struct FetchJob {
   FetchRequest request;
   FetchDestination destination;  // request.dest, or the scatter submit() was given
-  std::string http_url;
-  bool sign = false;
+  RequestTarget target;          // where the next attempt goes
   std::string etag;  // sent as If-Match from the second attempt on (or from the first, if given)
   std::size_t delivered = 0;
   unsigned attempts = 0;
@@ -42,7 +45,8 @@ struct FetchJob {
 
 // What an attempt came to.
 struct AttemptOutcome {
-  enum class Kind { kDone, kRetry, kFail } kind = Kind::kDone;
+  // kRedirect: the job's target now names the bucket's region; start it again now.
+  enum class Kind { kDone, kRetry, kFail, kRedirect } kind = Kind::kDone;
   RetryCause cause = RetryCause::kServerError;  // kRetry
   std::chrono::seconds server_delay{0};         // kRetry: the answer's Retry-After (429, 503)
   RemoteFailure failure;  // kFail: the error; kRetry: the code and message if retries run out

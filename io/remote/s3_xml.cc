@@ -24,6 +24,7 @@ S3ErrorBody parse_s3_error(std::string_view body) {
   if (!root) root = document.child("ErrorResponse").child("Errors").child("Error");
   error.code = root.child_value("Code");
   error.message = root.child_value("Message");
+  error.region = root.child_value("Region");
   return error;
 }
 

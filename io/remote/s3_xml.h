@@ -1,4 +1,4 @@
-// The XML documents S3 answers with: an <Error> body (its Code and Message; also inside the
+// The XML documents S3 answers with: an <Error> body (its Code, Message and Region; also inside the
 // <ErrorResponse> of STS and the other query APIs, and moto's <ErrorResponse><Errors>) and a
 // ListObjectsV2 page (<ListBucketResult>), parsed with pugixml. Thread-safety: pure functions.
 #pragma once
@@ -13,6 +13,9 @@ namespace feedrate::io {
 struct S3ErrorBody {
   std::string code;     // "NoSuchKey", "AccessDenied", "SlowDown", ...; empty when not S3 XML
   std::string message;  // the server's explanation, may be empty
+  // The <Region> S3 adds to an AuthorizationHeaderMalformed (and other wrong-region errors): the
+  // bucket's region; empty when absent.
+  std::string region;
 };
 // Never throws: a body that is not such an error document gives empty fields.
 S3ErrorBody parse_s3_error(std::string_view body);

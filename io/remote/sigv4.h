@@ -14,8 +14,8 @@
 
 namespace feedrate::io {
 
-// `scope`: "aws:amz:REGION:SERVICE", which must outlive the transfer; libcurl copies the key,
-// the secret and the header line. The caller sets CURLOPT_HTTPHEADER to `headers` afterwards.
+// `scope`: "aws:amz:REGION:SERVICE"; libcurl copies it, the key, the secret and the header line.
+// The caller sets CURLOPT_HTTPHEADER to `headers` afterwards.
 void sign_sigv4(CURL* easy, const std::string& scope, const AwsCredentials& credentials,
                 CurlList& headers);
 

@@ -1,6 +1,7 @@
 // The credential chain in the AWS tools' order, with a fake environment and temporary AWS files:
-// environment keys, profiles from the credentials and the config file, region and endpoint
-// precedence, unsigned requests, and error texts that never contain a secret.
+// environment keys, profiles from the credentials and the config file, profile
+// (AWS_DEFAULT_PROFILE, AWS_PROFILE), region and endpoint precedence, unsigned requests, and error
+// texts that never contain a secret.
 #include "io/remote/credentials.h"
 
 #include <gtest/gtest.h>
@@ -109,6 +110,27 @@ TEST_F(Credentials, FileLocationsCanBeOverridden) {
             "profile 'default' in " + (elsewhere / "creds").string());
 }
 
+// botocore's session variable 'profile' reads AWS_DEFAULT_PROFILE, then AWS_PROFILE.
+TEST_F(Credentials, ProfilePrecedence) {
+  write("credentials",
+        "[default]\naws_access_key_id = DEFAULT\naws_secret_access_key = s\n"
+        "[older]\naws_access_key_id = OLDER\naws_secret_access_key = s\n"
+        "[newer]\naws_access_key_id = NEWER\naws_secret_access_key = s\n");
+  write("config", "[profile older]\nregion = eu-north-1\n");
+  const auto key = [](const S3Settings& settings) {
+    return settings.credentials->current()->access_key_id;
+  };
+  EXPECT_EQ(key(resolve_s3_settings(env().lookup())), "DEFAULT");
+  const auto older = resolve_s3_settings(env().set("AWS_DEFAULT_PROFILE", "older").lookup());
+  EXPECT_EQ(key(older), "OLDER");
+  EXPECT_EQ(older.region, "eu-north-1");  // the profile's settings come with it
+  EXPECT_EQ(older.credentials->source(), "profile 'older' in " + path("credentials"));
+  EXPECT_EQ(key(resolve_s3_settings(env().set("AWS_PROFILE", "newer").lookup())), "NEWER");
+  EXPECT_EQ(key(resolve_s3_settings(
+                env().set("AWS_DEFAULT_PROFILE", "older").set("AWS_PROFILE", "newer").lookup())),
+            "OLDER");
+}
+
 TEST_F(Credentials, RegionPrecedence) {
   write("config", "[default]\nregion = from-config\n");
   EXPECT_EQ(resolve_s3_settings(env().lookup()).region, "from-config");
@@ -157,6 +179,8 @@ TEST_F(Credentials, InconsistentSettingsFailWithoutTheSecret) {
                "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not");
   expect_error(env().set("AWS_PROFILE", "missing").lookup(),
                "AWS_PROFILE names profile 'missing', which is in neither");
+  expect_error(env().set("AWS_DEFAULT_PROFILE", "gone").set("AWS_PROFILE", "missing").lookup(),
+               "AWS_DEFAULT_PROFILE names profile 'gone', which is in neither");
   expect_error(env().set("AWS_ENDPOINT_URL", "ftp://x").lookup(), "scheme 'ftp'");
   expect_error(env().set("AWS_ENDPOINT_URL", "http://x/bucket").lookup(),
                "must be http(s)://host[:port]");

@@ -1,5 +1,6 @@
-// Helpers of the io/remote suites: draining a fetcher, and comparing fetched bytes with the
-// expected ones. Thread-safety: test code, one thread.
+// Helpers of the io/remote suites: draining a fetcher, an object's bytes that differ from their
+// neighbours, and comparing fetched bytes with the expected ones. Thread-safety: test code, one
+// thread.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -19,6 +20,13 @@ inline std::vector<FetchResult> drain(RangeFetcher& fetcher) {
   std::vector<FetchResult> results;
   while (fetcher.pending() > 0) fetcher.poll(std::chrono::milliseconds(1000), results);
   return results;
+}
+
+// `size` bytes, byte i being (i * step + first) mod 256: a byte out of place shows.
+inline std::vector<unsigned char> patterned_bytes(std::size_t size, unsigned step, unsigned first) {
+  std::vector<unsigned char> bytes(size);
+  for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<unsigned char>(i * step + first);
+  return bytes;
 }
 
 // Whether `got` holds exactly expected[offset, offset + got.size()).

@@ -72,13 +72,13 @@ TEST(HttpResponse, IgnoresWeakETagsAndMalformedRanges) {
 }
 
 TEST(HttpResponse, FinalStatusesBecomeTypedErrors) {
-  const S3ErrorBody denied{"AccessDenied", "Access Denied"};
+  const S3ErrorBody denied{"AccessDenied", "Access Denied", ""};
   const auto forbidden = status_failure("GET s3://b/k bytes 0-9", 403, denied, "profile 'x' in /f");
   EXPECT_EQ(forbidden.code, make_error_code(RemoteErrc::kAccessDenied));
   EXPECT_EQ(forbidden.message,
             "GET s3://b/k bytes 0-9: HTTP 403 AccessDenied: Access Denied (credentials: profile "
             "'x' in /f)");
-  const auto missing = status_failure("HEAD s3://b/k", 404, {"NoSuchKey", ""}, "src");
+  const auto missing = status_failure("HEAD s3://b/k", 404, {"NoSuchKey", "", ""}, "src");
   EXPECT_EQ(missing.code, make_error_code(RemoteErrc::kNotFound));
   EXPECT_EQ(missing.message, "HEAD s3://b/k: HTTP 404 NoSuchKey");
   const auto changed = status_failure("GET u", 412, {}, "src");

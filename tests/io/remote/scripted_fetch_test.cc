@@ -22,14 +22,8 @@ using test_support::requested_range;
 using test_support::same_bytes;
 using test_support::ScriptedServer;
 
-std::vector<unsigned char> object_bytes() {
-  std::vector<unsigned char> bytes(100'000);
-  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 7 + 3);
-  return bytes;
-}
-
 const std::vector<unsigned char>& object() {
-  static const auto bytes = object_bytes();
+  static const auto bytes = test_support::patterned_bytes(100'000, 7, 3);
   return bytes;
 }
 

@@ -29,24 +29,13 @@ struct Axis {
   }
 };
 
-Axis x_axis(const Geometry& g) {
-  return {static_cast<float>(g.crop_x),
-          static_cast<float>(g.crop_w),
-          g.scale_x,
-          static_cast<float>(g.offset_x),
-          static_cast<float>(g.canvas_w),
-          g.clamp_to_crop,
-          g.clamp_to_canvas};
-}
-
-Axis y_axis(const Geometry& g) {
-  return {static_cast<float>(g.crop_y),
-          static_cast<float>(g.crop_h),
-          g.scale_y,
-          static_cast<float>(g.offset_y),
-          static_cast<float>(g.canvas_h),
-          g.clamp_to_crop,
-          g.clamp_to_canvas};
+// The x axis of `g` (horizontal) or its y axis.
+Axis axis(const Geometry& g, bool horizontal) {
+  const auto f = [](double v) { return static_cast<float>(v); };
+  return horizontal ? Axis{f(g.crop_x),   f(g.crop_w),     g.scale_x,        f(g.offset_x),
+                           f(g.canvas_w), g.clamp_to_crop, g.clamp_to_canvas}
+                    : Axis{f(g.crop_y),   f(g.crop_h),     g.scale_y,        f(g.offset_y),
+                           f(g.canvas_h), g.clamp_to_crop, g.clamp_to_canvas};
 }
 
 template <typename T>
@@ -175,8 +164,8 @@ Geometry flipped(Geometry g, bool horizontal, bool vertical) {
 }
 
 void transform_boxes(const Geometry& g, std::span<float> boxes) {
-  const Axis ax = x_axis(g);
-  const Axis ay = y_axis(g);
+  const Axis ax = axis(g, true);
+  const Axis ay = axis(g, false);
   const float canvas_w = static_cast<float>(g.canvas_w);
   const float canvas_h = static_cast<float>(g.canvas_h);
   for (std::size_t i = 0; i + 3 < boxes.size(); i += 4) {

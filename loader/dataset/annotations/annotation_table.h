@@ -40,7 +40,7 @@ struct ImageRecord {
 // A class as the labels name it: the label it became and the source's name.
 struct Category {
   std::int64_t label = 0;
-  std::int64_t source_id = 0;  // COCO's category id; the class's index in the list otherwise
+  std::int64_t source_id = 0;  // COCO's category id, YOLO's names id, VOC's list index
   std::string name;
 };
 

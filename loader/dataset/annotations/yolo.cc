@@ -122,8 +122,9 @@ void read_labels(const fs::path& file, const std::map<std::int64_t, std::int64_t
     const auto label = label_of_class.find(static_cast<std::int64_t>(v[0]));
     if (v[0] != static_cast<float>(static_cast<std::int64_t>(v[0])) ||
         label == label_of_class.end()) {
-      throw Error(where + "class " + std::to_string(rows[i][0]) +
-                  " is not an id of data.yaml's names");
+      std::ostringstream value;
+      value << rows[i][0];
+      throw Error(where + "class " + value.str() + " is not an id of data.yaml's names");
     }
     if (!seen.insert(v).second) continue;
     append_box(v, segment, table);

@@ -102,6 +102,16 @@ Geometry pad_geometry(int width, int height, int left, int top, int right, int b
   return g;
 }
 
+Geometry zoom_out_geometry(int width, int height, float r, float u, float v) {
+  // torch multiplies the Python int by the float32 tensor in float32, then int() truncates.
+  const int canvas_w = static_cast<int>(static_cast<float>(width) * r);
+  const int canvas_h = static_cast<int>(static_cast<float>(height) * r);
+  const int left = static_cast<int>(static_cast<float>(canvas_w - width) * u);
+  const int top = static_cast<int>(static_cast<float>(canvas_h - height) * v);
+  return pad_geometry(width, height, left, top, canvas_w - (left + width),
+                      canvas_h - (top + height));
+}
+
 Geometry letterbox_geometry(int width, int height, int new_w, int new_h, bool scaleup, bool center,
                             int stride) {
   double r = std::min(static_cast<double>(new_h) / height, static_cast<double>(new_w) / width);

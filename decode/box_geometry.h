@@ -58,6 +58,10 @@ Geometry center_crop_geometry(int width, int height, int crop_w, int crop_h);
 // F.pad(padding=[left, top, right, bottom]) (RandomZoomOut's kernel, its parameters drawn by the
 // caller): pad_bounding_boxes shifts and clamps to the new canvas.
 Geometry pad_geometry(int width, int height, int left, int top, int right, int bottom);
+// RandomZoomOut.make_params given its draws, float32 as torch.rand's: the side ratio r (in
+// side_range) and u, v in [0, 1): a canvas of int(width r) x int(height r), the image at
+// left = int((canvas_w - width) u), top = int((canvas_h - height) v); then pad_geometry.
+Geometry zoom_out_geometry(int width, int height, float r, float u, float v);
 // Ultralytics' LetterBox to new_w x new_h: r = min(new_h / h, new_w / w) (at most 1 unless
 // scaleup), the image resized to round(w r) x round(h r), padded by round(dw - 0.1) on the
 // left/top and round(dw + 0.1) on the right/bottom of half the slack when centered (all of it
@@ -77,6 +81,8 @@ Geometry flipped(Geometry g, bool horizontal, bool vertical);
 // by sanitize_boxes, as in torchvision).
 void transform_boxes(const Geometry& g, std::span<float> boxes);
 // Applies `g` in place to polygon points (x, y pairs), without clamping: a rasterizer clips them.
+// A polygon bounds an area, so it flips as boxes do (x -> W - x, the mirror of the mask), not as
+// torchvision's KeyPoints, which are pixel indices (x -> W - 1 - x).
 void transform_points(const Geometry& g, std::span<float> xy);
 void transform_points(const Geometry& g, std::span<double> xy);
 

@@ -80,6 +80,21 @@ TEST(BoxGeometry, PadShiftsOntoALargerCanvas) {
   EXPECT_EQ(moved(flipped(g, true, false), {0, 0, 100, 50}), (std::vector<float>{3, 7, 103, 57}));
 }
 
+// RandomZoomOut.make_params: canvas int(w r) x int(h r), left int((canvas_w - w) u), top
+// int((canvas_h - h) v), padding the rest.
+TEST(BoxGeometry, ZoomOutPadsOntoTheDrawnCanvas) {
+  const Geometry g = zoom_out_geometry(100, 50, 2.5f, 0.25f, 0.5f);
+  EXPECT_EQ(g.canvas_w, 250);
+  EXPECT_EQ(g.canvas_h, 125);
+  EXPECT_EQ(g.offset_x, 37);  // int(150 * 0.25) = int(37.5)
+  EXPECT_EQ(g.offset_y, 37);  // int(75 * 0.5) = int(37.5)
+  EXPECT_EQ(moved(g, {10, 20, 30, 40}), (std::vector<float>{47, 57, 67, 77}));
+  // r = 1: no room, no shift.
+  const Geometry same = zoom_out_geometry(100, 50, 1.0f, 0.9f, 0.9f);
+  EXPECT_EQ(same.canvas_w, 100);
+  EXPECT_EQ(same.offset_x, 0);
+}
+
 // LetterBox: r = min(640 / h, 640 / w); the image round(w r) x round(h r); the slack halved,
 // round(d - 0.1) before and round(d + 0.1) after; boxes * r + [left, top].
 TEST(BoxGeometry, LetterboxFollowsUltralyticsRounding) {

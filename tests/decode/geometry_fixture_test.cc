@@ -47,6 +47,7 @@ Geometry geometry_of(const nlohmann::json& c) {
     plan.flip = p["flip"];
     return plan_geometry(plan, TransformKind::kTrain);
   }
+  if (op == "zoom_out") return zoom_out_geometry(width, height, p["r"], p["u"], p["v"]);
   EXPECT_EQ(op, "eval");
   TransformSpec spec;
   spec.kind = TransformKind::kEval;

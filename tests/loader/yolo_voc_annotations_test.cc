@@ -121,7 +121,7 @@ TEST(VocAnnotations, ReadsBoxesOneBasedInclusiveToContinuous) {
                                        "<xmin>48</xmin><ymin>240</ymin><xmax>195</xmax>"
                                        "<ymax>371</ymax>") +
                                 voc_object("person", 1,
-                                           "<xmin>8</xmin><ymin>12</ymin><xmax>352</xmax>"
+                                           "<xmin>\n  8\n</xmin><ymin>12</ymin><xmax>352</xmax>"
                                            "<ymax>498.5</ymax>")));
   put(dir / "Annotations/000002.xml",
       voc_xml("000002.jpg", voc_object("cat", 0,
@@ -140,7 +140,7 @@ TEST(VocAnnotations, ReadsBoxesOneBasedInclusiveToContinuous) {
   EXPECT_EQ(t.flags, (std::vector<std::uint8_t>{0, kDifficult, 0}));
 
   // A given class list, contiguous labels, and an image set.
-  put(dir / "ImageSets/Main/train.txt", "000002\n");
+  put(dir / "ImageSets/Main/train.txt", "000002  1\n\n");
   t = read_voc(dir.path(), {{"dog", "cat"}, LabelMode::kContiguous, "ImageSets/Main/train.txt"});
   ASSERT_EQ(t.images.size(), 1u);
   EXPECT_EQ(t.labels, (std::vector<std::int64_t>{2}));
@@ -173,6 +173,10 @@ TEST(VocAnnotations, ErrorsNameTheFile) {
                                            "<xmin>five</xmin><ymin>1</ymin><xmax>4</xmax>"
                                            "<ymax>3</ymax>")),
                "<xmin> 'five' is not a number");
+  expect_error(voc_xml("a.jpg", voc_object("dog", 0,
+                                           "<xmin>5px</xmin><ymin>1</ymin><xmax>4</xmax>"
+                                           "<ymax>3</ymax>")),
+               "<xmin> '5px' is not a number");
   expect_error(voc_xml("a.jpg", voc_object("dog", 0, "<ymin>1</ymin><xmax>4</xmax><ymax>3</ymax>")),
                "no <xmin>");
 }

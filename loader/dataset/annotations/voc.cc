@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <pugixml.hpp>
+#include <sstream>
 
 #include "feedrate/error.h"
 
@@ -22,8 +23,13 @@ std::vector<fs::path> annotation_files(const fs::path& root, const VocOptions& o
         options.image_set.is_absolute() ? options.image_set : root / options.image_set;
     std::ifstream in(list);
     if (!in) throw Error(list.string() + ": cannot open image set");
-    std::string id;
-    while (in >> id) files.push_back(folder / (id + ".xml"));
+    std::string line;
+    while (std::getline(in, line)) {
+      // The id is a line's first word (a class's set, "2008_000008 -1", adds a second).
+      std::istringstream words(line);
+      std::string id;
+      if (words >> id) files.push_back(folder / (id + ".xml"));
+    }
     return files;
   }
   std::error_code error;
@@ -40,11 +46,15 @@ double number(const pugi::xml_node& parent, const char* name, const std::string&
   const pugi::xml_node node = parent.child(name);
   if (!node) throw Error(where + ": no <" + name + ">");
   const std::string text = node.text().as_string();
+  // The number alone, with white space around it allowed (an indented element's text).
+  const std::size_t begin = text.find_first_not_of(" \t\r\n");
+  const std::size_t end = text.find_last_not_of(" \t\r\n") + 1;
   double value = 0;
-  const char* begin = text.data();
-  while (begin < text.data() + text.size() && *begin == ' ') ++begin;
-  const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value);
-  if (ec != std::errc() || begin == end) {
+  const char* last = text.data() + end;
+  const auto parsed = begin == std::string::npos
+                          ? std::from_chars_result{text.data(), std::errc::invalid_argument}
+                          : std::from_chars(text.data() + begin, last, value);
+  if (parsed.ec != std::errc() || parsed.ptr != last) {
     throw Error(where + ": <" + name + "> '" + text + "' is not a number");
   }
   return value;

@@ -1,6 +1,7 @@
 // A Pascal VOC tree (Annotations/*.xml, JPEGImages/) into an AnnotationTable, read with pugixml.
 //
-// The images are those of an image set file (ImageSets/Main/train.txt: one id per line), or
+// The images are those of an image set file (ImageSets/Main/train.txt: an id per line, its
+// first word), or
 // every Annotations/*.xml in name order; file_name is "JPEGImages/" + <filename>, image_id the
 // position in that order, width and height from <size>. Each <object> gives <name>, <difficult>
 // (kDifficult) and <bndbox>, whose 1-based inclusive pixel indices become the continuous box

@@ -71,7 +71,8 @@ Geometry letterbox_geometry(int width, int height, int new_w, int new_h, bool sc
                             bool center = true, int stride = 0);
 // The existing train / eval transforms' plan (decode/transform.h) as a Geometry: train is
 // RandomResizedCrop + RandomHorizontalFlip (resized_crop, the flip), eval Resize + CenterCrop
-// (a resize, then a window of the canvas, clamped).
+// (a resize, then a window of the canvas, clamped). The plan in source pixels, as plan_transform
+// returns it: a scale_plan'd one maps a DCT-scaled decode, not the annotations' image.
 Geometry plan_geometry(const ResizePlan& plan, TransformKind kind);
 // `g`, then the canvas flipped (F.horizontal_flip / F.vertical_flip after it).
 Geometry flipped(Geometry g, bool horizontal, bool vertical);

@@ -1,6 +1,5 @@
 #include "loader/dataset/annotations/annotation_table.h"
 
-
 namespace feedrate::annotations {
 
 const char* label_mode_name(LabelMode mode) {

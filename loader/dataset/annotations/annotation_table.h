@@ -73,7 +73,10 @@ struct AnnotationTable {
   std::vector<Segment> segments;    // empty when the source has no segmentation
 
   std::vector<PolygonRef> polygons;
-  std::vector<float> points;  // x, y pairs: pixels, or normalized with the boxes
+  // x, y pairs: pixels, or normalized with the boxes. Doubles, as pycocotools reads COCO's
+  // JSON: rounded to float32, 2% of COCO's two-decimal coordinates fall on another point of
+  // rleFrPoly's 1/5-pixel grid, and half of a sample of polygons rasterized a few pixels apart.
+  std::vector<double> points;
   std::vector<std::uint32_t> rle_counts;
 
   std::size_t annotation_count() const { return labels.size(); }

@@ -127,7 +127,7 @@ Segment read_polygons(od::array polygons, AnnotationTable& table, const std::str
   for (od::array polygon : polygons) {
     PolygonRef ref;
     ref.first = static_cast<std::uint32_t>(table.points.size());
-    for (double v : polygon) table.points.push_back(static_cast<float>(v));
+    for (double v : polygon) table.points.push_back(v);
     ref.count = static_cast<std::uint32_t>(table.points.size() - ref.first);
     if (ref.count % 2 != 0) {
       throw std::runtime_error(where + ": a polygon has an odd number of coordinates");

@@ -51,6 +51,15 @@ void transform_xy(const Geometry& g, std::span<T> xy) {
   }
 }
 
+// `g` with its crop resized to out_w x out_h, on a canvas of that size.
+Geometry resized_to(Geometry g, int out_w, int out_h) {
+  g.resize_w = g.canvas_w = out_w;
+  g.resize_h = g.canvas_h = out_h;
+  g.scale_x = ratio(out_w, g.crop_w);
+  g.scale_y = ratio(out_h, g.crop_h);
+  return g;
+}
+
 }  // namespace
 
 Geometry identity_geometry(int width, int height) {
@@ -61,11 +70,7 @@ Geometry resize_geometry(int width, int height, int out_w, int out_h) {
   Geometry g;
   g.crop_w = width;
   g.crop_h = height;
-  g.resize_w = g.canvas_w = out_w;
-  g.resize_h = g.canvas_h = out_h;
-  g.scale_x = ratio(out_w, width);
-  g.scale_y = ratio(out_h, height);
-  return g;
+  return resized_to(g, out_w, out_h);
 }
 
 Geometry crop_geometry(int left, int top, int crop_w, int crop_h) {
@@ -79,12 +84,7 @@ Geometry crop_geometry(int left, int top, int crop_w, int crop_h) {
 }
 
 Geometry resized_crop_geometry(int left, int top, int crop_w, int crop_h, int out_w, int out_h) {
-  Geometry g = crop_geometry(left, top, crop_w, crop_h);
-  g.resize_w = g.canvas_w = out_w;
-  g.resize_h = g.canvas_h = out_h;
-  g.scale_x = ratio(out_w, crop_w);
-  g.scale_y = ratio(out_h, crop_h);
-  return g;
+  return resized_to(crop_geometry(left, top, crop_w, crop_h), out_w, out_h);
 }
 
 Geometry center_crop_geometry(int width, int height, int crop_w, int crop_h) {
@@ -151,10 +151,7 @@ Geometry plan_geometry(const ResizePlan& plan, TransformKind kind) {
   g.crop_y = plan.box_y;
   g.crop_w = plan.box_w;
   g.crop_h = plan.box_h;
-  g.resize_w = plan.out_w;
-  g.resize_h = plan.out_h;
-  g.scale_x = ratio(plan.out_w, plan.box_w);
-  g.scale_y = ratio(plan.out_h, plan.box_h);
+  g = resized_to(g, plan.out_w, plan.out_h);
   g.offset_x = -plan.win_x;
   g.offset_y = -plan.win_y;
   g.canvas_w = plan.win_w;

@@ -13,7 +13,8 @@ BENCH_ARGS ?=
 BENCH_DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-dev \
                       libjpeg62-turbo-dev libtbb-dev libgtest-dev libcli11-dev \
                       nlohmann-json3-dev libfmt-dev libdlpack-dev libspng-dev libwebp-dev \
-                      libtiff-dev libxxhash-dev libcurl4-openssl-dev libssl-dev libpugixml-dev
+                      libtiff-dev libxxhash-dev libcurl4-openssl-dev libssl-dev libpugixml-dev \
+                      libsimdjson-dev libyaml-cpp-dev
 TEST_DEB_PACKAGES := python3-dev python3-pybind11 python3-numpy python3-pytest python3-mypy \
                      python3-torch python3-torchvision python3-pil libjpeg-turbo-progs \
                      libtiff-tools python3-venv

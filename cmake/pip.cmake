@@ -20,6 +20,8 @@ set(_feedrate_header_packages
     curl/curl.h libcurl4-openssl-dev
     openssl/evp.h libssl-dev
     pugixml.hpp libpugixml-dev
+    simdjson.h libsimdjson-dev
+    yaml-cpp/yaml.h libyaml-cpp-dev
     oneapi/tbb.h libtbb-dev
     CLI/CLI.hpp libcli11-dev
     nlohmann/json.hpp nlohmann-json3-dev

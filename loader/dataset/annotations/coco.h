@@ -1,0 +1,31 @@
+// COCO's instances_*.json (images, annotations, categories) into an AnnotationTable, parsed with
+// simdjson's on-demand API in one pass over the file.
+//
+// Images are listed in ascending image id, as torchvision's CocoDetection lists them (sorted
+// coco.imgs keys), each with its annotations in file order; an image without annotations is kept
+// with none. bbox [x, y, w, h] becomes XYXY [x, y, x + w, y + h] in float32 (torchvision's
+// convert_bounding_box_format of the float32 tensor); iscrowd sets kCrowd; segmentation is a
+// list of polygons, or an RLE {"counts": [...] (uncompressed) or "..." (COCO's compressed
+// string), "size": [h, w]}, stored as counts.
+//
+// Throws feedrate::Error naming the file and the problem: a malformed document (simdjson's error
+// and the byte offset), a box with negative width or height, an annotation of an unknown
+// image_id or category, a duplicate image or category id, a field of the wrong type.
+// Thread-safety: a pure function of the file.
+#pragma once
+
+#include <filesystem>
+
+#include "loader/dataset/annotations/annotation_table.h"
+
+namespace feedrate::annotations {
+
+struct CocoOptions {
+  LabelMode label_mode = LabelMode::kCategoryId;
+  // False skips the segmentations (a detection-only table: no points, no RLE counts).
+  bool segmentation = true;
+};
+
+AnnotationTable read_coco(const std::filesystem::path& json, const CocoOptions& options = {});
+
+}  // namespace feedrate::annotations

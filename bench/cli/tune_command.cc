@@ -133,8 +133,11 @@ void print_json(const TuneArgs& args, const TuneResult& r) {
                         {"images_per_s", r.recommended_images_per_s},
                         {"bottleneck", resource_name(r.recommended_bottleneck, "none")}};
   RunCosts recorded = r.recommended_costs;  // with what packing would save, for `feedrate plan`
-  recorded.packed = probe_packed_decode(Dataset::open(args.loader.dataset),
-                                        options_for(args, r.recommended).transform);
+  const LoaderOptions options = options_for(args, r.recommended);
+  recorded.packed = probe_packed_decode(
+      Dataset::open(options.source, options.allow_paths_outside_root, options.allow_empty_classes,
+                    SampleSpec::of(options)),
+      options.transform);
   out["costs"] = nlohmann::json::parse(costs_document(recorded));
   fmt::print("{}\n", out.dump(2));
 }

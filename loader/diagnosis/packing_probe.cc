@@ -127,6 +127,13 @@ PackedDecodeCost measure(const Dataset& dataset, const TransformSpec& spec,
 
 PackedDecodeCost probe_packed_decode(const Dataset& dataset, const TransformSpec& spec,
                                      const TranscodeProbeOptions& options) {
+  if (dataset.member_fields() > 0) {
+    // feedrate pack writes each sample's image and class: the fields the run reads would be lost.
+    PackedDecodeCost cost;
+    cost.state = "skipped";
+    cost.reason = "its samples carry fields (captions, metadata) that a pack does not keep";
+    return cost;
+  }
   const auto start = std::chrono::steady_clock::now();
   PackedDecodeCost cost = measure(dataset, spec, options);
   cost.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

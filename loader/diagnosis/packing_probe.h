@@ -7,7 +7,8 @@
 // loader/diagnosis/throughput_model.h's packed_costs() applies to a run's measured decode CPU.
 //
 // It skips, saying why, when packing cannot help: the eval transform (its centre crop decodes
-// most of the image), data that are not JPEGs, too few JPEGs the packer takes. When most sampled
+// most of the image), data that are not JPEGs, too few JPEGs the packer takes, samples that
+// carry fields (a pack keeps images and classes only). When most sampled
 // JPEGs are packed already, it says so instead of measuring.
 //
 // A front-end header: `feedrate bench`, `feedrate tune` and Python's report(probe_packing=True) run

@@ -214,3 +214,20 @@ def test_fields_are_typed_and_checked():
         feedrate.Loader("x", fields=("txt;json",))
     with pytest.raises(TypeError, match="feedrate.Loader"):
         feedrate.DataLoader(None, fields=("txt",))
+
+
+def test_ray_blocks_name_a_column_per_field():
+    from feedrate import _ray_task
+
+    assert _ray_task.field_columns(("cls", "txt;caption", "json")) == ["label", "txt", "json"]
+    with pytest.raises(ValueError, match="'index'"):
+        _ray_task.field_columns(("index",))
+    batches = iter([(np.zeros((2, 4, 4, 3), np.uint8), ["a", "b"], [{"k": 1}, {"k": 2}],
+                     np.array([7, 8], np.int64), np.array([0, 1], np.int64))])
+    columns, count = _ray_task.gather(batches, 2, 2, {"wait_s": 0, "emit_s": 0, "emit_cpu_s": 0,
+                                                      "batches": 0},
+                                      fields=("txt", "json", "cls2"))
+    assert count == 1
+    assert list(columns) == ["image", "txt", "json", "cls2", "index"]
+    assert list(columns["txt"]) == ["a", "b"] and columns["json"][1] == {"k": 2}
+    assert columns["cls2"].dtype == np.int64 and columns["index"].tolist() == [0, 1]

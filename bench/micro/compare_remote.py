@@ -33,6 +33,10 @@ What it measures
     s3-cache, s3static-cache, https-cache
                           feedrate bench --epochs 2 --cache-dir (fresh each round): epoch 2
                           reads the samples stored in epoch 1 from the local disk
+    NAME+fields           a feedrate contender above (local, s3-*, s3static-*, https-*) with
+                          --fields cls,txt,json: with one, every key of the dataset also holds
+                          a .txt caption and a .json of metadata (img2dataset's sizes), and
+                          NAME alone reads the same shards' images and classes only
   --s3-batches N bounds s3-full and s3-blocks to their first N batches (moto answers a ranged GET
   in time that grows with the object's size, see docs/benchmarks.md): their rate is then over
   those batches.
@@ -68,7 +72,8 @@ from pathlib import Path
 
 # The contenders and the peers' child are remote_contenders.py's; this script sets up the
 # dataset and the servers, runs the rounds and summarises them.
-from remote_contenders import BUCKET, CONTENDERS, MOTO, PREFIX, Bench, peer_child, sh
+from remote_contenders import (BUCKET, CONTENDERS, FIELD_CONTENDERS, FIELDS_SUFFIX, MOTO, PREFIX,
+                               Bench, peer_child, sh)
 
 SCRIPT_DIR = Path(__file__).resolve().parent
 REPO = SCRIPT_DIR.parent.parent
@@ -102,11 +107,44 @@ def make_dataset(feedrate, data, count, per_shard):
         if made == {"count": count, "per_shard": per_shard}:
             return
     shutil.rmtree(data, ignore_errors=True)
+    data.with_name(data.name + ".text").unlink(missing_ok=True)  # add_text_members' marker
     r = sh([feedrate, "make-dataset", data, "--count", str(count), "--format", "tar",
             "--images-per-shard", str(per_shard)])
     if r.returncode != 0:
         sys.exit(f"make-dataset failed:\n{r.stdout}{r.stderr}")
     marker.write_text(json.dumps({"count": count, "per_shard": per_shard}))
+
+
+def add_text_members(data):
+    """Adds KEY.txt (a caption) and KEY.json (url, caption, sizes, hashes: img2dataset's fields)
+    beside every key's image of every shard, in place, once (a marker file says so)."""
+    import io
+    import tarfile
+    marker = data.with_name(data.name + ".text")
+    if marker.exists():
+        return
+    for shard in sorted(data.rglob("*.tar")):
+        with tarfile.open(shard) as tar:
+            members = [(m, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]
+        out = shard.with_suffix(".tar.new")
+        with tarfile.open(out, "w") as tar:
+            for member, body in members:
+                tar.addfile(member, io.BytesIO(body))
+                key, _, ext = member.name.partition(".")
+                if ext != "cls":
+                    continue
+                text = f"a photograph of sample {key} with some scenery and a caption".encode()
+                meta = json.dumps({"url": f"http://images.example/{key}.jpg", "key": key,
+                                   "caption": text.decode(), "width": 500, "height": 375,
+                                   "original_width": 1024, "original_height": 768,
+                                   "similarity": 0.31, "status": "success", "error_message": None,
+                                   "exif": "{}", "sha256": "0" * 64}).encode()
+                for name, payload in ((f"{key}.txt", text), (f"{key}.json", meta)):
+                    info = tarfile.TarInfo(name)
+                    info.size = len(payload)
+                    tar.addfile(info, io.BytesIO(payload))
+        out.replace(shard)
+    marker.write_text("txt,json")
 
 
 def shard_names(data):
@@ -155,6 +193,9 @@ def targets(s, link_bound):
                "https-blocks"):
         for peer in ("wds-https", "s3tc-s3", "s3tc-s3static"):
             add(f"{fr} ahead of {peer}", fr, peer, 1.0)
+    for c in FIELD_CONTENDERS:
+        if c + FIELDS_SUFFIX in s:
+            add(f"{c}{FIELDS_SUFFIX} (txt, json) >= 0.9x {c}", c + FIELDS_SUFFIX, c, 0.9)
     return out
 
 
@@ -212,15 +253,20 @@ def main():
 
     contenders = [c for c in args.only.split(",") if c]
     for c in contenders:
-        if c not in CONTENDERS:
-            ap.error(f"unknown contender {c} (of {', '.join(CONTENDERS)})")
+        if c not in CONTENDERS and not (c.endswith(FIELDS_SUFFIX) and
+                                        c[:-len(FIELDS_SUFFIX)] in FIELD_CONTENDERS):
+            ap.error(f"unknown contender {c} (of {', '.join(CONTENDERS)}, and "
+                     f"{FIELDS_SUFFIX} after one of {', '.join(FIELD_CONTENDERS)})")
     links = [s.strip() for s in args.links.split(";") if s.strip()]
     bound = [b == "1" for b in args.link_bound.split(",")] + [False] * len(links)
     env = environment(args)
     print(json.dumps(env), flush=True)
     args.work.mkdir(parents=True, exist_ok=True)
-    data = args.work / "data"
+    text = any(c.endswith(FIELDS_SUFFIX) for c in contenders)
+    data = args.work / ("data-text" if text else "data")
     make_dataset(args.feedrate, data, args.count, args.images_per_shard)
+    if text:
+        add_text_members(data)
     names = shard_names(data)
     for n in names:  # warm page cache for `local`
         with open(data / n, "rb") as f:
@@ -234,7 +280,7 @@ def main():
         state = args.work / f"state{li}"
         tmp = args.work / f"tmp{li}"
         tmp.mkdir(exist_ok=True)
-        servers = Servers(state, s3=any(c in MOTO for c in contenders), nginx=True, netem=link, data=data, bucket=BUCKET,
+        servers = Servers(state, s3=any(c.removesuffix(FIELDS_SUFFIX) in MOTO for c in contenders), nginx=True, netem=link, data=data, bucket=BUCKET,
                           prefix=PREFIX, python=args.remote_python, ttl=3 * 3600,
                           start_timeout=60, owner_pid=os.getpid())
         runs = {c: [] for c in contenders}

@@ -25,6 +25,13 @@ CONTENDERS = ["curl-s3", "curl-https", "curl-s3static", "local", "local-loaded",
               "s3-blocks", "s3static-full", "s3static-blocks", "https-full", "https-blocks",
               "https-blocks-steady", "s3-cache", "s3static-cache", "https-cache", "wds-https",
               "s3tc-s3", "s3tc-s3static"]
+# A feedrate contender's name + FIELDS_SUFFIX ("s3static-full+fields") runs it with FIELD_ARGS:
+# each sample's caption and metadata (the .txt and .json members compare_remote.py adds to
+# every key) read with its image, against the same contender reading images and classes only.
+FIELDS_SUFFIX = "+fields"
+FIELD_ARGS = ("--fields", "cls,txt,json")
+FIELD_CONTENDERS = ("local", "s3-full", "s3-blocks", "s3static-full", "s3static-blocks",
+                    "https-full", "https-blocks", "s3-cache", "s3static-cache", "https-cache")
 # The contenders that read moto's S3 server (the others need only nginx).
 MOTO = ("curl-s3", "s3-full", "s3-blocks", "s3-cache", "s3tc-s3")
 # The static S3 endpoint checks no signature: any key signs.
@@ -209,7 +216,7 @@ class Bench:
         """One process's run; the figures of its epoch `epoch`, or with epochs > 2 (and epoch 0)
         the medians of its epochs after the second, whole epochs each: a loader reads ahead into
         the next epoch from its second epoch on."""
-        cmd = bench_command(self.args.feedrate, source, extra)
+        cmd = bench_command(self.args.feedrate, source, [*extra, *self.field_args])
         if epochs > 1:
             cmd += ["--epochs", str(epochs)]
         try:
@@ -274,7 +281,15 @@ class Bench:
                 "mb_per_s": j["bytes"] / 1e6 / j["seconds"], "seconds": j["seconds"],
                 "capped": j["capped"], "images": j["images"]}
 
+    field_args = ()
+
     def run(self, name):
+        if name.endswith(FIELDS_SUFFIX):
+            self.field_args = FIELD_ARGS
+            try:
+                return self.run(name[:-len(FIELDS_SUFFIX)])
+            finally:
+                self.field_args = ()
         if name == "curl-s3":
             return self.curl("s3")
         if name == "curl-https":

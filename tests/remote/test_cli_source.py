@@ -12,6 +12,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 
 def feedrate(endpoints, *args):
     """The command's JSON output; it runs in the environment the `endpoints` fixture set."""
@@ -46,3 +48,22 @@ def test_doctor_measures_the_shards_a_pack_index_lists(endpoints):
     assert len(shards) >= 2
     assert doc["store"]["objects"] == min(len(shards), doc["store"]["connections"])
 
+
+def test_bench_reads_image_text_shards_with_fields_from_each_server(endpoints):
+    folder = os.path.join(endpoints["data"], "fields")
+    if not os.path.isdir(folder):
+        pytest.skip("no image-text shards: remote.fields_data runs where the Python module is built")
+    args = ["--fields", "txt,json", "--batches", "3", "--batch", "8", "--workers", "1", "--size",
+            "48", "--no-pack-probe", "--json"]
+    local = feedrate(endpoints, "bench", folder, *args)
+    assert local["dataset_samples"] == 40 and local["skipped"] == 0  # shard_writer.KEYS
+    for url in (f"s3://{endpoints['bucket']}/{endpoints['prefix']}fields/",
+                endpoints["https"] + "/fields/{00000..00001}.tar"):
+        run = feedrate(endpoints, "bench", url, *args)
+        assert run["dataset"] == url
+        assert run["images"] == 24 and run["skipped"] == 0
+        # One range per sample, covering its image and its fields, as the local index has it.
+        assert run["dataset_samples"] == local["dataset_samples"]
+        assert run["dataset_bytes"] == local["dataset_bytes"]
+        store = run["stages"]["store"]
+        assert store["requests"] > 0 and store["failed"] == 0

@@ -52,7 +52,8 @@ def test_doctor_measures_the_shards_a_pack_index_lists(endpoints):
 def test_bench_reads_image_text_shards_with_fields_from_each_server(endpoints):
     folder = os.path.join(endpoints["data"], "fields")
     if not os.path.isdir(folder):
-        pytest.skip("no image-text shards: remote.fields_data runs where the Python module is built")
+        pytest.skip("no image-text shards: remote.fields_data runs where the Python module is "
+                    "built")
     args = ["--fields", "txt,json", "--batches", "3", "--batch", "8", "--workers", "1", "--size",
             "48", "--no-pack-probe", "--json"]
     local = feedrate(endpoints, "bench", folder, *args)

@@ -120,7 +120,7 @@ def store_env(url, access_key, secret_key, region, ca_file=None):
            "AWS_SECRET_ACCESS_KEY": secret_key, "AWS_REGION": region}
     if ca_file:
         env["AWS_CA_BUNDLE"] = ca_file
-    for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
+    for k in ("AWS_DEFAULT_PROFILE", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
         env.pop(k, None)
     return env
 

@@ -56,6 +56,7 @@ void use_store(const Endpoints& e, const std::string& endpoint, const std::strin
   ::setenv("AWS_REGION", e.json.at("region").get<std::string>().c_str(), 1);
   ::setenv("AWS_ENDPOINT_URL", endpoint.c_str(), 1);
   ::setenv("AWS_CA_BUNDLE", e.json.at("ca_file").get<std::string>().c_str(), 1);
+  ::unsetenv("AWS_DEFAULT_PROFILE");  // read before AWS_PROFILE, as botocore reads them
   ::unsetenv("AWS_PROFILE");
   ::unsetenv("AWS_SESSION_TOKEN");
 }

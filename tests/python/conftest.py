@@ -9,21 +9,12 @@ import pytest
 
 import feedrate
 
+from shard_writer import write_jpeg
+
 # Class names chosen so that byte order, not natural or case-folded order, decides the labels,
 # as torchvision's ImageFolder sorts them.
 CLASSES = ["Zebra", "apple", "class_10", "class_2"]
 PER_CLASS = 7  # 28 images: batches of 8 leave a partial last batch
-
-
-def write_jpeg(path, seed, width=80, height=60):
-    """A small photograph-like JPEG (smooth gradients plus noise), deterministic in seed."""
-    from PIL import Image
-    rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:height, 0:width]
-    base = np.stack([x * 255 // width, y * 255 // height, (x + y) * 255 // (width + height)], -1)
-    noise = rng.integers(0, 40, size=(height, width, 3))
-    pixels = ((base + noise + seed * 37) % 256).astype(np.uint8)
-    Image.fromarray(pixels).save(path, quality=90)
 
 
 @pytest.fixture(scope="session")

@@ -2,57 +2,21 @@
 captions, metadata and keys delivered with their images, missing and bad members reported by
 shard and key, the guarantees (seed, workers, resume, blocks, sharding) kept with fields."""
 
-import io
 import json
 import tarfile
 
-import numpy as np
 import pytest
 
 import feedrate
 
-from conftest import write_jpeg
-
-KEYS = 40
-
-
-def add(tar, name, data):
-    info = tarfile.TarInfo(name)
-    info.size = len(data)
-    tar.addfile(info, io.BytesIO(data))
-
-
-def jpeg_bytes(tmp_path, seed):
-    path = tmp_path / f"scratch_{seed}.jpg"
-    write_jpeg(path, seed, 48 + seed % 7, 40 + seed % 5)
-    return path.read_bytes()
-
-
-def caption(k):
-    return f"a photo number {k}, café"  # non-ASCII: the text is UTF-8, not Latin-1
-
-
-def meta(k):
-    return {"url": f"http://127.0.0.1/{k}.jpg", "caption": caption(k), "width": 48 + k % 7,
-            "similarity": 0.25 + k / 1000}
+from shard_writer import KEYS, add, caption, jpeg_bytes, meta, number_of, write_image_text_shards
 
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory):
     """Two img2dataset-style shards (KEY.jpg, KEY.txt, KEY.json, no .cls), the second in PAX
     format with long names, plus the parquet and stats files img2dataset writes beside them."""
-    root = tmp_path_factory.mktemp("image_text")
-    formats = [tarfile.GNU_FORMAT, tarfile.PAX_FORMAT]
-    for shard in range(2):
-        with tarfile.open(root / f"{shard:05d}.tar", "w", format=formats[shard]) as tar:
-            for k in range(shard * KEYS // 2, (shard + 1) * KEYS // 2):
-                key = f"{k:09d}" + ("_" + "x" * 110 if shard == 1 else "")
-                add(tar, key + ".jpg", jpeg_bytes(root, k))
-                add(tar, key + ".txt", caption(k).encode())
-                add(tar, key + ".json", json.dumps(meta(k)).encode())
-        (root / f"{shard:05d}_stats.json").write_text("{}")
-        (root / f"{shard:05d}.parquet").write_bytes(b"PAR1")
-    return root
+    return write_image_text_shards(tmp_path_factory.mktemp("image_text"))
 
 
 def epoch(loader):
@@ -61,10 +25,6 @@ def epoch(loader):
         assert len(images) == len(values[0])
         rows.extend(zip(*values))
     return rows
-
-
-def number_of(key):
-    return int(key.split("_")[0])
 
 
 def test_captions_and_dicts_equal_the_members_for_every_key_once(shards):

@@ -1,9 +1,12 @@
-"""Fixtures for the harness's own tests (test_harness.py); see servers.py's docstring.
+"""Fixtures for the harness's own tests (test_harness.py), which start their own servers (see
+servers.py's docstring), and `endpoints`, for the suites ctest runs under its `remote` fixture
+(test_python_source.py, test_fields_source.py, test_cli_source.py).
 
 Run: python3 -m pytest -q tests/remote   (Debian's python3 + build/remote-venv from
 `make test-remote-deps`, or that venv's own python, which has pytest too).
 """
 
+import json
 import os
 import random
 import shutil
@@ -23,6 +26,29 @@ def _has_moto(python):
         return False
     r = subprocess.run([python, "-c", "import moto.server, boto3"], capture_output=True)
     return r.returncode == 0
+
+
+@pytest.fixture()
+def endpoints(monkeypatch):
+    """The endpoints.json of the servers ctest's `remote` fixture started (named by
+    FEEDRATE_REMOTE_ENDPOINTS; the test is skipped without it), with this process's environment
+    (which the feedrate command inherits) reading the S3 server as the AWS tools would: its
+    keys, region, endpoint and CA bundle, no profile (botocore reads AWS_DEFAULT_PROFILE, then
+    AWS_PROFILE), no session token, no instance metadata."""
+    path = os.environ.get("FEEDRATE_REMOTE_ENDPOINTS")
+    if not path or not os.path.exists(path):
+        pytest.skip("FEEDRATE_REMOTE_ENDPOINTS not set: the remote fixture did not run")
+    with open(path) as f:
+        e = json.load(f)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", e["access_key"])
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", e["secret_key"])
+    monkeypatch.setenv("AWS_REGION", e["region"])
+    monkeypatch.setenv("AWS_ENDPOINT_URL", e["s3"])
+    monkeypatch.setenv("AWS_CA_BUNDLE", e["ca_file"])
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    for variable in ("AWS_DEFAULT_PROFILE", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(variable, raising=False)
+    return e
 
 
 @pytest.fixture(scope="session")

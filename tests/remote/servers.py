@@ -196,6 +196,19 @@ def proc_alive(pid, start_time=None):
     return start_time is None or st == start_time
 
 
+# botocore (moto's server, boto3 in _s3_setup) looks up the profile the environment names
+# (AWS_DEFAULT_PROFILE, then AWS_PROFILE) even where the keys are given, and fails on one this
+# machine lacks: the servers run without them.
+PROFILE_VARIABLES = ("AWS_DEFAULT_PROFILE", "AWS_PROFILE")
+
+
+def server_env(extra=None):
+    """This process's environment without PROFILE_VARIABLES, plus extra."""
+    env = {k: v for k, v in os.environ.items() if k not in PROFILE_VARIABLES}
+    env.update(extra or {})
+    return env
+
+
 def run(cmd, check=True, timeout=30, **kw):
     r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                        timeout=timeout, **kw)
@@ -685,7 +698,7 @@ class Servers:
             cmd = self.ns.exec_prefix() + cmd
         p = subprocess.Popen([str(c) for c in cmd], stdin=subprocess.DEVNULL, stdout=logf,
                              stderr=subprocess.STDOUT, start_new_session=True,
-                             env={**os.environ, **(env or {})})
+                             env=server_env(env))
         logf.close()
         st = None
         for _ in range(100):
@@ -817,7 +830,7 @@ class Servers:
             cmd = [self.python, __file__, "_s3_setup", json.dumps(args)]
             if self.ns:
                 cmd = self.ns.exec_prefix() + cmd
-            r = run(cmd, check=False, timeout=max(60, self.start_timeout * 3))
+            r = run(cmd, check=False, timeout=max(60, self.start_timeout * 3), env=server_env())
             if r.returncode != 0:
                 raise HarnessError("s3: bucket setup failed:\n" + (r.stderr or r.stdout)[-3000:])
             made = json.loads(r.stdout.strip().splitlines()[-1])

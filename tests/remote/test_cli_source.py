@@ -4,7 +4,8 @@ file (remote_source_test checks that the index spares a streaming pass).
 
 Run by ctest under the `remote` fixture (tests/remote/CMakeLists.txt, test remote.cli), which
 serves the tree remote.data made (its `packed/` folder is `feedrate pack` output);
-FEEDRATE_REMOTE_ENDPOINTS names the servers' endpoints.json and FEEDRATE_CLI the binary.
+FEEDRATE_REMOTE_ENDPOINTS names the servers' endpoints.json (conftest.py's `endpoints` fixture)
+and FEEDRATE_CLI the binary.
 """
 
 import json
@@ -14,22 +15,10 @@ import subprocess
 import pytest
 
 
-@pytest.fixture()
-def endpoints():
-    path = os.environ.get("FEEDRATE_REMOTE_ENDPOINTS")
-    if not path or not os.path.exists(path):
-        pytest.skip("FEEDRATE_REMOTE_ENDPOINTS not set: the remote fixture did not run")
-    with open(path) as f:
-        return json.load(f)
-
-
 def feedrate(endpoints, *args):
-    env = dict(os.environ, AWS_ACCESS_KEY_ID=endpoints["access_key"],
-               AWS_SECRET_ACCESS_KEY=endpoints["secret_key"], AWS_REGION=endpoints["region"],
-               AWS_ENDPOINT_URL=endpoints["s3"], AWS_CA_BUNDLE=endpoints["ca_file"])
-    env.pop("AWS_PROFILE", None)
-    done = subprocess.run([os.environ["FEEDRATE_CLI"], *args], env=env, capture_output=True,
-                          text=True, timeout=240)
+    """The command's JSON output; it runs in the environment the `endpoints` fixture set."""
+    done = subprocess.run([os.environ["FEEDRATE_CLI"], *args], capture_output=True, text=True,
+                          timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     assert endpoints["secret_key"] not in done.stdout + done.stderr
     return json.loads(done.stdout[done.stdout.index("{"):])
@@ -58,3 +47,24 @@ def test_doctor_measures_the_shards_a_pack_index_lists(endpoints):
     shards = local_index(endpoints)["shards"]
     assert len(shards) >= 2
     assert doc["store"]["objects"] == min(len(shards), doc["store"]["connections"])
+
+
+def test_bench_reads_image_text_shards_with_fields_from_each_server(endpoints):
+    folder = os.path.join(endpoints["data"], "fields")
+    if not os.path.isdir(folder):
+        pytest.skip("no image-text shards: remote.fields_data runs where the Python module is "
+                    "built")
+    args = ["--fields", "txt,json", "--batches", "3", "--batch", "8", "--workers", "1", "--size",
+            "48", "--no-pack-probe", "--json"]
+    local = feedrate(endpoints, "bench", folder, *args)
+    assert local["dataset_samples"] == 40 and local["skipped"] == 0  # shard_writer.KEYS
+    for url in (f"s3://{endpoints['bucket']}/{endpoints['prefix']}fields/",
+                endpoints["https"] + "/fields/{00000..00001}.tar"):
+        run = feedrate(endpoints, "bench", url, *args)
+        assert run["dataset"] == url
+        assert run["images"] == 24 and run["skipped"] == 0
+        # One range per sample, covering its image and its fields, as the local index has it.
+        assert run["dataset_samples"] == local["dataset_samples"]
+        assert run["dataset_bytes"] == local["dataset_bytes"]
+        store = run["stages"]["store"]
+        assert store["requests"] > 0 and store["failed"] == 0

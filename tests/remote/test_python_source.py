@@ -1,32 +1,15 @@
 """The Python Loader reads an s3:// source as it reads the local copy of the same bytes.
 
 Run by ctest under the `remote` fixture (tests/remote/CMakeLists.txt), which serves the local
-tree remote.data made; FEEDRATE_REMOTE_ENDPOINTS names the servers' endpoints.json. Skipped
-when it is not set.
+tree remote.data made; FEEDRATE_REMOTE_ENDPOINTS names the servers' endpoints.json (conftest.py's
+`endpoints` fixture). Skipped when it is not set.
 """
 
-import json
 import os
 
 import pytest
 
 feedrate = pytest.importorskip("feedrate")
-
-
-@pytest.fixture()
-def endpoints(monkeypatch):
-    path = os.environ.get("FEEDRATE_REMOTE_ENDPOINTS")
-    if not path or not os.path.exists(path):
-        pytest.skip("FEEDRATE_REMOTE_ENDPOINTS not set: the remote fixture did not run")
-    with open(path) as f:
-        e = json.load(f)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", e["access_key"])
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", e["secret_key"])
-    monkeypatch.setenv("AWS_REGION", e["region"])
-    monkeypatch.setenv("AWS_ENDPOINT_URL", e["s3"])
-    monkeypatch.setenv("AWS_CA_BUNDLE", e["ca_file"])
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
-    return e
 
 
 def epoch(source, **options):

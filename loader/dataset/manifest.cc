@@ -50,6 +50,13 @@ class Cells {
     return std::nullopt;
   }
 
+  // True when the row has the column, with a value or not (a key of the object, a name in the
+  // CSV header).
+  bool has(std::string_view column) const {
+    if (object_ != nullptr) return object_->contains(column);
+    return std::find(header_->begin(), header_->end(), column) != header_->end();
+  }
+
   // The columns that hold a value, for messages: "image, caption".
   std::string columns() const {
     std::string text;
@@ -122,7 +129,7 @@ void Dataset::Builder::manifest(Dataset& dataset, const fs::path& manifest, bool
     };
     if (image_column.empty()) {
       for (std::string_view column : kImageColumns) {
-        if (row.get(column, false)) {
+        if (row.has(column)) {
           image_column = column;
           break;
         }

@@ -100,6 +100,12 @@ TEST_F(ManifestTest, TheDefaultImageColumnIsTheFirstOfTheUsualNames) {
       open("m.jsonl", "{\"url\": \"x\", \"filepath\": \"c.jpg\"}\n", spec_of({"__key__"}));
   EXPECT_EQ(dataset.key(0), "c.jpg");
   EXPECT_FALSE(dataset.holds_field_values());  // no field is a column value
+  // A CSV's header names the column, even when the first row's cell is empty.
+  const Dataset csv = open("m.csv", "path,txt\n,a\nc.jpg,b\n", spec_of({"txt"}));
+  ASSERT_EQ(csv.size(), 1u);
+  EXPECT_EQ(csv.key(0), "c.jpg");
+  ASSERT_EQ(csv.skipped(), 1u);
+  EXPECT_EQ(csv.skipped_examples()[0].reason, "no image (column 'path'); the row holds txt");
   EXPECT_EQ(error_of([&] {
               open("n.jsonl", "{\"picture\": \"c.jpg\", \"txt\": \"t\"}\n", spec_of({"txt"}));
             }),

@@ -5,7 +5,9 @@ each row's columns arrive with its image, bad and missing rows are named by mani
 and state_dict resumes a manifest's epoch."""
 
 import csv
+import gc
 import json
+import os
 
 import pytest
 
@@ -107,10 +109,10 @@ def test_a_list_of_dicts_is_a_manifest(images, monkeypatch):
     loader = feedrate.Loader(rows(), fields=FIELDS, **OPTIONS)
     check_rows(loader)
     manifest = loader._manifest.path
+    assert os.path.exists(manifest)
     del loader
-    import gc
     gc.collect()
-    assert not __import__("os").path.exists(manifest)  # removed with its Loader
+    assert not os.path.exists(manifest)  # removed with its Loader
 
 
 def test_rows_give_the_same_pixels_as_the_file_list(images, monkeypatch):
@@ -155,7 +157,7 @@ def test_missing_and_bad_rows_are_named_by_line(images):
     skipped = loader.report()["skipped_samples"]
     assert [s["where"] for s in skipped][:2] == [f"{path}:2", f"{path}:3"]
     assert "no column 'txt'" in skipped[0]["reason"]
-    with pytest.raises(feedrate.Error, match=rf"bad.jsonl:2: no column 'txt'"):
+    with pytest.raises(feedrate.Error, match=r"bad.jsonl:2: no column 'txt'"):
         feedrate.Loader(path, fields=("txt",), on_missing="error", on_bad="skip", **OPTIONS)
     with pytest.raises(feedrate.Error, match=r"bad.jsonl:3: not JSON"):
         feedrate.Loader(path, fields=("txt",), **OPTIONS)

@@ -183,6 +183,10 @@ TEST_F(ManifestTest, PathsOutsideTheFolderNeedTheOption) {
               open("u.jsonl", "{\"image\": \"https://h/x.jpg\"}\n", spec_of({}));
             }).find("is a URL"),
             std::string::npos);
+  EXPECT_EQ(
+      error_of([] { Dataset::open("https://host/train.jsonl"); }),
+      "https://host/train.jsonl: a manifest at a URL is not read yet: copy it to a local file "
+      "(its rows may name local images)");
 }
 
 TEST_F(ManifestTest, OptionsThatFitNoManifestAreErrors) {

@@ -17,7 +17,7 @@ BENCH_DEB_PACKAGES := cmake g++ make pkg-config tar liburing-dev libturbojpeg0-d
                       libsimdjson-dev libyaml-cpp-dev
 TEST_DEB_PACKAGES := python3-dev python3-pybind11 python3-numpy python3-pytest python3-mypy \
                      python3-torch python3-torchvision python3-pil libjpeg-turbo-progs \
-                     libtiff-tools python3-venv
+                     libtiff-tools python3-venv python3-pandas
 DEB_PACKAGES := $(BENCH_DEB_PACKAGES) $(TEST_DEB_PACKAGES)
 # cmake/pip.cmake checks the build-time ones of these for `pip install .` (ctest: package.pip_*).
 

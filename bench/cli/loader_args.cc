@@ -54,11 +54,14 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
   command
       ->add_option("--fields", args->fields,
                    "What each sample carries after its image, comma-separated: tar members by "
-                   "extension (txt,json; txt;caption for the first of several), cls, __key__; "
+                   "extension (txt,json; txt;caption for the first of several) or a "
+                   "manifest's columns, cls, __key__; "
                    "\"\" for the image alone; default cls (docs/image-text.md)")
       ->delimiter(',');
   command->add_option("--image", args->image,
-                      "Tar shards: the image member's extensions in order (jpg;png); default: any");
+                      "Tar shards: the image member's extensions in order (jpg;png); default: "
+                      "any. A manifest: the image column (default: image, path, file, filepath "
+                      "or url)");
   command
       ->add_option("--on-missing", args->on_missing,
                    "A sample without a requested member: skip (listed) or error")

@@ -1,7 +1,7 @@
 // The dataset index: every sample as a byte range of a file, with its label. Built once when
-// a Loader starts (ImageFolder, file list or tar shards), then read-only. A source may also be a
-// URL (s3://bucket/prefix/, https://host/shard-{0000..0099}.tar): its files are then remote
-// objects, named by their URLs, with the same index a local copy of the same bytes gets.
+// a Loader starts (ImageFolder, file list, tar shards or a manifest), then read-only. A source may
+// also be a URL (s3://bucket/prefix/, https://host/shard-{0000..0099}.tar): its files are then
+// remote objects, named by their URLs, with the same index a local copy of the same bytes gets.
 //
 // Thread-safety: immutable after open(); any number of threads may read it.
 #pragma once
@@ -21,7 +21,7 @@
 
 namespace feedrate {
 
-enum class DatasetFormat { kImageFolder, kFileList, kTarShards };
+enum class DatasetFormat { kImageFolder, kFileList, kTarShards, kManifest };
 FEEDRATE_API const char* format_name(DatasetFormat format);
 
 // A sample's bytes: one range of a file that covers its image and the fields it delivers (a tar
@@ -36,6 +36,9 @@ struct SampleRef {
 // What the index keeps of each sample (LoaderOptions::image, fields, on_missing and on_bad).
 struct SampleSpec {
   std::vector<std::string> image;  // parse_image_members(); empty: any image extension
+  // A manifest's image column (LoaderOptions::image when it names no image extension); empty:
+  // the first of "image", "path", "file", "filepath", "url" that the manifest has.
+  std::string image_column;
   std::vector<FieldSpec> fields = parse_fields({"cls"});
   BadInputPolicy on_missing = BadInputPolicy::kSkip;
   BadInputPolicy on_bad = BadInputPolicy::kError;  // a bad .cls, a member given twice
@@ -81,8 +84,19 @@ class FEEDRATE_API Dataset {
   ByteSpan field_span(std::size_t index, std::size_t k) const {
     return spans_[index * (member_fields_ + 1) + 1 + k];
   }
+  // True for a manifest: its member fields are column values the index holds, not bytes of the
+  // sample's range (which is its image file); field_value() gives them, field_span() does not.
+  bool holds_field_values() const { return !value_at_.empty(); }
+  // Member field `k` of sample `index` as the manifest gave it (a string column's text, another
+  // JSON value's JSON text); valid while the Dataset lives.
+  std::string_view field_value(std::size_t index, std::size_t k) const {
+    const std::size_t entry = index * member_fields_ + k;
+    return std::string_view(values_).substr(value_at_[entry],
+                                            value_at_[entry + 1] - value_at_[entry]);
+  }
   // The sample's key: a tar member's name up to the first dot of its file name (WebDataset's
-  // __key__); a folder's or list's file path relative to the source.
+  // __key__); a folder's or list's file path relative to the source; a manifest's image path
+  // as the manifest writes it.
   std::string key(std::size_t index) const;
   void append_key(std::size_t index, std::string& out) const;  // no allocation for tar keys
   // Samples left out at index time under on_missing or on_bad = skip (a missing field or image,
@@ -92,7 +106,8 @@ class FEEDRATE_API Dataset {
   static constexpr std::size_t kMaxSkippedExamples = 1000;
   // A remote file's size as the store gave it (0 for local files: ask the file system).
   std::uint64_t file_bytes(std::uint32_t file) const;
-  // Where a sample lives, for messages: "path" or "shard.tar:member".
+  // Where a sample lives, for messages: "path", "shard.tar:member" or, for a manifest,
+  // "manifest.jsonl:LINE (image path)".
   std::string describe(std::size_t index) const;
   // True when many samples share a file (tar shards): keep those files open.
   bool files_are_shared() const { return format_ == DatasetFormat::kTarShards; }
@@ -122,6 +137,17 @@ class FEEDRATE_API Dataset {
   std::string first_key_;
   std::vector<std::filesystem::path> files_;
   std::vector<std::string> members_;  // tar member name per sample; empty for other formats
+  // Manifests: the manifest, each sample's row (its image path as written, the line it starts
+  // on), and the member fields' values back to back, field k of sample i being
+  // values_[value_at_[i * member_fields_ + k], value_at_[i * member_fields_ + k + 1]).
+  std::filesystem::path manifest_;
+  struct Row {
+    std::string image;
+    std::uint64_t line = 0;
+  };
+  std::vector<Row> rows_;
+  std::string values_;
+  std::vector<std::uint64_t> value_at_;
   std::vector<std::string> classes_;
   std::uint64_t total_bytes_ = 0;
   std::size_t ignored_files_ = 0;

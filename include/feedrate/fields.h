@@ -49,8 +49,13 @@ constexpr bool reads_member(FieldKind kind) {
 // alternative, alternatives of different kinds, cls or __key__ among alternatives, an entry
 // given twice.
 FEEDRATE_API std::vector<FieldSpec> parse_fields(const std::vector<std::string>& entries);
+// LoaderOptions::image names either the image members' extensions of tar shards ("jpg;png") or,
+// when it is one name that is no image extension ("url"), a manifest's image column: that name,
+// else an empty string.
+FEEDRATE_API std::string image_column_of(std::string_view text);
 // Parses LoaderOptions::image ("jpg;png"): image extensions, lower case, in order of preference.
-// Empty: every image extension. Throws feedrate::Error naming one that is no image's.
+// Empty: every image extension, or a column (image_column_of). Throws feedrate::Error naming one
+// that is no image's in a list of several.
 FEEDRATE_API std::vector<std::string> parse_image_members(std::string_view text);
 
 }  // namespace feedrate

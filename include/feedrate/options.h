@@ -36,25 +36,29 @@ enum class ShuffleMode {
 
 struct LoaderOptions {
   // Dataset: an ImageFolder root, a file list (text file of "relative/path label" lines), a tar
-  // shard, a directory of tar shards, or a glob of tar shards ("shards/train-*.tar"); or a URL,
+  // shard, a directory of tar shards, a glob of tar shards ("shards/train-*.tar"), or a manifest
+  // (.jsonl or .csv rows naming an image and its columns, docs/image-text.md); or a URL,
   // s3://bucket/prefix/ (S3 or an S3-compatible store) or https://host/path, naming a prefix, a
   // brace pattern of shards ("https://host/train-{000000..000127}.tar"), a file list or a pack's
   // index.json (docs/remote.md).
   std::string source;
-  bool allow_paths_outside_root = false;  // file lists: accept absolute and "../" paths
+  bool allow_paths_outside_root = false;  // file lists, manifests: accept absolute, "../" paths
   bool allow_empty_classes = false;       // ImageFolder: a class folder without images is no error
 
   // What each sample delivers after its image, in this order (feedrate/fields.h,
   // docs/image-text.md): tar members by extension ("txt", "json", "txt;caption" for the first
   // of several), "cls" for the class label, "__key__" for the sample's key. Folders and file
-  // lists give "cls" and "__key__". Empty: the image alone.
+  // lists give "cls" and "__key__"; a manifest's fields name its columns ("cls": the column cls
+  // or label). Empty: the image alone.
   std::vector<std::string> fields = {"cls"};
   // Tar shards: the image member's extensions in order of preference ("jpg;png"); empty: any
-  // image extension, the first in the archive.
+  // image extension, the first in the archive. A manifest: one name that is no image extension
+  // names the image column ("url"); empty: the first of image, path, file, filepath, url.
   std::string image;
-  // A sample without a requested field, or a key without an image: kSkip leaves it out of the
-  // index (counted and listed in the report, and the batches keep their size); kError stops
-  // at start, naming the shard and the key.
+  // A sample without a requested field, or a key without an image (a manifest's row without
+  // a column or an image file): kSkip leaves it out of the index (counted and listed in the
+  // report, and the batches keep their size); kError stops at start, naming the shard and the
+  // key (the manifest and the line).
   BadInputPolicy on_missing = BadInputPolicy::kSkip;
 
   std::size_t batch_size = 64;

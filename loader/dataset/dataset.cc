@@ -21,6 +21,10 @@ bool is_tar(const fs::path& path) {
   return path.extension() == ".tar";
 }
 
+bool is_manifest(std::string_view name) {
+  return name.ends_with(".jsonl") || name.ends_with(".csv");
+}
+
 std::vector<fs::path> expand_glob(const std::string& pattern) {
   glob_t matches{};
   const int rc = ::glob(pattern.c_str(), 0, nullptr, &matches);
@@ -54,6 +58,8 @@ const char* format_name(DatasetFormat format) {
       return "file-list";
     case DatasetFormat::kTarShards:
       return "tar-shards";
+    case DatasetFormat::kManifest:
+      return "manifest";
   }
   return "unknown";
 }
@@ -61,6 +67,7 @@ const char* format_name(DatasetFormat format) {
 SampleSpec SampleSpec::of(const LoaderOptions& options) {
   SampleSpec spec;
   spec.image = parse_image_members(options.image);
+  spec.image_column = image_column_of(options.image);
   spec.fields = parse_fields(options.fields);
   spec.on_missing = options.on_missing;
   spec.on_bad = options.on_bad;
@@ -78,6 +85,11 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
   dataset.root_ = source;
   std::error_code error;
   if (io::is_url(text)) {
+    if (is_manifest(text)) {
+      throw Error(text +
+                  ": a manifest at a URL is not read yet: copy it to a local file (its "
+                  "rows may name local images)");
+    }
     dataset.remote_ = true;
     Builder::remote(dataset, text, allow_empty_classes);
   } else if (text.find_first_of("*?[") != std::string::npos && !fs::exists(source, error)) {
@@ -95,6 +107,11 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
     if (is_tar(source)) {
       dataset.format_ = DatasetFormat::kTarShards;
       Builder::tar_shards(dataset, {source});
+    } else if (is_manifest(text)) {
+      dataset.format_ = DatasetFormat::kManifest;
+      dataset.root_ = source.parent_path();
+      dataset.manifest_ = source;
+      Builder::manifest(dataset, source, allow_paths_outside_root);
     } else {
       dataset.format_ = DatasetFormat::kFileList;
       dataset.root_ = source.parent_path();
@@ -104,6 +121,12 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
     throw Error(text +
                 ": no such file or directory (expected an image folder, a file list or "
                 "tar shards)");
+  }
+  if (!spec.image_column.empty() && dataset.format_ != DatasetFormat::kManifest) {
+    throw Error("option image: '" + spec.image_column +
+                "' is not an image extension (jpg jpeg png ppm bmp pgm tif tiff webp); a column "
+                "name is for manifests (.jsonl, .csv) only, and " +
+                text + " is " + format_name(dataset.format_));
   }
   Builder::finish(dataset, source);
   return dataset;
@@ -135,6 +158,10 @@ std::string Dataset::key(std::size_t index) const {
 }
 
 void Dataset::append_key(std::size_t index, std::string& out) const {
+  if (!rows_.empty()) {
+    out += rows_[index].image;
+    return;
+  }
   if (!members_.empty()) {
     out += tar_key(members_[index]).first;
     return;
@@ -146,6 +173,10 @@ void Dataset::append_key(std::size_t index, std::string& out) const {
 
 std::string Dataset::describe(std::size_t index) const {
   const SampleRef& ref = samples_[index];
+  if (!rows_.empty()) {
+    return manifest_.string() + ":" + std::to_string(rows_[index].line) + " (" +
+           rows_[index].image + ")";
+  }
   if (members_.empty()) return files_[ref.file].string();
   return files_[ref.file].string() + ":" + members_[index];
 }
@@ -160,6 +191,7 @@ std::string Dataset::index_hash() const {
   const auto add_text = [&](const std::string& text) { add(text.c_str(), text.size() + 1); };
   for (const std::string& name : classes_) add_text(name);
   for (const std::string& extension : spec_.image) add_text(extension);
+  if (!spec_.image_column.empty()) add_text(spec_.image_column);
   for (const FieldSpec& field : spec_.fields) add_text(field.entry);
   add(spans_.data(), spans_.size() * sizeof(ByteSpan));
   for (const fs::path& file : files_) add_text(file.filename().string());
@@ -169,7 +201,10 @@ std::string Dataset::index_hash() const {
                                     static_cast<std::uint64_t>(ref.label)};
     add(fields, sizeof(fields));
     if (!members_.empty()) add_text(members_[i]);
+    if (!rows_.empty()) add_text(rows_[i].image);
   }
+  add(value_at_.data(), value_at_.size() * sizeof(std::uint64_t));
+  add(values_.data(), values_.size());
   char hex[17];
   std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
   return hex;
@@ -229,7 +264,7 @@ void Dataset::Builder::skip(Dataset& dataset, std::string where, std::string rea
 }
 
 void Dataset::Builder::finish(Dataset& dataset, const fs::path& source) {
-  if (dataset.member_fields_ > 0 &&
+  if (dataset.member_fields_ > 0 && !dataset.holds_field_values() &&
       dataset.spans_.size() != dataset.samples_.size() * (dataset.member_fields_ + 1)) {
     std::string names;
     for (const FieldSpec& field : dataset.spec_.fields) {
@@ -237,7 +272,7 @@ void Dataset::Builder::finish(Dataset& dataset, const fs::path& source) {
     }
     throw Error(source.string() + ": " + format_name(dataset.format_) +
                 " samples hold an image, cls and __key__ only: option fields " + names +
-                " cannot be read from them (tar shards hold any member)");
+                " cannot be read from them (tar shards hold any member, manifests any column)");
   }
   for (std::size_t f = 0; f < dataset.keys_with_field_.size(); ++f) {
     const FieldSpec& field = dataset.spec_.fields[f];

@@ -1,4 +1,4 @@
-// The three dataset formats. Internal to loader/: each fills a Dataset from its source and
+// The dataset formats. Internal to loader/: each fills a Dataset from its source and
 // throws feedrate::Error naming the file and the problem.
 #pragma once
 
@@ -32,6 +32,10 @@ struct ListLine {
 };
 std::optional<ListLine> parse_list_line(const std::string& line, const std::string& where);
 
+// True when a list's or manifest's path leaves its folder: an absolute path, or one whose
+// normal form starts with "..".
+bool escapes_root(const std::filesystem::path& relative);
+
 struct Dataset::Builder {
   // root/<class>/**/<image>; classes sorted by name become labels 0..C-1, and a file is an
   // image when is_image_extension says so (torchvision's ImageFolder). A class without images
@@ -40,6 +44,10 @@ struct Dataset::Builder {
                            bool allow_empty_classes);
   // Lines "relative/path label", relative to the list's folder; '#' starts a comment line.
   static void file_list(Dataset& dataset, const std::filesystem::path& list, bool allow_outside);
+  // A manifest (loader/dataset/manifest.cc): JSON Lines or CSV rows, each an image path relative
+  // to the manifest's folder (absolute or "../" paths only with allow_outside) and columns that
+  // the member fields name; cls is the integer column cls or label.
+  static void manifest(Dataset& dataset, const std::filesystem::path& manifest, bool allow_outside);
   // WebDataset shards: members grouped by key (tar_key); a sample is a key's image member
   // (dataset.spec().image) and its requested fields; cls is read into the label here. Members
   // no sample uses are ignored and counted.

@@ -82,8 +82,15 @@ std::vector<FieldSpec> parse_fields(const std::vector<std::string>& entries) {
   return fields;
 }
 
+std::string image_column_of(std::string_view text) {
+  if (text.empty() || text.find(';') != std::string_view::npos || is_image_extension(text)) {
+    return {};
+  }
+  return std::string(text);
+}
+
 std::vector<std::string> parse_image_members(std::string_view text) {
-  if (text.empty()) return {};
+  if (text.empty() || !image_column_of(text).empty()) return {};
   std::vector<std::string> extensions = alternatives_of(text);
   for (std::string& extension : extensions) {
     if (!is_image_extension(extension) || extension.front() == '.') {

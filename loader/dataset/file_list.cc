@@ -8,7 +8,6 @@
 #include "loader/dataset/dataset_builders.h"
 
 namespace feedrate {
-namespace {
 
 namespace fs = std::filesystem;
 
@@ -17,8 +16,6 @@ bool escapes_root(const fs::path& relative) {
   const fs::path normal = relative.lexically_normal();
   return !normal.empty() && *normal.begin() == "..";
 }
-
-}  // namespace
 
 std::optional<ListLine> parse_list_line(const std::string& line, const std::string& where) {
   const auto first = line.find_first_not_of(" \t\r");

@@ -13,6 +13,17 @@ namespace feedrate {
 using detail::kNoRead;
 using detail::Slot;
 
+namespace {
+
+// Appends a manifest's field value to the slot's values; returns where it lies there.
+ByteSpan copy_value(std::string_view value, Slot& slot) {
+  const std::size_t at = slot.field_values.size();
+  slot.field_values += value;
+  return {static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(value.size())};
+}
+
+}  // namespace
+
 BatchReader::BatchReader(const Dataset& dataset, const LoaderOptions& options,
                          const io::ReaderOptions& reader_options, const ReaderFactory& make_reader,
                          PackCache* cache)
@@ -54,11 +65,15 @@ void BatchReader::read(Slot& slot) {
   slot.fields = fields_;
   slot.member_fields = dataset_.member_fields();
   slot.spans.clear();
+  slot.fields_in_values = dataset_.holds_field_values();
+  slot.field_values.clear();
   if (slot.member_fields > 0) {
     for (std::size_t i = 0; i < n; ++i) {
       slot.spans.push_back(dataset_.image_span(slot.indices[i]));
       for (std::size_t k = 0; k < slot.member_fields; ++k) {
-        slot.spans.push_back(dataset_.field_span(slot.indices[i], k));
+        slot.spans.push_back(slot.fields_in_values
+                                 ? copy_value(dataset_.field_value(slot.indices[i], k), slot)
+                                 : dataset_.field_span(slot.indices[i], k));
       }
     }
   }

@@ -72,10 +72,13 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
     slot.errors[i] =
         dataset_.describe(index) + ": " + decode::errc_name(status.code) + ": " + status.message;
   }
+  const auto* fields = slot.fields_in_values
+                           ? reinterpret_cast<const std::uint8_t*>(slot.field_values.data())
+                           : sample;
   for (std::size_t k = 0; k < member_fields_.size() && slot.errors[i].empty(); ++k) {
     const ByteSpan span = slot.spans[i * spans + 1 + k];
     const std::string problem =
-        field_problem(member_fields_[k].kind, {sample + span.at, span.size});
+        field_problem(member_fields_[k].kind, {fields + span.at, span.size});
     if (!problem.empty()) {
       slot.errors[i] =
           dataset_.describe(index) + ": field '" + member_fields_[k].entry + "': " + problem;

@@ -78,8 +78,13 @@ struct Slot {
   std::shared_ptr<const std::vector<FieldSpec>> fields;
   std::size_t member_fields = 0;
   // When member_fields > 0, per sample: the image's span, then each member field's, inside the
-  // sample's bytes at encoded_offset (so the fields stay in `encoded` until the slot is reused).
+  // sample's bytes at encoded_offset (so the fields stay in `encoded` until the slot is reused),
+  // or, when fields_in_values, inside `field_values`.
   std::vector<ByteSpan> spans;
+  // A manifest's member fields (Dataset::holds_field_values): copied from the index when the
+  // batch is read, since they are in no sample's bytes, and owned by the slot like its keys.
+  bool fields_in_values = false;
+  std::string field_values;
   // __key__, when asked: the samples' keys back to back, and where each one lies.
   std::string keys;
   std::vector<ByteSpan> key_at;

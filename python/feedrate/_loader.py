@@ -6,9 +6,11 @@ Thread-safety: as the native loader's, one thread iterates a Loader at a time.""
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Iterator, Literal, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, Iterator, Literal, Mapping, Optional, Sequence, Tuple,
+                    Union, cast)
 
 from feedrate import _C
+from feedrate._rows import Manifest, is_rows
 from feedrate._torchvision import spec_from_torchvision
 
 Batch = Tuple[Any, ...]
@@ -34,14 +36,18 @@ class Loader(_C.Loader):
 
     source: an ImageFolder root (root/<class>/<image>.jpg; labels as torchvision's ImageFolder
     gives them), a file list of "relative/path label" lines, a tar shard, a folder or glob of
-    shards.
+    shards, a manifest (.jsonl or .csv: rows naming an image relative to the manifest, with
+    columns that fields= names), or rows: a list of dicts, a pandas DataFrame or a pyarrow
+    Table, written to a temporary manifest kept with the Loader (their relative image paths
+    are taken from the current folder; allow_paths_outside_root is then set).
 
     fields=("cls",): what each batch holds after its images, in order (docs/image-text.md):
     WebDataset members by extension, KEY.txt being "txt" ("txt;caption": the first a sample
     has): "cls" int64 labels; "cls2", "index" int64 tensors; "txt", "text", "caption" lists of
     str; "json" lists of dicts; "__key__" the keys (a folder's relative paths); "npy" lists of
     numpy arrays; any other extension lists of bytes. fields=() yields (images,).
-    image="jpg;png": the image member's extensions (default: any image). on_missing="skip"
+    image="jpg;png": the image member's extensions (default: any image); for a manifest or rows,
+    one name is the image column (default: image, path, file, filepath or url). on_missing="skip"
     leaves out a sample without a requested member (report()["skipped"] names it); "error"
     raises, naming the shard and key. A bad member (not UTF-8, not JSON) follows on_bad.
 
@@ -73,7 +79,8 @@ class Loader(_C.Loader):
 
     def __init__(
         self,
-        source: Union[str, os.PathLike[str]],
+        # Any: also a pandas DataFrame or a pyarrow Table (neither is imported here).
+        source: Union[str, os.PathLike[str], Sequence[Mapping[str, Any]], Any],
         *,
         batch_size: int = 64,
         num_workers: int = 1,
@@ -117,6 +124,13 @@ class Loader(_C.Loader):
     ) -> None:
         options = given_options(locals())
         self._channels_first = False
+        self._manifest: Optional[Manifest] = None  # rows' manifest, removed with the Loader
+        # What the native loader reads: the rows' manifest, else the path (is_rows said so).
+        path = cast(Union[str, "os.PathLike[str]"], source)
+        if is_rows(source):
+            self._manifest = Manifest(source, image)
+            path = self._manifest.path
+            options["allow_paths_outside_root"] = True
         if transform is not None and not isinstance(transform, str):
             read = spec_from_torchvision(transform)
             options["transform"] = read.spec
@@ -127,7 +141,7 @@ class Loader(_C.Loader):
             if read.std is not None:
                 options["std"] = read.std
             self._channels_first = read.channels_first
-        super().__init__(source, **options)
+        super().__init__(path, **options)
 
     def __iter__(self) -> Iterator[Batch]:
         epoch = super().__iter__()  # starts the epoch now, as iter() does for the native loader

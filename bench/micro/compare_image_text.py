@@ -35,17 +35,17 @@ and runs under it:
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from compare_peers import environment, names, spread, warm_page_cache
+from compare_peers import (add_rates, add_run_options, check_module_path, child_stdout,
+                           environment, names, round_order, run, spread, timed_epochs,
+                           warm_page_cache)
 from compare_torch import positive_int
-from peer_venv import IMAGE_TEXT, ensure_peers
+from peer_venv import IMAGE_TEXT
 from tree_memory import ChildFailed, run_sampled
 
 SCRIPT_DIR = Path(__file__).resolve().parent
@@ -56,31 +56,24 @@ BASELINE = "torch-import"
 
 def child(args):
     """Build one side, iterate its epochs, print one JSON object with the figures."""
-    # The peers' own messages go to stderr: stdout carries the one JSON object.
-    json_out = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
+    json_out = child_stdout()
     import torch  # every side pays for torch, as a training script does
     if args.module_path:
         sys.path.insert(0, args.module_path)
     from image_text_sides import SIDES
     torch.set_num_threads(1)  # the workers do the work; no side gets an intra-op pool
     versions, epochs = SIDES[args.child](args.shards, args.batch, args.workers, args.seed)
-    runs, shape, caption = [], None, None
-    for epoch in range(args.epochs):
-        images, first_batch_s = 0, None
-        start = time.perf_counter()
-        for pixels, captions in epochs(epoch):
-            if first_batch_s is None:
-                first_batch_s = time.perf_counter() - start
-            images += len(pixels)
-            if shape is None:
-                shape = [list(pixels.shape), str(pixels.dtype)]
-                caption = captions[0] if captions else None
-        runs.append({"images": images, "seconds": time.perf_counter() - start,
-                     "first_batch_s": first_batch_s})
+    first = {}
+
+    def first_batch(batch):
+        pixels, captions = batch
+        first.update(batch=[list(pixels.shape), str(pixels.dtype)],
+                     caption=captions[0] if captions else None)
+
+    runs = timed_epochs(epochs, args.epochs, lambda batch: len(batch[0]), first_batch)
     sys.stdout.flush()
-    json.dump({"versions": versions, "epochs": runs, "batch": shape, "caption": caption},
-              json_out)
+    json.dump({"versions": versions, "epochs": runs, "batch": first.get("batch"),
+               "caption": first.get("caption")}, json_out)
     json_out.close()
 
 
@@ -90,12 +83,7 @@ def measure(args, side):
                "--epochs", str(args.epochs), "--seed", str(args.seed), "--module-path",
                args.module_path]
     result = run_sampled(command)
-    last, first = result["epochs"][-1], result["epochs"][0]
-    if side != BASELINE:
-        result["images_per_s"] = last["images"] / last["seconds"]
-        result["first_epoch_images_per_s"] = first["images"] / first["seconds"]
-        result["first_batch_s"] = first["first_batch_s"]
-    return result
+    return result if side == BASELINE else add_rates(result)
 
 
 def summarise(runs):
@@ -167,10 +155,7 @@ def compare(args, log):
     runs = {side: [] for side in args.sides}
     failed = {}
     for round_index in range(args.rounds):
-        shift = round_index % len(args.sides)
-        order = args.sides[shift:] + args.sides[:shift]
-        order = order if round_index % 2 == 0 else order[::-1]
-        for side in order:
+        for side in round_order(args.sides, round_index):
             if side in failed:
                 continue
             try:
@@ -211,42 +196,20 @@ def parse_args():
                         help="the feedrate program whose make-dataset makes the source JPEGs")
     parser.add_argument("--sides", type=names(ALL_SIDES), default=list(ALL_SIDES),
                         help=f"comma-separated sides (default: {','.join(ALL_SIDES)})")
-    parser.add_argument("--workers", type=positive_int, default=2,
-                        help="workers of every side (default: 2)")
-    parser.add_argument("--batch", type=positive_int, default=256,
-                        help="batch size (default: 256)")
-    parser.add_argument("--epochs", type=positive_int, default=2,
-                        help="whole epochs per run; the last one is timed (default: 2)")
-    parser.add_argument("--rounds", type=positive_int, default=3,
-                        help="runs of every side, alternating; medians quoted (default: 3)")
-    parser.add_argument("--seed", type=int, default=0, help="shuffle/augmentation seed")
-    parser.add_argument("--module-path", default=str(REPO / "build" / "python"),
-                        help="folder of the built feedrate module (default: build/python)")
-    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
-    parser.add_argument("--venv", metavar="DIR",
-                        help="the peers' virtual environment (outside the repository): made and "
-                        "filled from PyPI when missing, then this script runs under it")
-    parser.add_argument("--child", choices=ALL_SIDES, help=argparse.SUPPRESS)
+    add_run_options(parser, ALL_SIDES, batch=256)
     args = parser.parse_args()
-    if not args.child and not any((Path(args.module_path) / "feedrate").glob("_C*.so")):
-        parser.error(f"--module-path {args.module_path}: no feedrate module there (build the "
-                     "feedrate_python target, or pass the folder that holds it)")
+    check_module_path(parser, args)
     return args
 
 
-def main():
-    args = parse_args()
-    if args.child:
-        child(args)
-        return
-    if args.venv:
-        ensure_peers(args.venv, IMAGE_TEXT)
+def make_missing_shards(args):
     if not Path(args.shards).exists():
         from image_text_shards import make_shards
         make_shards(args.shards, args.count, args.feedrate_cli, args.per_shard, args.seed)
-    summary = compare(args, lambda text: print(text, flush=True))
-    if args.json:
-        Path(args.json).write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def main():
+    run(parse_args(), child, compare, IMAGE_TEXT, make_missing_shards)
 
 
 if __name__ == "__main__":

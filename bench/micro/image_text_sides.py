@@ -34,6 +34,8 @@ from argparse import Namespace
 from importlib.metadata import version
 from pathlib import Path
 
+from peer_sides import dali_epochs
+
 CROP = 224
 CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
 CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
@@ -91,7 +93,6 @@ def webdataset_side(shards, batch, workers, seed):
 def dali_side(shards, batch, workers, seed):
     import nvidia.dali
     from nvidia.dali import fn, pipeline_def, types
-    from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
 
     @pipeline_def(batch_size=batch, num_threads=workers, device_id=None, seed=seed)
     def pipeline():
@@ -106,15 +107,11 @@ def dali_side(shards, batch, workers, seed):
                                           std=[255 * s for s in CLIP_STD])
         return images, fn.pad(texts, fill_value=0)
 
-    pipe = pipeline()
-    pipe.build()
-    iterator = DALIGenericIterator(pipe, ["images", "texts"], reader_name="reader",
-                                   last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)
+    batches = dali_epochs(pipeline(), ("images", "texts"))
 
     def epochs(epoch):
-        for (outputs,) in iterator:
-            texts = outputs["texts"].numpy()
-            yield outputs["images"], [row.tobytes().rstrip(b"\0").decode() for row in texts]
+        for images, texts in batches(epoch):
+            yield images, [row.tobytes().rstrip(b"\0").decode() for row in texts.numpy()]
 
     return {"nvidia-dali": nvidia.dali.__version__}, epochs
 

@@ -18,9 +18,10 @@ What it measures
   batch asked to the last one received, so worker start-up (first epoch) stays out of it.
 
   Memory is the peak, over the whole child run, of the process tree's summed PSS (tree_memory.py:
-  the child and every worker process it starts), and that peak less the median peak of the
-  torch-import side (a child of this script that imports torch and waits): what the side holds
-  beyond the interpreter with torch imported.
+  the child and every worker process it starts), and that peak less what the torch-import side
+  (a child of this script that imports torch and waits) holds at its end, settled (the median
+  over rounds; its peak now and then catches a passing allocation of about 100 MB): what the
+  side holds beyond the interpreter with torch imported.
 
   The sides alternate within each round, in an order that rotates (and reverses every other
   round); the table quotes the median over rounds and the spread (lowest to highest). The shards
@@ -35,6 +36,7 @@ and runs under it:
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -46,7 +48,7 @@ from compare_peers import (add_rates, add_run_options, check_module_path, child_
                            warm_page_cache)
 from compare_torch import positive_int
 from peer_venv import IMAGE_TEXT
-from tree_memory import ChildFailed, run_sampled
+from tree_memory import ChildFailed, rss_pss_kib, run_sampled
 
 SCRIPT_DIR = Path(__file__).resolve().parent
 REPO = SCRIPT_DIR.parent.parent
@@ -71,9 +73,11 @@ def child(args):
                      caption=captions[0] if captions else None)
 
     runs = timed_epochs(epochs, args.epochs, lambda batch: len(batch[0]), first_batch)
+    # What the process holds now, settled: the baseline (a peak may catch a passing allocation).
+    settled_pss_mb = rss_pss_kib(os.getpid())[1] * 1024 / 1e6
     sys.stdout.flush()
     json.dump({"versions": versions, "epochs": runs, "batch": first.get("batch"),
-               "caption": first.get("caption")}, json_out)
+               "caption": first.get("caption"), "settled_pss_mb": settled_pss_mb}, json_out)
     json_out.close()
 
 
@@ -87,8 +91,9 @@ def measure(args, side):
 
 
 def summarise(runs):
-    """{side: medians and spreads} over the rounds; PSS also less the torch-import baseline."""
-    baselines = [r["tree_peak_pss_mb"] for r in runs.get(BASELINE, [])]
+    """{side: medians and spreads} over the rounds; the peak PSS also less the torch-import
+    side's settled PSS (median over rounds)."""
+    baselines = [r["settled_pss_mb"] for r in runs.get(BASELINE, [])]
     baseline = statistics.median(baselines) if baselines else None
     rows = {}
     for side, results in runs.items():
@@ -97,6 +102,7 @@ def summarise(runs):
         pss = [r["tree_peak_pss_mb"] for r in results]
         row = {"side": side, "rounds": len(results), "peak_pss_mb": statistics.median(pss),
                "peak_pss_mb_spread": spread(pss), "versions": results[-1]["versions"],
+               "settled_pss_mb": statistics.median(r["settled_pss_mb"] for r in results),
                "peak_processes": max(r["tree_peak_processes"] for r in results)}
         if baseline is not None:
             row["pss_over_torch_mb"] = row["peak_pss_mb"] - baseline
@@ -141,7 +147,7 @@ def print_table(rows, runs, log):
                 f"{', '.join(f'{r:.2f}' for r in ratios(runs, side))}")
     log("feedrate/side = feedrate's median images/s over the side's; images/s of the last epoch; "
         "peak PSS of the whole process tree, torch imported on every side; over torch = that "
-        f"less the {BASELINE} side's median")
+        f"less the {BASELINE} side's settled PSS (median)")
 
 
 def compare(args, log):
@@ -169,15 +175,16 @@ def compare(args, log):
                     f"{result['first_epoch_images_per_s']:.1f}, its first batch after "
                     f"{result['first_batch_s']:.2f} s), " if side != BASELINE else "")
             log(f"round {round_index + 1}: {side:13} {rate}peak PSS "
-                f"{result['tree_peak_pss_mb']:.1f} MB, {result['tree_peak_processes']} "
-                f"process(es)")
+                f"{result['tree_peak_pss_mb']:.1f} MB (settled at the end "
+                f"{result['settled_pss_mb']:.1f} MB in the child), "
+                f"{result['tree_peak_processes']} process(es)")
     rows = summarise(runs)
     log("")
     print_table(rows, runs, log)
     for row in rows.values():
         log(f"  {row['side']}: {row['versions']}, batch {row.get('batch')}, "
             f"{row.get('images_per_epoch', 0)} images per epoch, first caption "
-            f"{row.get('caption')!r}")
+            f"{row.get('caption')!r}, settled PSS {row['settled_pss_mb']:.1f} MB (median)")
     env["uptime_after"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     log(env["uptime_after"])
     return {"environment": env, "config": vars(args), "failed": failed,

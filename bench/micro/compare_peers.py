@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 from compare_torch import positive_int
-from peer_venv import ensure_peers
+from peer_venv import IMAGE_FOLDER, ensure_peers
 from tree_memory import ChildFailed, run_sampled
 
 SCRIPT_DIR = Path(__file__).resolve().parent
@@ -48,11 +48,52 @@ TRANSFORMS = ("train", "eval")
 EVAL_ONLY = {"datago"}
 
 
-def child(args):
-    """Build one side, iterate its epochs, print one JSON object with the figures."""
-    # The peers' own messages go to stderr: stdout carries the one JSON object.
+def child_stdout():
+    """A file on the child's stdout for its one JSON object; everything else printed to stdout
+    from here on (the peers' own messages) goes to stderr."""
     json_out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
+    return json_out
+
+
+def timed_epochs(epochs, count, images_of, first_batch=None):
+    """Iterates epochs(0) .. epochs(count - 1); returns per epoch {"images", "seconds",
+    "first_batch_s"}, the clock from the first batch asked to the last one received.
+    images_of(batch) counts a batch's images; first_batch(batch) sees the run's first batch."""
+    runs = []
+    for epoch in range(count):
+        images, first_batch_s = 0, None
+        start = time.perf_counter()
+        for batch in epochs(epoch):
+            if first_batch_s is None:
+                first_batch_s = time.perf_counter() - start
+                if first_batch and not runs:
+                    first_batch(batch)
+            images += images_of(batch)
+        runs.append({"images": images, "seconds": time.perf_counter() - start,
+                     "first_batch_s": first_batch_s})
+    return runs
+
+
+def add_rates(result):
+    """The last epoch's images/s (the figure quoted), the first epoch's and its first batch."""
+    last, first = result["epochs"][-1], result["epochs"][0]
+    result["images_per_s"] = last["images"] / last["seconds"]
+    result["first_epoch_images_per_s"] = first["images"] / first["seconds"]
+    result["first_batch_s"] = first["first_batch_s"]
+    return result
+
+
+def round_order(plan, round_index):
+    """The order of round round_index: plan rotated by the round, reversed every other round."""
+    shift = round_index % len(plan)
+    order = plan[shift:] + plan[:shift]
+    return order if round_index % 2 == 0 else order[::-1]
+
+
+def child(args):
+    """Build one side, iterate its epochs, print one JSON object with the figures."""
+    json_out = child_stdout()
     import torch  # every side pays for torch, as a training script does
     if args.module_path:
         sys.path.insert(0, args.module_path)
@@ -60,21 +101,16 @@ def child(args):
     torch.set_num_threads(1)  # the workers do the work; no side gets an intra-op pool
     versions, epochs = SIDES[args.child](args.dataset, args.transform, args.batch, args.workers,
                                          args.seed)
-    runs, shape = [], None
-    for epoch in range(args.epochs):
-        images, first_batch_s = 0, None
-        start = time.perf_counter()
-        for pixels, labels in epochs(epoch):
-            if first_batch_s is None:
-                first_batch_s = time.perf_counter() - start
-            images += len(labels)
-            if shape is None:
-                shape = [list(pixels.shape), str(pixels.dtype)] if hasattr(pixels, "shape") \
-                    else [[len(pixels)] + list(pixels[0].shape), "list of arrays"]
-        runs.append({"images": images, "seconds": time.perf_counter() - start,
-                     "first_batch_s": first_batch_s})
+    shape = []
+
+    def first_batch(batch):
+        pixels = batch[0]
+        shape.extend([list(pixels.shape), str(pixels.dtype)] if hasattr(pixels, "shape")
+                     else [[len(pixels)] + list(pixels[0].shape), "list of arrays"])
+
+    runs = timed_epochs(epochs, args.epochs, lambda batch: len(batch[1]), first_batch)
     sys.stdout.flush()
-    json.dump({"versions": versions, "epochs": runs, "batch": shape}, json_out)
+    json.dump({"versions": versions, "epochs": runs, "batch": shape or None}, json_out)
     json_out.close()
 
 
@@ -83,13 +119,7 @@ def measure(args, side, transform):
                "--transform", transform, "--dataset", args.dataset, "--workers",
                str(args.workers), "--batch", str(args.batch), "--epochs", str(args.epochs),
                "--seed", str(args.seed), "--module-path", args.module_path]
-    result = run_sampled(command)
-    last = result["epochs"][-1]
-    first = result["epochs"][0]
-    result["images_per_s"] = last["images"] / last["seconds"]
-    result["first_epoch_images_per_s"] = first["images"] / first["seconds"]
-    result["first_batch_s"] = first["first_batch_s"]
-    return result
+    return add_rates(run_sampled(command))
 
 
 def warm_page_cache(root):
@@ -168,10 +198,7 @@ def compare(args, log):
     runs = {key: [] for key in plan}
     failed = {}
     for round_index in range(args.rounds):
-        shift = round_index % len(plan)
-        order = plan[shift:] + plan[:shift]
-        order = order if round_index % 2 == 0 else order[::-1]
-        for side, transform in order:
+        for side, transform in round_order(plan, round_index):
             if (side, transform) in failed:
                 continue
             try:
@@ -211,17 +238,13 @@ def names(allowed):
     return parse
 
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dataset", required=True, help="ImageFolder of JPEGs "
-                        "(e.g. made with `feedrate make-dataset DIR --count 5000`)")
-    parser.add_argument("--sides", type=names(ALL_SIDES), default=list(ALL_SIDES),
-                        help=f"comma-separated sides (default: {','.join(ALL_SIDES)})")
-    parser.add_argument("--transforms", type=names(TRANSFORMS), default=list(TRANSFORMS),
-                        help="comma-separated transforms (default: train,eval)")
+def add_run_options(parser, sides, batch):
+    """The options every alternating comparison takes: workers, batch (default `batch`), epochs,
+    rounds, seed, the module's folder, --json, --venv, and the hidden --child SIDE."""
     parser.add_argument("--workers", type=positive_int, default=2,
                         help="workers of every side (default: 2)")
-    parser.add_argument("--batch", type=positive_int, default=64, help="batch size (default: 64)")
+    parser.add_argument("--batch", type=positive_int, default=batch,
+                        help=f"batch size (default: {batch})")
     parser.add_argument("--epochs", type=positive_int, default=2,
                         help="whole epochs per run; the last one is timed (default: 2)")
     parser.add_argument("--rounds", type=positive_int, default=3,
@@ -233,27 +256,50 @@ def parse_args():
     parser.add_argument("--venv", metavar="DIR",
                         help="the peers' virtual environment (outside the repository): made and "
                         "filled from PyPI when missing, then this script runs under it")
-    parser.add_argument("--child", choices=ALL_SIDES, help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=sides, help=argparse.SUPPRESS)
+
+
+def check_module_path(parser, args):
+    """Stops with a message when --module-path holds no built feedrate module (not in a child)."""
+    if not args.child and not any((Path(args.module_path) / "feedrate").glob("_C*.so")):
+        parser.error(f"--module-path {args.module_path}: no feedrate module there (build the "
+                     "feedrate_python target, or pass the folder that holds it)")
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dataset", required=True, help="ImageFolder of JPEGs "
+                        "(e.g. made with `feedrate make-dataset DIR --count 5000`)")
+    parser.add_argument("--sides", type=names(ALL_SIDES), default=list(ALL_SIDES),
+                        help=f"comma-separated sides (default: {','.join(ALL_SIDES)})")
+    parser.add_argument("--transforms", type=names(TRANSFORMS), default=list(TRANSFORMS),
+                        help="comma-separated transforms (default: train,eval)")
+    add_run_options(parser, ALL_SIDES, batch=64)
     parser.add_argument("--transform", choices=TRANSFORMS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not args.child and not Path(args.dataset).is_dir():
         parser.error(f"--dataset {args.dataset}: not a folder (an ImageFolder of JPEGs)")
-    if not args.child and not any((Path(args.module_path) / "feedrate").glob("_C*.so")):
-        parser.error(f"--module-path {args.module_path}: no feedrate module there (build the "
-                     "feedrate_python target, or pass the folder that holds it)")
+    check_module_path(parser, args)
     return args
 
 
-def main():
-    args = parse_args()
+def run(args, child, compare, peers=IMAGE_FOLDER, prepare=None):
+    """A comparison's main: the child's run under --child; otherwise the peers' venv (--venv),
+    prepare(args) when given, the rounds (printed), their JSON to --json."""
     if args.child:
         child(args)
         return
     if args.venv:
-        ensure_peers(args.venv)
+        ensure_peers(args.venv, peers)
+    if prepare:
+        prepare(args)
     summary = compare(args, lambda text: print(text, flush=True))
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def main():
+    run(parse_args(), child, compare)
 
 
 if __name__ == "__main__":

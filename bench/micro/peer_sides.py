@@ -85,7 +85,6 @@ def torch_side(root, transform, batch, workers, seed):
 def dali_side(root, transform, batch, workers, seed):
     import nvidia.dali
     from nvidia.dali import fn, pipeline_def, types
-    from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
 
     @pipeline_def(batch_size=batch, num_threads=workers, device_id=None, seed=seed)
     def pipeline():
@@ -103,16 +102,24 @@ def dali_side(root, transform, batch, workers, seed):
             images = fn.crop(images, crop=(CROP, CROP))
         return images, labels
 
-    pipe = pipeline()
+    epochs = dali_epochs(pipeline(), ("images", "labels"))
+    return {"nvidia-dali": nvidia.dali.__version__}, epochs
+
+
+def dali_epochs(pipe, outputs):
+    """epochs(epoch) of a DALI pipeline whose reader is named "reader": each batch the tuple of
+    its outputs named in `outputs` (in the pipeline's order), torch tensors, the last one
+    partial. The iterator is made here, and prefetches its first batches when it is made."""
+    from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
     pipe.build()
-    iterator = DALIGenericIterator(pipe, ["images", "labels"], reader_name="reader",
+    iterator = DALIGenericIterator(pipe, list(outputs), reader_name="reader",
                                    last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)
 
     def epochs(epoch):
-        for (outputs,) in iterator:
-            yield outputs["images"], outputs["labels"]
+        for (batch,) in iterator:
+            yield tuple(batch[name] for name in outputs)
 
-    return {"nvidia-dali": nvidia.dali.__version__}, epochs
+    return epochs
 
 
 def random_resized_crop(width, height, rng):

@@ -2,10 +2,18 @@
 supported operations into the text of a feedrate transform spec (decode/transform_text.h),
 which the native pipeline runs in its decode workers; anything else is a TypeError naming the
 operation. feedrate.Loader calls it for transform= objects; it imports nothing from torch and
-reads the objects by their class names and attributes."""
+reads the objects by their class names and attributes.
+
+open_clip's image_transform Compose is read as it is: its conversion to RGB (the function
+open_clip.transform._convert_to_rgb up to open_clip 3.2, MaybeConvertMode() from 3.3 on) is a
+no-op here, since feedrate decodes every image to RGB, and its MaybeToTensor (3.3) is ToTensor
+for the PIL images it gets. Any other plain function in a Compose is opaque, so it is a
+TypeError naming it."""
 
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any, List, NamedTuple, Optional
 
 
@@ -25,17 +33,60 @@ _SUPPORTED = (
     "RandomResizedCrop, Resize + CenterCrop, RandomHorizontalFlip, RandomVerticalFlip, "
     "RandomGrayscale, ColorJitter, TrivialAugmentWide, RandAugment, AutoAugment (ImageNet "
     "policy), Normalize, RandomErasing, ToTensor, PILToTensor, ToImage, ToDtype, "
-    "ConvertImageDtype"
+    "ConvertImageDtype, open_clip's conversion to RGB and MaybeToTensor"
 )
 
 
-def _unsupported(name: str, why: Optional[str] = None) -> TypeError:
+def _unsupported(name: str, why: Optional[str] = None, owner: str = "torchvision's ") -> TypeError:
     detail = f" ({why})" if why else ""
     return TypeError(
-        f"feedrate cannot run torchvision's {name}{detail} in its decode workers. "
+        f"feedrate cannot run {owner}{name}{detail} in its decode workers. "
         f"Supported: {_SUPPORTED}. Run {name} on the GPU after loading instead (on the batch, "
         f"as MixUp and CutMix usually run), or keep a torch DataLoader for this recipe."
     )
+
+
+_OPEN_CLIP_MODULE = "open_clip.transform"
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
+
+
+def _function_name(t: Any) -> str:
+    target = t.func if isinstance(t, functools.partial) else t
+    module = getattr(target, "__module__", None) or "?"
+    qualname = getattr(target, "__qualname__", None) or repr(target)
+    return f"{module}.{qualname}"
+
+
+def _open_clip_step(t: Any) -> Optional[str]:
+    """What an open_clip.transform step of image_transform is to feedrate: "rgb" (a conversion
+    to RGB: a no-op), "to_tensor", or None when t is not one of them. A function counts by its
+    module and name, as open_clip defines it; a class by its module and class name."""
+    if isinstance(t, types.FunctionType):
+        if t.__module__ == _OPEN_CLIP_MODULE and t.__qualname__ == "_convert_to_rgb":
+            return "rgb"
+        return None
+    kind = type(t)
+    if kind.__module__ != _OPEN_CLIP_MODULE:
+        return None
+    if kind.__name__ == "MaybeConvertMode":
+        if getattr(t, "mode", None) != "RGB":
+            raise _unsupported(f"{_OPEN_CLIP_MODULE}.MaybeConvertMode",
+                               f"mode {getattr(t, 'mode', None)!r}; feedrate decodes to RGB", "")
+        return "rgb"
+    if kind.__name__ == "MaybeToTensor":
+        return "to_tensor"
+    return None
+
+
+def _unsupported_step(t: Any, why: Optional[str] = None) -> TypeError:
+    """The error for step t, naming it: a function by its module and name, a torchvision class
+    by its name, any other class by its module and name."""
+    if isinstance(t, _FUNCTIONS):
+        return _unsupported(f"the function {_function_name(t)}", why, "")
+    kind = type(t)
+    if kind.__module__.split(".")[0] == "torchvision":
+        return _unsupported(kind.__name__, why)
+    return _unsupported(f"{kind.__module__}.{kind.__qualname__}", why, "")
 
 
 def _num(x: float) -> str:
@@ -120,8 +171,14 @@ def spec_from_torchvision(transform: Any) -> TorchvisionSpec:
     while i < len(steps):
         t = steps[i]
         name = type(t).__name__
-        if name in ("ToTensor",):
+        open_clip = _open_clip_step(t)
+        if open_clip == "rgb":
+            pass
+        elif open_clip == "to_tensor" or name == "ToTensor":
             floats = True
+        elif isinstance(t, _FUNCTIONS):
+            raise _unsupported_step(t, "a plain function, whose work feedrate cannot read; "
+                                    "the one accepted is open_clip's _convert_to_rgb")
         elif name in ("PILToTensor", "ToImage", "ToImageTensor", "ToPureTensor"):
             pass
         elif name == "ToDtype":
@@ -206,7 +263,7 @@ def spec_from_torchvision(transform: Any) -> TorchvisionSpec:
                 f"ratio={_num(t.ratio[0])}/{_num(t.ratio[1])},value={word})"
             )
         else:
-            raise _unsupported(name)
+            raise _unsupported_step(t)
         i += 1
     if not parts or not parts[0].startswith(("rrc(", "resize(")):
         raise _unsupported(

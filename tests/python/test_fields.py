@@ -5,6 +5,7 @@ shard and key, the guarantees (seed, workers, resume, blocks, sharding) kept wit
 import json
 import tarfile
 
+import numpy as np
 import pytest
 
 import feedrate

@@ -81,13 +81,9 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
                                           make_reader, cache_.get());
 
   if (options_.num_workers > 0) {
-    // TBB's pool defaults to one thread per core, counting the caller; num_workers may ask
-    // for more (I/O-bound runs) and none of its threads is the caller, so raise the limit.
-    const auto wanted = static_cast<std::size_t>(options_.num_workers) + 1;
-    if (wanted > tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)) {
-      thread_limit_ = std::make_unique<tbb::global_control>(
-          tbb::global_control::max_allowed_parallelism, wanted);
-    }
+    // The arena's workers plus a caller's slot: see thread_limit.h.
+    thread_limit_ =
+        std::make_unique<ThreadLimit>(static_cast<std::size_t>(options_.num_workers) + 1);
     arena_ = std::make_unique<tbb::task_arena>(options_.num_workers, 0);
   }
 

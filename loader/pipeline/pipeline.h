@@ -17,7 +17,6 @@
 // Thread-safety: as Loader (one consumer thread; stats(), report() and trace() from any).
 #pragma once
 
-#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <atomic>
@@ -41,6 +40,7 @@
 #include "loader/pipeline/sample_decoder.h"
 #include "loader/pipeline/slot_ring.h"
 #include "loader/pipeline/telemetry.h"
+#include "loader/pipeline/thread_limit.h"
 
 namespace feedrate {
 
@@ -91,7 +91,7 @@ class Pipeline {
   std::unique_ptr<BatchAssembler> assembler_;
   std::unique_ptr<Copier> copier_;
   std::unique_ptr<Delivery> delivery_;
-  std::unique_ptr<tbb::global_control> thread_limit_;
+  std::unique_ptr<ThreadLimit> thread_limit_;
   std::unique_ptr<tbb::task_arena> arena_;
 
   std::atomic<bool> cancel_{false};

@@ -189,11 +189,13 @@ test-asan: deps
 	$(ASAN_ENV) ctest --preset asan -j $(JOBS) -E '^package\.|$(TIMING_SCENARIOS)'
 
 # The pipeline and concurrency suites under ThreadSanitizer, from the `tsan` preset in
-# build-tsan/. Debian's libtbb is not instrumented, so races reported inside decode tasks that
-# TBB hands between threads are false positives; tests/sanitizers/tsan.supp says what is
-# suppressed and why. The other suites are single-threaded code that ASan already covers.
-TSAN_TARGETS := loader_test io_test
-TSAN_TESTS := ^(loader_test|io_test)\.
+# build-tsan/: the loader, the readers, the remote fetcher (wake() from another thread, its waits
+# on the clock) and the remote read-ahead's thread. Debian's libtbb is not instrumented, so races
+# reported inside decode tasks that TBB hands between threads are false positives;
+# tests/sanitizers/tsan.supp says what is suppressed and why. The other suites are
+# single-threaded code that ASan already covers.
+TSAN_TARGETS := loader_test io_test io_remote_test read_ahead_runner_test
+TSAN_TESTS := ^(loader_test|io_test|io_remote_test|read_ahead_runner_test)\.
 TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp
 
 test-tsan: deps

@@ -5,8 +5,8 @@
 namespace feedrate::io {
 namespace {
 
-// Rounded, not truncated: 50,000 us is 0.049999999999999996 s as a double, which truncation made
-// a nanosecond short.
+// Rounded, not truncated (as a byte's transfer time in admit()): 50,000 us is
+// 0.049999999999999996 s as a double, which truncation made a nanosecond short.
 Clock::duration seconds_to_duration(double seconds) {
   return std::chrono::round<Clock::duration>(std::chrono::duration<double>(seconds));
 }
@@ -21,7 +21,7 @@ Throttle::Throttle(const ThrottleSpec& spec, Clock& clock)
       latency_(seconds_to_duration(spec.latency_us * 1e-6)) {}
 
 Clock::time_point Throttle::admit(std::size_t bytes) {
-  const auto transfer = std::chrono::duration_cast<Clock::duration>(
+  const auto transfer = std::chrono::round<Clock::duration>(
       std::chrono::duration<double, std::nano>(ns_per_byte_ * static_cast<double>(bytes)));
   const std::lock_guard lock(mutex_);
   const Clock::time_point now = clock_.now();

@@ -1,8 +1,7 @@
 // A ranged GET as a RangeFetcher's caller gives it (io/remote/range_fetcher.h says what happens
-// to it), and the clock the fetcher times requests with. Thread-safety: a value.
+// to it). Thread-safety: a value.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -17,7 +16,5 @@ struct FetchRequest {
   std::uint64_t tag = 0;      // the caller's, handed back with the result
   std::string if_match;       // an ETag from stat() or list(); empty: any version
 };
-
-using FetchClock = std::chrono::steady_clock;
 
 }  // namespace feedrate::io

@@ -15,7 +15,7 @@ std::size_t in_flight_band(unsigned in_flight) {
   return std::min<std::size_t>(kInFlightBands - 1, std::bit_width(in_flight) - 1);
 }
 
-void FetchMeter::add_span(FetchStats& stats, FetchClock::time_point now) const {
+void FetchMeter::add_span(FetchStats& stats, Clock::time_point now) const {
   if (in_flight_ == 0) return;
   const double seconds = std::chrono::duration<double>(now - since_).count();
   InFlightBand& band = stats.by_in_flight[in_flight_band(in_flight_)];
@@ -23,7 +23,7 @@ void FetchMeter::add_span(FetchStats& stats, FetchClock::time_point now) const {
   band.in_flight_seconds += seconds * in_flight_;
 }
 
-void FetchMeter::set_in_flight(unsigned in_flight, FetchClock::time_point now) {
+void FetchMeter::set_in_flight(unsigned in_flight, Clock::time_point now) {
   add_span(stats_, now);
   in_flight_ = in_flight;
   since_ = now;
@@ -39,7 +39,7 @@ void FetchMeter::attempt_ended(const AttemptMetrics& metrics) {
   transfer_time_ += metrics.total;
 }
 
-FetchStats FetchMeter::stats(FetchClock::time_point now) const {
+FetchStats FetchMeter::stats(Clock::time_point now) const {
   FetchStats stats = stats_;
   add_span(stats, now);
   double in_flight_seconds = 0;

@@ -3,7 +3,9 @@
 // submissions do not dilute them. Busy time and the bytes that arrived are also split by how many
 // transfers were in flight (bands of 1, 2-3, 4-7, ... 1024 and more), so that a reader can see
 // whether more requests in flight brought more bytes a second (a latency-bound store) or not (a
-// full link). Thread-safety: a FetchMeter belongs to its fetcher's thread; FetchStats is a value.
+// full link). Busy time is on the fetcher's clock (io/clock.h); the attempts' own times (to the
+// first byte, in all) are libcurl's, in real time whatever that clock. Thread-safety: a FetchMeter
+// belongs to its fetcher's thread; FetchStats is a value.
 #pragma once
 
 #include <array>
@@ -11,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "io/clock.h"
 #include "io/latency_histogram.h"
 #include "io/remote/range_transfer.h"
 #include "io/remote/retry_policy.h"
@@ -55,7 +58,7 @@ class FetchMeter {
  public:
   void submitted() { ++stats_.requests; }
   // The number of transfers in flight changes to `in_flight` at `now`.
-  void set_in_flight(unsigned in_flight, FetchClock::time_point now);
+  void set_in_flight(unsigned in_flight, Clock::time_point now);
   // `bytes` of a body arrived now (from libcurl's write callback).
   void arrived(std::size_t bytes) {
     stats_.by_in_flight[in_flight_band(in_flight_)].bytes += bytes;
@@ -67,16 +70,16 @@ class FetchMeter {
     if (server_delayed) ++stats_.server_delays;
   }
   void returned(bool ok) { ++(ok ? stats_.completed : stats_.failed); }
-  FetchStats stats(FetchClock::time_point now) const;
+  FetchStats stats(Clock::time_point now) const;
 
  private:
   // Adds the time since since_, with in_flight_ transfers, to `stats`'s band.
-  void add_span(FetchStats& stats, FetchClock::time_point now) const;
+  void add_span(FetchStats& stats, Clock::time_point now) const;
 
   FetchStats stats_;  // its bands' times count up to since_; stats() sums them
   LatencyHistogram first_byte_;
   unsigned in_flight_ = 0;
-  FetchClock::time_point since_{};
+  Clock::time_point since_{};
   std::chrono::microseconds transfer_time_{0};
 };
 

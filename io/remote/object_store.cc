@@ -1,7 +1,6 @@
 #include "io/remote/object_store.h"
 
 #include <stdexcept>
-#include <thread>
 
 #include "io/remote/region_redirect.h"
 #include "io/remote/remote_error.h"
@@ -31,6 +30,7 @@ void validate(const ObjectStoreOptions& options) {
 
 ObjectStore::ObjectStore(S3Settings settings, const ObjectStoreOptions& options)
     : options_(options),
+      clock_(options.clock != nullptr ? *options.clock : Clock::real()),
       endpoint_(std::move(settings), options.transfer),
       backoff_(options.retry, options.jitter_seed),
       easy_(new_easy()) {
@@ -91,7 +91,7 @@ ObjectStore::Response ObjectStore::attempt(const std::string& what, const Reques
 
 ObjectStore::Response ObjectStore::perform(const std::string& what, RequestTarget target,
                                            bool nobody) {
-  const auto first = std::chrono::steady_clock::now();
+  const auto first = clock_.now();
   for (unsigned attempts = 1;; ++attempts) {
     std::optional<RetryCause> retry;
     target = endpoint_.refreshed(target);
@@ -102,12 +102,12 @@ ObjectStore::Response ObjectStore::perform(const std::string& what, RequestTarge
     }
     if (!retry) return response;
     const auto delay = backoff_.delay(attempts, server_retry_delay(response.head));
-    if (!backoff_.allows(attempts, std::chrono::steady_clock::now() + delay - first)) {
+    if (!backoff_.allows(attempts, clock_.now() + delay - first)) {
       response.failure.message += " (after " + std::to_string(attempts) + " attempts, the last " +
                                   retry_cause_name(*retry) + ")";
       return response;
     }
-    std::this_thread::sleep_for(delay);
+    clock_.sleep_for(delay);
   }
 }
 

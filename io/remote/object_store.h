@@ -6,7 +6,8 @@
 // kept for the bucket from then on (io/remote/region_redirect.h); the resend is an attempt.
 // https:// servers have no listing: list() on one fails with kNotSupported and says what to use.
 // Failures are data (RemoteResult::error, RemoteErrc, and a message naming the URL, the HTTP
-// status, S3's error Code and, for denied access, where the credentials came from).
+// status, S3's error Code and, for denied access, where the credentials came from). The retries'
+// delays and their budget are on the options' clock (io/clock.h).
 // Thread-safety: an ObjectStore is used by one thread at a time.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include <system_error>
 #include <vector>
 
+#include "io/clock.h"
 #include "io/remote/credentials.h"
 #include "io/remote/curl_handle.h"
 #include "io/remote/endpoint.h"
@@ -45,6 +47,9 @@ struct ObjectStoreOptions {
   unsigned max_keys = 1000;               // per ListObjectsV2 page, 1..1000
   std::size_t max_get_bytes = 256 << 20;  // get() refuses larger objects (kTooLarge)
   std::uint64_t jitter_seed = 0x5eed;
+  // What the retries wait on and their budget is measured by; outlives the store; null:
+  // Clock::real().
+  Clock* clock = nullptr;
 };
 // Throws std::invalid_argument for a bound out of range.
 void validate(const ObjectStoreOptions& options);
@@ -73,6 +78,7 @@ class ObjectStore {
                    std::optional<RetryCause>& retry);
 
   ObjectStoreOptions options_;
+  Clock& clock_;
   RemoteEndpoint endpoint_;
   Backoff backoff_;
   CurlEasy easy_;

@@ -80,7 +80,11 @@ void RangeFetcher::submit(FetchRequest request, FetchDestination destination) {
 }
 
 void RangeFetcher::wake() {
-  woken_.store(true);
+  {
+    std::lock_guard lock(wake_mutex_);
+    woken_.store(true);
+  }
+  wake_.notify_all();
   curl_multi_wakeup(multi_.get());
 }
 
@@ -97,7 +101,7 @@ void RangeFetcher::finish_job(std::unique_ptr<FetchJob> job, RemoteFailure failu
   completed.push_back(std::move(result));
 }
 
-void RangeFetcher::start_ready(FetchClock::time_point now, std::vector<FetchResult>& completed) {
+void RangeFetcher::start_ready(Clock::time_point now, std::vector<FetchResult>& completed) {
   // Retries whose delay has passed go first: they are the oldest requests.
   auto due = std::stable_partition(waiting_.begin(), waiting_.end(),
                                    [now](const auto& job) { return job->retry_at > now; });
@@ -171,12 +175,23 @@ void RangeFetcher::reap(std::vector<FetchResult>& completed) {
   }
 }
 
-std::chrono::milliseconds RangeFetcher::wait_budget(FetchClock::time_point deadline) const {
+Clock::time_point RangeFetcher::next_due(Clock::time_point deadline) const {
   auto until = deadline;
   for (const auto& job : waiting_) until = std::min(until, job->retry_at);
+  return until;
+}
+
+void RangeFetcher::wait_for_network(Clock::time_point until) {
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - clock_.now());
   // At most a minute per wait (curl_multi_poll takes an int); poll() waits again if need be.
-  return std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(60'000));
+  const auto wait =
+      std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(60'000));
+  curl_multi_poll(multi_.get(), nullptr, 0, static_cast<int>(wait.count()), nullptr);
+}
+
+void RangeFetcher::wait_on_clock(Clock::time_point until) {
+  std::unique_lock lock(wake_mutex_);
+  while (!woken_.load() && clock_.now() < until) clock_.wait_until(wake_, lock, until);
 }
 
 std::size_t RangeFetcher::poll(std::chrono::milliseconds timeout,
@@ -192,10 +207,12 @@ std::size_t RangeFetcher::poll(std::chrono::milliseconds timeout,
     reap(completed);
     start_ready(clock_.now(), completed);
     if (completed.size() > before || pending_ == 0) break;
-    const auto now = clock_.now();
-    if (now >= deadline) break;
-    const auto wait = wait_budget(deadline);
-    curl_multi_poll(multi_.get(), nullptr, 0, static_cast<int>(wait.count()), nullptr);
+    if (clock_.now() >= deadline) break;
+    if (idle_.size() < transfers_.size()) {
+      wait_for_network(next_due(deadline));
+    } else {
+      wait_on_clock(next_due(deadline));  // only retries wait, for their delay
+    }
     if (woken_.exchange(false)) break;
   }
   const std::size_t appended = completed.size() - before;

@@ -5,6 +5,12 @@
 // and stats() belong to that thread. wake() may be called from any thread (it interrupts a
 // poll() that is waiting). Different fetchers may run on different threads.
 //
+// Time: the statistics' busy time, the retries' delays and budget, and poll()'s timeout are on
+// the options' clock (io/clock.h): with nothing on the wire, poll() waits on it for the next
+// retry, so that a fake clock's time moves to the retry at once; with transfers running it waits
+// for the network, which the clock does not move. libcurl times each attempt itself (time to
+// first byte, transfer time: io/remote/fetch_stats.h), in real time whatever the clock.
+//
 // The design point is latency: a store answers after tens to hundreds of milliseconds, so the
 // caller keeps many requests in flight and never waits for a whole batch. submit() only queues;
 // up to `max_in_flight` transfers run at once over kept-alive connections (at most
@@ -43,10 +49,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -116,11 +124,16 @@ class RangeFetcher {
   void submit(FetchRequest request, FetchDestination destination);
   // Starts the queued requests there is room for; one whose credentials expired fails into
   // `completed`.
-  void start_ready(FetchClock::time_point now, std::vector<FetchResult>& completed);
+  void start_ready(Clock::time_point now, std::vector<FetchResult>& completed);
   void reap(std::vector<FetchResult>& completed);
   void finish_job(std::unique_ptr<FetchJob> job, RemoteFailure failure,
                   std::vector<FetchResult>& completed);
-  std::chrono::milliseconds wait_budget(FetchClock::time_point deadline) const;
+  // The earlier of `deadline` and the next retry's time.
+  Clock::time_point next_due(Clock::time_point deadline) const;
+  // Waits for the network until `until`, or a wake().
+  void wait_for_network(Clock::time_point until);
+  // Waits on the clock until `until`, or a wake(): nothing is on the wire.
+  void wait_on_clock(Clock::time_point until);
 
   RangeFetcherOptions options_;
   Clock& clock_;
@@ -136,6 +149,8 @@ class RangeFetcher {
   FetchMeter own_meter_;
   FetchMeter& meter_;  // own_meter_ or the caller's
   std::atomic<bool> woken_{false};
+  std::mutex wake_mutex_;  // with wake_: a wake() reaches a wait on the clock
+  std::condition_variable wake_;
 };
 
 }  // namespace feedrate::io

@@ -12,7 +12,7 @@ namespace feedrate::io {
 RangeTransfer::RangeTransfer(FetchMeter& meter) : meter_(meter), easy_(new_easy()) {}
 
 void RangeTransfer::start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& endpoint,
-                          FetchClock::time_point now) {
+                          Clock::time_point now) {
   job_ = std::move(job);
   head_ = ResponseHead();
   body_ = Body::kUnseen;

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "io/clock.h"
 #include "io/remote/curl_handle.h"
 #include "io/remote/endpoint.h"
 #include "io/remote/fetch_destination.h"
@@ -38,8 +39,8 @@ struct FetchJob {
   std::string etag;  // sent as If-Match from the second attempt on (or from the first, if given)
   std::size_t delivered = 0;
   unsigned attempts = 0;
-  FetchClock::time_point first_attempt;
-  FetchClock::time_point retry_at;
+  Clock::time_point first_attempt;  // on the fetcher's clock
+  Clock::time_point retry_at;
   std::string last_failure;  // why the latest attempt was retried
 };
 
@@ -69,8 +70,7 @@ class RangeTransfer {
   // Sets the handle up for the next attempt of `job`, which it holds until take_job(), also when
   // it throws (CredentialsUnavailable from the endpoint); `now`, on the fetcher's clock, is the
   // job's first attempt's start when this is it.
-  void start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& endpoint,
-             FetchClock::time_point now);
+  void start(std::unique_ptr<FetchJob> job, const RemoteEndpoint& endpoint, Clock::time_point now);
   // Judges the attempt libcurl reported done with `result`.
   AttemptOutcome finish(CURLcode result, const RemoteEndpoint& endpoint);
   AttemptMetrics metrics() const;

@@ -23,8 +23,8 @@ double InFlightGrowth::allowed_on_average(double busy_seconds) const {
   return (asked_ * grown_at_s_ + requests_ * (busy_seconds - grown_at_s_)) / busy_seconds;
 }
 
-void InFlightGrowth::observe(const io::FetchStats& stats, bool queued,
-                             io::FetchClock::duration waited, io::FetchClock::time_point now) {
+void InFlightGrowth::observe(const io::FetchStats& stats, bool queued, io::Clock::duration waited,
+                             io::Clock::time_point now) {
   const auto bytes = static_cast<double>(stats.bytes - std::min(from_bytes_, stats.bytes));
   const auto window = static_cast<double>(window_bytes_);
   if (decided_ || bytes < window) return;

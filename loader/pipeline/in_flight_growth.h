@@ -23,6 +23,7 @@
 #include <optional>
 #include <utility>
 
+#include "io/clock.h"
 #include "io/remote/fetch_stats.h"
 
 namespace feedrate {
@@ -38,8 +39,8 @@ class InFlightGrowth {
 
   // At a poll `now`: the fetcher's figures as of it, whether the GETs' bodies queued on the link,
   // and the time take() has waited in all; chooses once kWindows windows have arrived.
-  void observe(const io::FetchStats& stats, bool queued, io::FetchClock::duration waited,
-               io::FetchClock::time_point now);
+  void observe(const io::FetchStats& stats, bool queued, io::Clock::duration waited,
+               io::Clock::time_point now);
 
   // The read-ahead starts afresh; `bytes`: the fetcher's figures' bytes so far.
   void restarted(std::uint64_t bytes);
@@ -62,7 +63,7 @@ class InFlightGrowth {
   double grown_at_s_ = 0;         // the store's busy seconds when the requests doubled
   const std::uint64_t window_bytes_;
   // As of the poll that saw the first window's bytes arrived.
-  std::optional<std::pair<io::FetchClock::duration, io::FetchClock::time_point>> since_;
+  std::optional<std::pair<io::Clock::duration, io::Clock::time_point>> since_;
   bool decided_ = false;
 };
 

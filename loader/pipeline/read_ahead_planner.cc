@@ -204,7 +204,7 @@ void ReadAheadPlanner::arrived(std::uint64_t id, std::string error) {
   release(held - group.held_bytes());
 }
 
-void ReadAheadPlanner::observe(const io::FetchStats& stats, io::FetchClock::time_point now) {
+void ReadAheadPlanner::observe(const io::FetchStats& stats, io::Clock::time_point now) {
   stats_ = stats;
   const unsigned requests = growth_.requests();
   // Under a scattered order the first window's GETs went a sample each, and the sizer read

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "feedrate/dataset.h"
+#include "io/clock.h"
 #include "io/remote/fetch_destination.h"
 #include "io/remote/fetch_request.h"
 #include "io/remote/fetch_stats.h"
@@ -110,15 +111,16 @@ class ReadAheadPlanner {
   const ReadAheadGroup* group(std::uint64_t id) const;
   // The GET of group `id` arrived (`error` empty) or failed.
   void arrived(std::uint64_t id, std::string error);
-  // The fetcher's figures as of a poll at `now` (for the group sizer and the in-flight growth).
-  void observe(const io::FetchStats& stats, io::FetchClock::time_point now);
+  // The fetcher's figures as of a poll at `now`, on the runner's clock, the fetcher's (for the
+  // group sizer and the in-flight growth).
+  void observe(const io::FetchStats& stats, io::Clock::time_point now);
 
   // take()'s side, for the i-th sample from the next one not taken: whether it arrived (or
   // failed); that take() waits for it; how long take() waited; the sample; that it was taken;
   // and that `count` samples were.
   bool ready(std::size_t i) const;
   void want(std::size_t i);
-  void waited(io::FetchClock::duration duration) { take_waited_ += duration; }
+  void waited(io::Clock::duration duration) { take_waited_ += duration; }
   ReadAheadSample sample(std::size_t i) const;
   void taken(std::size_t i);
   void advance(std::size_t count);
@@ -175,7 +177,7 @@ class ReadAheadPlanner {
   io::FetchStats stats_;
   GroupSizer sizer_;  // of the groups past a scattered order's first window
   InFlightGrowth growth_;
-  io::FetchClock::duration take_waited_{};
+  io::Clock::duration take_waited_{};
   SampleBuffers buffers_;
 };
 

@@ -1,8 +1,8 @@
 // Tests for the clock seam (io/clock.h) and its fake (tests/support/fake_clock.h): the real
 // clock is steady and its sleeps wait; a fake clock moves only when told or by what a sleeper
-// asks for, and sleepers that wait are woken by the moves; the throttle and both reader
-// backends time themselves on the clock they are given, so that a throttled read takes exactly
-// its fake duration and no real time.
+// asks for, and sleepers that wait are woken by the moves. What times itself on the clock it is
+// given is tested on the fake one beside its own tests (the throttle and the readers in
+// throttle_test.cc and reader_throttle_test.cc, the range fetcher in remote/).
 
 #include "io/clock.h"
 
@@ -10,19 +10,11 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <cstddef>
-#include <memory>
 #include <mutex>
-#include <string>
 #include <thread>
 #include <vector>
 
-#include "io/file.h"
-#include "io/reader.h"
-#include "io/throttle.h"
-#include "tests/io/read_test_util.h"
 #include "tests/support/fake_clock.h"
-#include "tests/support/test_data.h"
 
 namespace feedrate::io {
 namespace {
@@ -117,6 +109,24 @@ TEST(FakeClockTest, AdvanceWakesTheSleepersItPasses) {
   EXPECT_EQ(clock.now(), FakeClock::kStart + seconds(8));
 }
 
+// A timed wait counts as a sleeper while it waits: a test can tell that a thread waits on the
+// clock before it moves the time.
+TEST(FakeClockTest, ATimedWaitIsASleeperUntilItsDeadline) {
+  FakeClock clock(FakeClock::Sleep::kWaits);
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::thread waiter([&] {
+    std::unique_lock lock(mutex);
+    while (clock.wait_until(cv, lock, FakeClock::kStart + seconds(4)) ==
+           std::cv_status::no_timeout) {
+    }
+  });
+  while (clock.sleepers() < 1) std::this_thread::yield();
+  clock.advance(seconds(4));
+  waiter.join();
+  EXPECT_EQ(clock.sleepers(), 0u);
+}
+
 TEST(FakeClockTest, ReleaseEndsEveryWaitAndLaterSleepsAdvance) {
   FakeClock clock(FakeClock::Sleep::kWaits);
   std::thread sleeper([&] { clock.sleep_for(seconds(5)); });
@@ -127,65 +137,6 @@ TEST(FakeClockTest, ReleaseEndsEveryWaitAndLaterSleepsAdvance) {
   clock.sleep_for(seconds(1));
   EXPECT_EQ(clock.now(), FakeClock::kStart + seconds(6));
 }
-
-// The throttle's due times on a fake clock are exact: the limits' arithmetic, not a machine's.
-
-TEST(ThrottleOnAFakeClockTest, BytesAreDueAtTheByteRate) {
-  FakeClock clock;
-  Throttle throttle({100, 0, 0}, clock);  // 100 MB/s: 10 ms a MB
-  EXPECT_EQ(throttle.admit(1'000'000), FakeClock::kStart + milliseconds(10));
-  EXPECT_EQ(throttle.admit(1'000'000), FakeClock::kStart + milliseconds(20));
-  // Idle for a second: the bucket saves up kBurst (50 ms) at most.
-  clock.advance(seconds(1));
-  const Clock::time_point now = clock.now();
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(throttle.admit(1'000'000), now);
-  EXPECT_EQ(throttle.admit(1'000'000), now + milliseconds(10));
-}
-
-TEST(ThrottleOnAFakeClockTest, OperationsAndLatencyAreDueExactly) {
-  FakeClock clock;
-  Throttle throttle({0, 1000, 250}, clock);  // 1 ms an operation, 250 us each
-  EXPECT_EQ(throttle.admit(1), FakeClock::kStart + milliseconds(1));
-  EXPECT_EQ(throttle.admit(1), FakeClock::kStart + milliseconds(2));
-  clock.advance(milliseconds(100));
-  // 50 ms saved up: the next operations are due after their latency only.
-  EXPECT_EQ(throttle.admit(1), clock.now() + std::chrono::microseconds(250));
-}
-
-class ReaderOnAFakeClockTest : public ::testing::TestWithParam<Backend> {};
-
-TEST_P(ReaderOnAFakeClockTest, AThrottledReadTakesItsFakeDuration) {
-  feedrate::testing::TempDir dir;
-  constexpr std::size_t kSize = 1 << 20;
-  const test_support::Bytes content = test_support::random_bytes(kSize, 5);
-  feedrate::testing::write_file(dir / "data.bin", content);
-  std::error_code error;
-  const File file = File::open(dir / "data.bin", error);
-  ASSERT_FALSE(error) << error.message();
-
-  FakeClock clock;
-  ReaderOptions options;
-  options.throttle = {0.001, 0, 0};  // 1,000 bytes/s: 1 MiB takes 1,048.576 s
-  options.clock = &clock;
-  std::string skip;
-  std::unique_ptr<Reader> reader = test_support::make_reader(GetParam(), options, skip);
-  if (reader == nullptr) GTEST_SKIP() << skip;
-  std::vector<std::byte> buffer(kSize);
-  std::vector<ReadRequest> requests{test_support::make_request(file.fd(), 0, buffer)};
-  const auto real_start = std::chrono::steady_clock::now();
-  reader->read(requests);
-  ASSERT_FALSE(requests[0].error) << requests[0].error.message();
-  EXPECT_TRUE(test_support::holds_bytes(requests[0], content));
-  // The fake time moved by the throttle's delay (the first admit starts the bucket empty).
-  EXPECT_EQ(clock.now(), FakeClock::kStart + milliseconds(1'048'576));
-  // Real time: far less than the 1,000 s the emulated disk needs.
-  EXPECT_LT(std::chrono::steady_clock::now() - real_start, seconds(100));
-  EXPECT_NEAR(reader->stats().latency_p50_us, 1.0486e9, 0.07 * 1.0486e9);
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, ReaderOnAFakeClockTest,
-                         ::testing::Values(Backend::kIoUring, Backend::kPread),
-                         [](const auto& info) { return std::string(backend_name(info.param)); });
 
 }  // namespace
 }  // namespace feedrate::io

@@ -1,8 +1,9 @@
 // Tests for a Reader's throttle and statistics, against both backends: a throttled reader is
-// measurably limited (bytes, operations, latency) and still delivers the right bytes; io_uring
-// keeps several reads in flight while it waits; latency percentiles, reads in flight, the
-// backend description and the throttle applied are reported. Only lower time bounds, derived
-// from the limits, are asserted: a busy machine can make a run slower, never faster.
+// limited (bytes, operations, latency) and still delivers the right bytes; io_uring keeps
+// several reads in flight while it waits; latency percentiles, reads in flight, the backend
+// description and the throttle applied are reported. The readers time themselves on a fake clock
+// (tests/support/fake_clock.h) whose time their throttled waits move, so that a run's duration
+// is exactly what the limits imply, whatever the machine, and no test sleeps.
 
 #include <gtest/gtest.h>
 
@@ -17,11 +18,13 @@
 #include "io/file.h"
 #include "io/reader.h"
 #include "tests/io/read_test_util.h"
+#include "tests/support/fake_clock.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate::io {
 namespace {
 
+using feedrate::testing::FakeClock;
 using feedrate::testing::TempDir;
 using feedrate::testing::write_file;
 using test_support::Bytes;
@@ -29,7 +32,6 @@ using test_support::holds_bytes;
 using test_support::make_reader;
 using test_support::make_request;
 using test_support::random_bytes;
-using Clock = std::chrono::steady_clock;
 
 class ReaderThrottleTest : public ::testing::TestWithParam<Backend> {
  protected:
@@ -42,7 +44,7 @@ class ReaderThrottleTest : public ::testing::TestWithParam<Backend> {
   }
 
   // Reads the file in `count` consecutive requests of `size` bytes with a fresh reader; returns
-  // the seconds taken, or a negative number when the test must be skipped.
+  // the seconds the fake clock moved by, or a negative number when the test must be skipped.
   double read_all(const ReaderOptions& options, std::size_t count, std::size_t size) {
     std::string skip;
     std::unique_ptr<Reader> reader = make_reader(GetParam(), options, skip);
@@ -55,9 +57,8 @@ class ReaderThrottleTest : public ::testing::TestWithParam<Backend> {
     for (std::size_t i = 0; i < count; ++i) {
       requests_.push_back(make_request(file_.fd(), i * size % (kFileSize - size), buffers_[i]));
     }
-    const Clock::time_point start = Clock::now();
     reader->read(requests_);
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const double seconds = std::chrono::duration<double>(clock_.now() - FakeClock::kStart).count();
     for (std::size_t i = 0; i < count; ++i) {
       SCOPED_TRACE("request " + std::to_string(i));
       EXPECT_FALSE(requests_[i].error) << requests_[i].error.message();
@@ -68,14 +69,17 @@ class ReaderThrottleTest : public ::testing::TestWithParam<Backend> {
     return seconds;
   }
 
-  static ReaderOptions options(unsigned queue_depth, const ThrottleSpec& throttle) {
+  // Options timed on the fake clock.
+  ReaderOptions options(unsigned queue_depth, const ThrottleSpec& throttle) {
     ReaderOptions options;
     options.queue_depth = queue_depth;
     options.throttle = throttle;
+    options.clock = &clock_;
     return options;
   }
 
   static constexpr std::size_t kFileSize = 4 << 20;
+  FakeClock clock_;
   TempDir dir_;
   Bytes content_;
   File file_;
@@ -88,48 +92,55 @@ class ReaderThrottleTest : public ::testing::TestWithParam<Backend> {
 #define SKIP_IF_NEEDED(seconds) \
   if ((seconds) < 0) GTEST_SKIP() << skip_
 
+// The fake seconds a run took: its limits' arithmetic, to a nanosecond a read.
+constexpr double kExact = 1e-6;
+
 TEST_P(ReaderThrottleTest, ByteRateLimitsThroughput) {
-  // 200 x 100 kB = 20 MB at 100 MB/s: at least 0.2 s (0.18 for clock slack).
+  // 200 x 100 kB = 20 MB at 100 MB/s: the last read is due 0.2 s in.
   const double seconds = read_all(options(16, {100, 0, 0}), 200, 100'000);
   SKIP_IF_NEEDED(seconds);
-  EXPECT_GE(seconds, 0.18);
+  EXPECT_NEAR(seconds, 0.2, kExact);
   EXPECT_EQ(stats_.bytes, 20'000'000u);
   EXPECT_DOUBLE_EQ(stats_.throttle.mb_per_s, 100);
 }
 
 TEST_P(ReaderThrottleTest, OperationRateLimitsSmallReads) {
-  // 300 reads at 1500 IOPS: at least 0.2 s.
+  // 300 reads at 1500 IOPS: 0.2 s.
   const double seconds = read_all(options(16, {0, 1500, 0}), 300, 4096);
   SKIP_IF_NEEDED(seconds);
-  EXPECT_GE(seconds, 0.18);
+  EXPECT_NEAR(seconds, 0.2, kExact);
 }
 
 TEST_P(ReaderThrottleTest, LatencyIsPaidPerReadAndOverlapsInTheQueue) {
-  // 100 reads of 2 ms each: pread waits for each in turn (>= 0.2 s); io_uring keeps 16 in
-  // flight and takes about 100 / 16 x 2 ms.
+  // 100 reads of 2 ms each: pread waits for each in turn (0.2 s); io_uring keeps 16 in flight,
+  // which wait their 2 ms together: 7 rounds (6 of 16 and one of 4).
   const double seconds = read_all(options(16, {0, 0, 2000}), 100, 4096);
   SKIP_IF_NEEDED(seconds);
-  EXPECT_GE(stats_.latency_p50_us, 2000 * 0.93);  // the histogram's resolution
-  EXPECT_LE(stats_.latency_p50_us, stats_.latency_p99_us);
+  EXPECT_NEAR(stats_.latency_p50_us, 2000, 0.07 * 2000);  // the histogram's resolution
+  EXPECT_NEAR(stats_.latency_p99_us, 2000, 0.07 * 2000);
   if (GetParam() == Backend::kPread) {
-    EXPECT_GE(seconds, 0.18);
-    EXPECT_LE(stats_.peak_in_flight, 1u);
+    EXPECT_NEAR(seconds, 0.2, kExact);
+    EXPECT_EQ(stats_.peak_in_flight, 1u);
   } else {
-    EXPECT_GE(seconds, 100 / 16 * 0.002 * 0.9);
+    EXPECT_NEAR(seconds, 7 * 0.002, kExact);
     EXPECT_EQ(stats_.peak_in_flight, 16u);
-    EXPECT_GT(stats_.average_in_flight, 4.0);
+    EXPECT_NEAR(stats_.average_in_flight, 100.0 / 7, 1e-6);
   }
 }
 
 TEST_P(ReaderThrottleTest, DiskClassHddLimitsRandomReads) {
-  // 40 reads of 100 kB at 150 IOPS: at least 0.25 s, whatever the queue depth.
+  // 40 reads of 100 kB at 150 IOPS: 0.267 s, whatever the queue depth (the operations bucket is
+  // the slowest: 0.5 ms of bytes and 4 ms of latency a read).
   const double seconds = read_all(options(32, parse_throttle("hdd")), 40, 100'000);
   SKIP_IF_NEEDED(seconds);
-  EXPECT_GE(seconds, 0.2);
+  EXPECT_NEAR(seconds, 40 / 150.0, kExact);
 }
 
 TEST_P(ReaderThrottleTest, StatisticsOfAnUnthrottledReader) {
-  const double seconds = read_all(options(8, {}), 64, 50'000);
+  // On the real clock: an unthrottled read takes no fake time, and its latency is the disk's.
+  ReaderOptions unthrottled = options(8, {});
+  unthrottled.clock = &Clock::real();
+  const double seconds = read_all(unthrottled, 64, 50'000);
   SKIP_IF_NEEDED(seconds);
   EXPECT_GE(stats_.operations, 64u);
   EXPECT_GT(stats_.latency_p50_us, 0);

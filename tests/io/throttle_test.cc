@@ -98,6 +98,16 @@ TEST(ThrottleTest, OperationRateSpacesOperations) {
   for (int k = 1; k <= 200; ++k) EXPECT_EQ(throttle.admit(1), FakeClock::kStart + k * 1ms);
 }
 
+TEST(ThrottleTest, TheSlowerBucketSetsTheDueTime) {
+  FakeClock clock;
+  Throttle bytes_bound({100, 1000, 0}, clock);  // 10 ms a MB, 1 ms an operation
+  EXPECT_EQ(bytes_bound.admit(1'000'000), FakeClock::kStart + 10ms);
+  EXPECT_EQ(bytes_bound.admit(1'000'000), FakeClock::kStart + 20ms);
+  Throttle operations_bound({100, 10, 0}, clock);  // 10 ms a MB, 100 ms an operation
+  EXPECT_EQ(operations_bound.admit(1'000'000), FakeClock::kStart + 100ms);
+  EXPECT_EQ(operations_bound.admit(1'000'000), FakeClock::kStart + 200ms);
+}
+
 TEST(ThrottleTest, LatencyDelaysEveryOperationWithoutSerializingThem) {
   FakeClock clock;
   Throttle timed({0, 0, 50'000}, clock);
@@ -115,6 +125,16 @@ TEST(ThrottleTest, IdleTimeSavesAtMostTheBurst) {
   clock.advance(300ms);
   // 10 MB take 0.1 s at 100 MB/s; saved tokens cover kBurst (50 ms) of it, no more.
   EXPECT_EQ(throttle.admit(10'000'000), clock.now() + 100ms - Throttle::kBurst);
+}
+
+TEST(ThrottleTest, SavedOperationsLeaveTheLatencyOnly) {
+  FakeClock clock;
+  Throttle throttle({0, 1000, 250}, clock);  // 1 ms an operation, 250 us each
+  EXPECT_EQ(throttle.admit(1), FakeClock::kStart + 1ms);
+  EXPECT_EQ(throttle.admit(1), FakeClock::kStart + 2ms);
+  clock.advance(100ms);
+  // kBurst (50 ms) of operations saved up: the next one is due after its latency only.
+  EXPECT_EQ(throttle.admit(1), clock.now() + 250us);
 }
 
 TEST(ThrottleTest, TimeBeforeTheFirstOperationSavesNothing) {

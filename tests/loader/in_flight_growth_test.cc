@@ -29,7 +29,7 @@ io::FetchStats arrived(double windows, double in_flight = 63.5) {
 InFlightGrowth run(milliseconds before, milliseconds between, bool queued = false,
                    double in_flight = 63.5) {
   InFlightGrowth growth(kRequests, kWindow);
-  const io::FetchClock::time_point start{};
+  const io::Clock::time_point start{};
   growth.observe(arrived(0.5, in_flight), queued, before / 2, start + milliseconds(500));
   growth.observe(arrived(1, in_flight), queued, before, start + milliseconds(1000));
   growth.observe(arrived(1.5, in_flight), queued, before + between / 2, start + milliseconds(1500));
@@ -63,7 +63,7 @@ TEST(InFlightGrowthTest, AFullLinkOrIdleRequestsKeepThem) {
 // batch waits for), not from a span that holds it.
 TEST(InFlightGrowthTest, AStartAfreshMeasuresAnew) {
   InFlightGrowth growth(kRequests, kWindow);
-  const io::FetchClock::time_point start{};
+  const io::Clock::time_point start{};
   growth.observe(arrived(1), false, milliseconds(1000), start + milliseconds(1000));
   growth.observe(arrived(1.5), false, milliseconds(1000), start + milliseconds(1500));
   growth.restarted(arrived(1.5).bytes);
@@ -81,7 +81,7 @@ TEST(InFlightGrowthTest, AStartAfreshMeasuresAnew) {
 // The requests allowed on average over the store's busy time, before the growth and after it.
 TEST(InFlightGrowthTest, TheRequestsAllowedOnAverage) {
   InFlightGrowth growth(kRequests, kWindow);
-  const io::FetchClock::time_point start{};
+  const io::Clock::time_point start{};
   io::FetchStats stats = arrived(1);
   growth.observe(stats, false, milliseconds(900), start + milliseconds(1000));
   EXPECT_EQ(growth.allowed_on_average(1), kRequests);
@@ -96,7 +96,7 @@ TEST(InFlightGrowthTest, TheRequestsAllowedOnAverage) {
 TEST(InFlightGrowthTest, DecidedOnceAndNeverPastTheMost) {
   InFlightGrowth growth = run(milliseconds(900), milliseconds(0));
   growth.observe(arrived(4), false, milliseconds(3000),
-                 io::FetchClock::time_point{} + milliseconds(4000));
+                 io::Clock::time_point{} + milliseconds(4000));
   EXPECT_EQ(growth.requests(), kRequests);
   InFlightGrowth most(1000, kWindow);
   EXPECT_EQ(most.ceiling(), InFlightGrowth::kMostRequests);

@@ -226,7 +226,7 @@ TEST_F(ReadAheadPlannerTest, ASlowStoreThatTheBatchesWaitForDoublesTheRequests) 
   const auto grow = [&](std::chrono::milliseconds waited_per_half_window) {
     ReadAheadPlanner planner(dataset_, kRequests, window, nullptr, false);
     planner.start(backwards(), {});
-    const io::FetchClock::time_point start{};
+    const io::Clock::time_point start{};
     io::FetchStats stats;
     stats.average_in_flight = kRequests;
     for (int half = 1; half <= 4; ++half) {

@@ -33,11 +33,14 @@ std::cv_status FakeClock::wait_until(std::condition_variable& cv,
     std::lock_guard guard(mutex_);
     if (sleep_ == Sleep::kAdvances) advance_to(deadline);
     if (now_ >= deadline) return std::cv_status::timeout;
+    deadlines_.push_back(deadline);
   }
   // The caller's lock is released while it waits; the fake time is polled, as a notification
   // from advance() would have to take the caller's mutex.
   cv.wait_for(lock, std::chrono::milliseconds(1));
-  return now() >= deadline ? std::cv_status::timeout : std::cv_status::no_timeout;
+  std::lock_guard guard(mutex_);
+  deadlines_.erase(std::find(deadlines_.begin(), deadlines_.end(), deadline));
+  return now_ >= deadline ? std::cv_status::timeout : std::cv_status::no_timeout;
 }
 
 void FakeClock::advance(duration d) {

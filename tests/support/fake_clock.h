@@ -9,8 +9,9 @@
 //   kWaits     sleep_until(t) blocks until advance() or advance_to_next_deadline() reaches t, so
 //              that the test decides when time passes (a scheduler of its own); release() ends
 //              every wait, and sleeps from then on advance, so that a pipeline can shut down.
-// wait_until() (a timed condition wait) polls the fake time, its deadline is not a sleeper's:
-// kAdvances moves the time to the deadline; kWaits waits for a notification or for advance().
+// wait_until() (a timed condition wait) polls the fake time: kAdvances moves the time to the
+// deadline; kWaits waits for a notification or for advance(), and counts as a sleeper while it
+// waits (sleepers(), advance_to_next_deadline()).
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
@@ -44,7 +45,7 @@ class FakeClock final : public io::Clock {
   bool advance_to_next_deadline();
   // kWaits: wakes every sleeper and makes later sleeps advance (kAdvances).
   void release();
-  // The sleepers waiting now.
+  // The sleepers waiting now, timed waits included.
   std::size_t sleepers() const;
 
  private:
@@ -54,7 +55,7 @@ class FakeClock final : public io::Clock {
   std::condition_variable moved_;
   Sleep sleep_;
   time_point now_ = kStart;
-  std::vector<time_point> deadlines_;  // of the sleepers waiting (kWaits)
+  std::vector<time_point> deadlines_;  // of the sleepers and timed waits waiting (kWaits)
 };
 
 }  // namespace feedrate::testing

@@ -25,7 +25,7 @@ TEST(FetchMeter, BandsOfTransfersInFlight) {
 
 TEST(FetchMeter, SplitsBusyTimeAndArrivedBytesByTransfersInFlight) {
   FetchMeter meter;
-  const FetchClock::time_point t0{};
+  const Clock::time_point t0{};
   meter.set_in_flight(1, t0);
   meter.arrived(100);
   meter.set_in_flight(6, t0 + milliseconds(100));  // 100 ms with 1

@@ -4,7 +4,8 @@
 // proxy, 403/404 failing at once with the URL, the credential source and no secret, and a
 // signed listing and GET with keys that a profile's credential_process printed, and with the
 // temporary credentials of moto's STS (AssumeRole signed with the user's keys, and
-// AssumeRoleWithWebIdentity), which moto's S3 checks like any other.
+// AssumeRoleWithWebIdentity), which moto's S3 checks like any other. The retries wait on the
+// store's clock, a fake one (tests/support/fake_clock.h): no real time, and exact lengths.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -15,8 +16,10 @@
 #include "io/remote/object_store.h"
 #include "io/remote/range_fetcher.h"
 #include "io/remote/remote_error.h"
+#include "io/remote/retry_policy.h"
 #include "tests/io/remote/credential_test_util.h"
 #include "tests/io/remote/remote_servers.h"
+#include "tests/support/fake_clock.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate::io {
@@ -36,11 +39,13 @@ class RemoteObjectStore : public ::testing::Test {
     if (files_.size() < 3) GTEST_SKIP() << "the test data needs 3 files or more";
   }
 
-  ObjectStoreOptions options(unsigned max_keys = 1000) const {
+  // Retries after 1 to 20 ms of clock_'s time.
+  ObjectStoreOptions options(unsigned max_keys = 1000) {
     ObjectStoreOptions options;
     options.max_keys = max_keys;
     options.retry.base_delay = std::chrono::milliseconds(1);
     options.retry.max_delay = std::chrono::milliseconds(20);
+    options.clock = &clock_;
     return options;
   }
 
@@ -54,10 +59,11 @@ class RemoteObjectStore : public ::testing::Test {
   }
 
   // A listing of the test data's folder/ and a GET of its first file, with `settings`.
-  void expect_listing_and_get(const S3Settings& settings) const;
+  void expect_listing_and_get(const S3Settings& settings);
 
   std::optional<RemoteServers> servers_;
   std::vector<std::string> files_;
+  testing::FakeClock clock_;  // the stores' (their retries wait on it)
 };
 
 TEST_F(RemoteObjectStore, StatGivesSizeAndAnETagThatRangesCanBeReadWith) {
@@ -129,7 +135,7 @@ std::vector<std::string> listed_files(const std::vector<std::string>& files) {
   return listed;
 }
 
-void RemoteObjectStore::expect_listing_and_get(const S3Settings& settings) const {
+void RemoteObjectStore::expect_listing_and_get(const S3Settings& settings) {
   ObjectStore store(settings, options());
   const auto listed = store.list(listing_prefix(*servers_));
   ASSERT_TRUE(listed.ok()) << listed.message;
@@ -218,11 +224,17 @@ TEST_F(RemoteObjectStore, ListingPagesAreRetried) {
   servers_->clear_faults();
   servers_->add_faults(
       {{"match", "continuation-token"}, {"fault", "status"}, {"status", 503}, {"times", 2}});
-  ObjectStore store(servers_->s3_settings(servers_->get("proxy")), options(2));
+  const ObjectStoreOptions paged = options(2);
+  ObjectStore store(servers_->s3_settings(servers_->get("proxy")), paged);
   const auto listed = store.list(listing_prefix(*servers_));
   servers_->clear_faults();
   ASSERT_TRUE(listed.ok()) << listed.message;
   EXPECT_EQ(listed.value.size(), listed_files(files_).size());
+  // A page failed twice, then came: the clock moved by the two retries' delays, the store's first
+  // draws.
+  Backoff backoff(paged.retry, paged.jitter_seed);
+  const auto first = backoff.delay(1);
+  EXPECT_EQ(clock_.now(), testing::FakeClock::kStart + first + backoff.delay(2));
 }
 
 TEST_F(RemoteObjectStore, MissingAndDeniedFailAtOnceWithoutTheSecret) {

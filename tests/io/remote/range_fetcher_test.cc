@@ -1,6 +1,7 @@
 // The fetcher and the object store without a server: zero-size and malformed requests, a port
 // nobody listens on (retried, then failed as data, never thrown, and without the secret in the
-// message), wake(), and option validation.
+// message; the retries wait on a fake clock, minutes of backoff in no real time), wake(), and
+// option validation.
 #include "io/remote/range_fetcher.h"
 
 #include <gtest/gtest.h>
@@ -13,12 +14,14 @@
 #include "io/remote/remote_error.h"
 #include "tests/io/remote/fetch_test_util.h"
 #include "tests/io/remote/scripted_server.h"
+#include "tests/support/fake_clock.h"
 
 namespace feedrate::io {
 namespace {
 
 using test_support::closed_port;
 using test_support::drain;
+using testing::FakeClock;
 
 constexpr const char* kSecret = "Sup3r/Secret+Key=Value";
 
@@ -59,9 +62,28 @@ TEST(RangeFetcher, ZeroSizeAndMalformedRequestsFinishAsData) {
   EXPECT_EQ(fetcher.stats().failed, 2u);
 }
 
+// Three attempts, whose retries wait up to a minute each on `clock`.
+RetryOptions minute_retries() {
+  RetryOptions retry = quick_retries();
+  retry.base_delay = retry.max_delay = std::chrono::minutes(1);
+  return retry;
+}
+
+// The time a fresh backoff of `retry` draws for the two retries of three attempts: the fetcher's
+// (or the store's) draws, in its order.
+Clock::duration two_retries(const RetryOptions& retry, std::uint64_t seed) {
+  Backoff backoff(retry, seed);
+  const auto first = backoff.delay(1);
+  return first + backoff.delay(2);
+}
+
+// Minutes of backoff between the attempts cost no real time: the retries wait on the fetcher's
+// clock, which moves by exactly their delays.
 TEST(RangeFetcher, RefusedConnectionsAreRetriedThenReportedWithoutTheSecret) {
+  FakeClock clock;
   RangeFetcherOptions options;
-  options.retry = quick_retries();
+  options.retry = minute_retries();
+  options.clock = &clock;
   RangeFetcher fetcher(signed_settings(closed_port()), options);
   std::vector<std::byte> buffer(100);
   fetcher.submit({"s3://bkt/shard-0.tar", 1000, buffer, 7, ""});
@@ -78,30 +100,35 @@ TEST(RangeFetcher, RefusedConnectionsAreRetriedThenReportedWithoutTheSecret) {
   EXPECT_EQ(stats.retries[static_cast<std::size_t>(RetryCause::kConnection)], 2u);
   EXPECT_EQ(stats.attempts, 3u);
   EXPECT_EQ(stats.failed, 1u);
+  EXPECT_EQ(clock.now(), FakeClock::kStart + two_retries(options.retry, options.jitter_seed));
 }
 
 TEST(RangeFetcher, WakeEndsAWaitingPoll) {
-  RetryOptions slow = quick_retries();
-  slow.base_delay = slow.max_delay = std::chrono::milliseconds(60'000);
+  // The clock's waits last until the test moves it, which it never does: the retry never comes
+  // due, and only wake() can end the poll.
+  FakeClock clock(FakeClock::Sleep::kWaits);
   RangeFetcherOptions options;
-  options.retry = slow;
+  options.retry = minute_retries();
+  options.clock = &clock;
   RangeFetcher fetcher(signed_settings(closed_port()), options);
   std::vector<std::byte> buffer(10);
   fetcher.submit({"s3://bkt/k", 0, buffer, 1, ""});
-  // The retry's delay is drawn from [0, 60 s]; with this seed, it is longer than a second.
-  ASSERT_GT(Backoff(slow, options.jitter_seed).delay(1), std::chrono::seconds(1));
+  // The retry's delay is drawn from [0, 60 s]; with this seed, it is not 0.
+  ASSERT_GT(Backoff(options.retry, options.jitter_seed).delay(1), Clock::duration::zero());
   std::vector<FetchResult> results;
-  // The first attempt is refused; the retry's delay may be up to a minute. wake() from another
-  // thread ends the wait before that retry: the poll returns with nothing, the request pending.
+  // The first attempt is refused, and the poll waits on the clock for the retry. wake() from
+  // another thread, once the poll waits (a timed wait is a fake clock's sleeper), ends the wait:
+  // the poll returns with nothing, the request pending.
   std::thread waker([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    while (clock.sleepers() == 0) std::this_thread::yield();
     fetcher.wake();
   });
-  EXPECT_EQ(fetcher.poll(std::chrono::milliseconds(120'000), results), 0u);
+  EXPECT_EQ(fetcher.poll(std::chrono::hours(1), results), 0u);
   waker.join();
   EXPECT_TRUE(results.empty());
   EXPECT_EQ(fetcher.pending(), 1u);
   EXPECT_EQ(fetcher.stats().attempts, 1u);
+  EXPECT_EQ(clock.now(), FakeClock::kStart);
 }
 
 TEST(RangeFetcher, ValidatesOptions) {
@@ -112,11 +139,15 @@ TEST(RangeFetcher, ValidatesOptions) {
   EXPECT_THROW(validate(options), std::invalid_argument);
 }
 
+// The store's retries wait on its clock too: minutes of fake time, exactly their delays.
 TEST(ObjectStore, FailuresAreDataWithoutTheSecret) {
+  FakeClock clock;
   ObjectStoreOptions options;
-  options.retry = quick_retries();
+  options.retry = minute_retries();
+  options.clock = &clock;
   ObjectStore store(signed_settings(closed_port()), options);
   const auto stat = store.stat("s3://bkt/k");
+  EXPECT_EQ(clock.now(), FakeClock::kStart + two_retries(options.retry, options.jitter_seed));
   EXPECT_EQ(stat.error, make_error_code(RemoteErrc::kTransfer));
   EXPECT_NE(stat.message.find("HEAD s3://bkt/k"), std::string::npos) << stat.message;
   EXPECT_EQ(stat.message.find(kSecret), std::string::npos) << stat.message;

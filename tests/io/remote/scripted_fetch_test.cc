@@ -2,9 +2,12 @@
 // ranged request, a 206 for other bytes, a 206 shorter than asked, a body cut short and then
 // answered whole (also into a scattered range), an object shorter than the range, and If-Match on
 // the first answer's ETag when a partial body is resumed, and a 503's Retry-After (capped). Every
-// byte must land once, in its place.
+// byte must land once, in its place. The retries' waits and the statistics' time are the
+// fetcher's clock, a fake one here (tests/support/fake_clock.h): a wait takes no real time, and
+// its length is exact.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "io/remote/remote_error.h"
 #include "tests/io/remote/fetch_test_util.h"
 #include "tests/io/remote/scripted_server.h"
+#include "tests/support/fake_clock.h"
 
 namespace feedrate::io {
 namespace {
@@ -21,6 +25,8 @@ using test_support::drain;
 using test_support::requested_range;
 using test_support::same_bytes;
 using test_support::ScriptedServer;
+using testing::FakeClock;
+using namespace std::chrono_literals;
 
 const std::vector<unsigned char>& object() {
   static const auto bytes = test_support::patterned_bytes(100'000, 7, 3);
@@ -55,10 +61,12 @@ std::string honest(const std::string& request) {
   return partial(first, last, last - first + 1);
 }
 
-RangeFetcherOptions quick() {
+// Retries after 1 to 5 ms of `clock`'s time.
+RangeFetcherOptions quick(FakeClock& clock) {
   RangeFetcherOptions options;
-  options.retry.base_delay = std::chrono::milliseconds(1);
-  options.retry.max_delay = std::chrono::milliseconds(5);
+  options.retry.base_delay = 1ms;
+  options.retry.max_delay = 5ms;
+  options.clock = &clock;
   return options;
 }
 
@@ -67,7 +75,8 @@ RangeFetcherOptions quick() {
 FetchResult fetch(const ScriptedServer& server, std::uint64_t offset,
                   std::vector<std::byte>& buffer, const std::string& if_match = "",
                   std::uint64_t* delivered = nullptr) {
-  RangeFetcher fetcher(S3Settings(), quick());
+  FakeClock clock;
+  RangeFetcher fetcher(S3Settings(), quick(clock));
   fetcher.submit({server.url("/object.bin"), offset, buffer, 1, if_match});
   auto results = drain(fetcher);
   EXPECT_EQ(results.size(), 1u);
@@ -141,7 +150,8 @@ void scattered_fetch_cut_after(std::size_t cut) {
     return index == 0 ? partial(first, last, cut, "\"v1\"") : whole("\"v1\"");
   });
   std::vector<std::byte> a(3'000), b(2'000), c(6'000);
-  RangeFetcher fetcher(S3Settings(), quick());
+  FakeClock clock;
+  RangeFetcher fetcher(S3Settings(), quick(clock));
   fetcher.submit({server.url("/object.bin"), 10'000, {}, 1, ""}, {{0, a}, {5'000, b}, {7'000, c}});
   const auto results = drain(fetcher);
   ASSERT_EQ(results.size(), 1u);
@@ -194,11 +204,14 @@ std::string throttled(const std::string& seconds) {
          "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 }
 
+// The backoff of quick() is at most 5 ms: the retry waits the second the server asked for, and the
+// fake clock moves by that second only.
 TEST(ScriptedFetch, ARetryAfterSetsTheRetrysWait) {
   ScriptedServer server([](const std::string& request, std::size_t index) {
     return index == 0 ? throttled("1") : honest(request);
   });
-  RangeFetcher fetcher(S3Settings(), quick());
+  FakeClock clock;
+  RangeFetcher fetcher(S3Settings(), quick(clock));
   std::vector<std::byte> buffer(100);
   fetcher.submit({server.url("/object.bin"), 0, buffer, 1, ""});
   const auto results = drain(fetcher);
@@ -207,14 +220,16 @@ TEST(ScriptedFetch, ARetryAfterSetsTheRetrysWait) {
   EXPECT_EQ(results[0].attempts, 2u);
   EXPECT_EQ(fetcher.stats().server_delays, 1u);
   EXPECT_TRUE(same_bytes(buffer, object(), 0));
+  EXPECT_EQ(clock.now(), FakeClock::kStart + 1s);
 }
 
+// The default cap, on the fake clock: the retry waits 20 s of it, not the hour asked for.
 TEST(ScriptedFetch, AnHourLongRetryAfterIsCappedSoNothingHangs) {
   ScriptedServer server([](const std::string& request, std::size_t index) {
     return index == 0 ? throttled("3600") : honest(request);
   });
-  auto options = quick();
-  options.retry.max_server_delay = std::chrono::milliseconds(10);
+  FakeClock clock;
+  const RangeFetcherOptions options = quick(clock);
   RangeFetcher fetcher(S3Settings(), options);
   std::vector<std::byte> buffer(100);
   fetcher.submit({server.url("/object.bin"), 0, buffer, 1, ""});
@@ -222,6 +237,31 @@ TEST(ScriptedFetch, AnHourLongRetryAfterIsCappedSoNothingHangs) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_FALSE(results[0].error) << results[0].message;
   EXPECT_EQ(fetcher.stats().server_delays, 1u);
+  EXPECT_EQ(clock.now(), FakeClock::kStart + options.retry.max_server_delay);
+}
+
+// The store's figures are timed on the fetcher's clock: a server that takes 40 ms of it to answer
+// (it moves the fake clock while the GET is in flight) makes 40 ms of busy time with one GET in
+// flight, however long the GET took in real time.
+TEST(ScriptedFetch, TheStatisticsAreTimedOnTheFetchersClock) {
+  FakeClock clock;
+  ScriptedServer server([&clock](const std::string& request, std::size_t) {
+    clock.advance(40ms);
+    return honest(request);
+  });
+  RangeFetcher fetcher(S3Settings(), quick(clock));
+  std::vector<std::byte> first(1'000);
+  std::vector<std::byte> second(3'000);
+  fetcher.submit({server.url("/object.bin"), 0, first, 1, ""});
+  ASSERT_EQ(drain(fetcher).size(), 1u);
+  fetcher.submit({server.url("/object.bin"), 5'000, second, 2, ""});
+  ASSERT_EQ(drain(fetcher).size(), 1u);
+  EXPECT_TRUE(same_bytes(second, object(), 5'000));
+  const FetchStats stats = fetcher.stats();
+  EXPECT_DOUBLE_EQ(stats.busy_seconds, 0.08);
+  EXPECT_DOUBLE_EQ(stats.average_in_flight, 1);
+  EXPECT_DOUBLE_EQ(stats.bytes_per_second, 4'000 / 0.08);
+  EXPECT_DOUBLE_EQ(stats.by_in_flight[0].busy_seconds, 0.08);
 }
 
 }  // namespace

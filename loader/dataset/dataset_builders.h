@@ -36,7 +36,8 @@ std::optional<ListLine> parse_list_line(const std::string& line, const std::stri
 // normal form starts with "..".
 bool escapes_root(const std::filesystem::path& relative);
 
-struct Dataset::Builder {
+// Hidden: Dataset is exported (FEEDRATE_API), and its nested class would be too.
+struct __attribute__((visibility("hidden"))) Dataset::Builder {
   // root/<class>/**/<image>; classes sorted by name become labels 0..C-1, and a file is an
   // image when is_image_extension says so (torchvision's ImageFolder). A class without images
   // is an error unless allow_empty_classes.

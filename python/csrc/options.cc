@@ -13,20 +13,12 @@
 
 #include "feedrate/error.h"
 #include "loader/pipeline/option_bounds.h"
+#include "python/csrc/keyword_values.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
 
 namespace {
-
-// A keyword's value of a type the keyword does not take; `needs` says what it takes.
-struct WrongType {
-  std::string needs;
-};
-// A keyword's value outside its range; `rule` says what the range is.
-struct OutOfRange {
-  std::string rule;
-};
 
 // The transform and size a caller who gives neither gets.
 constexpr const char* kDefaultTransform = "train";
@@ -73,42 +65,8 @@ py::object none() {
   return py::none();
 }
 
-// Literal['a', 'b'] of a vocabulary.
-std::string literal(const std::vector<std::string>& words) {
-  std::string text = "Literal[";
-  for (const std::string& word : words) text += (text.back() == '[' ? "'" : ", '") + word + "'";
-  return text + "]";
-}
-
-// Accepts "float32", "torch.float32", torch.float32 and numpy.float32 alike.
-std::string word_of(const py::handle& value) {
-  std::string word = py::str(value);
-  for (const char* prefix : {"torch.", "<class 'numpy.", "numpy."}) {
-    if (word.rfind(prefix, 0) == 0) word = word.substr(std::char_traits<char>::length(prefix));
-  }
-  if (!word.empty() && word.back() == '>') word = word.substr(0, word.size() - 2);
-  return word;
-}
-
 constexpr std::array<Word<ArrayKind>, 3> kArrayKinds{
     {{"auto", ArrayKind::kAuto}, {"torch", ArrayKind::kTorch}, {"numpy", ArrayKind::kNumpy}}};
-
-bool is_int(const py::handle& value) {
-  return py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value);
-}
-
-// `value` as a number of the option whose bound (loader/pipeline/option_bounds.h) is `bound`:
-// an int for an integral bound, an int or a float otherwise, inside the bound.
-double number(const py::handle& value, const OptionBound& bound) {
-  if (bound.integral ? !is_int(value) : !(is_int(value) || py::isinstance<py::float_>(value))) {
-    throw WrongType{bound.integral ? "an int" : "a number"};
-  }
-  const double x = value.cast<double>();
-  if (!in_range(bound, x)) {
-    throw OutOfRange{std::string(bound.name) + " must be in " + range_text(bound)};
-  }
-  return x;
-}
 
 // A field whose bound the table holds: an int or a float (mypy takes an int for a float).
 template <typename T>
@@ -148,44 +106,6 @@ Keyword derived(Keyword keyword) {
   keyword.annotation = "Optional[" + keyword.annotation + "]";
   keyword.default_value = none;
   return keyword;
-}
-
-std::vector<py::object> items(const py::handle& value, std::size_t count, const char* needs) {
-  if (!py::isinstance<py::sequence>(value) || py::isinstance<py::str>(value)) {
-    throw WrongType{needs};
-  }
-  const py::sequence sequence = py::reinterpret_borrow<py::sequence>(value);
-  if (sequence.size() != count) {
-    throw OutOfRange{std::string("expected ") + needs + ", got " + std::to_string(sequence.size()) +
-                     " values"};
-  }
-  std::vector<py::object> out;
-  for (std::size_t i = 0; i < count; ++i) out.push_back(sequence[i]);
-  return out;
-}
-
-// (low, high), each inside the bound of `name`.
-std::pair<double, double> two_numbers(const py::handle& value, std::string_view name) {
-  const std::vector<py::object> both = items(value, 2, "(low, high)");
-  const OptionBound& bound = option_bound(name);
-  return {number(both[0], bound), number(both[1], bound)};
-}
-
-// (R, G, B): a mean or std of Normalize.
-std::array<float, 3> three_numbers(const py::handle& value) {
-  const std::vector<py::object> rgb = items(value, 3, "3 numbers (R, G, B)");
-  std::array<float, 3> out{};
-  for (std::size_t c = 0; c < 3; ++c) {
-    if (!(is_int(rgb[c]) || py::isinstance<py::float_>(rgb[c]))) {
-      throw WrongType{"3 numbers (R, G, B)"};
-    }
-    out[c] = rgb[c].cast<float>();
-  }
-  return out;
-}
-
-int integer(const py::handle& value, std::string_view name) {
-  return static_cast<int>(number(value, option_bound(name)));
 }
 
 // A keyword read by a lambda of its own: its annotation and default given with it.
@@ -235,17 +155,7 @@ const std::map<std::string, Keyword>& keywords() {
       // refused: fields="txt" would read as t, x, t).
       {"fields", custom(
                      [](Parsed& p, const py::handle& v) {
-                       if (!py::isinstance<py::sequence>(v) || py::isinstance<py::str>(v)) {
-                         throw WrongType{"a sequence of str, such as (\"txt\", \"json\")"};
-                       }
-                       std::vector<std::string> entries;
-                       for (const py::handle item : py::reinterpret_borrow<py::sequence>(v)) {
-                         if (!py::isinstance<py::str>(item)) {
-                           throw WrongType{"a sequence of str, such as (\"txt\", \"json\")"};
-                         }
-                         entries.push_back(item.cast<std::string>());
-                       }
-                       p.options.loader.fields = std::move(entries);
+                       p.options.loader.fields = strings(v, "(\"txt\", \"json\")");
                      },
                      "Sequence[str]", [] { return py::tuple(py::cast(defaults().fields)); })},
       {"image", field(&LoaderOptions::image, "a str")},

@@ -19,14 +19,7 @@ using testing::small_jpeg;
 using testing::TempDir;
 using testing::write_file;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing::error_of;
 
 void write_text(const std::filesystem::path& path, const std::string& text) {
   write_file(path, {text.begin(), text.end()});

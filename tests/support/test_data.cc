@@ -11,6 +11,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "feedrate/error.h"
+
 namespace feedrate::testing {
 
 namespace fs = std::filesystem;
@@ -116,6 +118,15 @@ std::vector<std::string> tar_list(const fs::path& path) {
   }
   EXPECT_EQ(pclose(pipe), 0) << "tar -tf failed on " << path;
   return names;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 }  // namespace feedrate::testing

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,9 @@ class TempDir {
 };
 
 void write_file(const std::filesystem::path& path, const std::vector<unsigned char>& bytes);
+
+// The message of the feedrate::Error that `f` throws, or "no error".
+std::string error_of(const std::function<void()>& f);
 std::vector<unsigned char> read_file(const std::filesystem::path& path);
 
 // A small JPEG (default 96x72) with photograph-like content, deterministic in seed.

@@ -81,6 +81,61 @@ struct TransformSpec {
   EraseSpec erase;
 };
 
+// One step of a detection transform (DetectionSpec), with torchvision.transforms.v2's
+// parameters (Ultralytics' for the YOLO steps). Each geometric step moves the image's boxes
+// (and masks) exactly as it moves its pixels (decode/detection_transform.h).
+struct DetectionStep {
+  enum class Kind {
+    kPhotometricDistort,  // RandomPhotometricDistort(brightness, contrast, saturation, hue, p)
+    kZoomOut,             // RandomZoomOut(fill, side_range, p)
+    kIouCrop,             // RandomIoUCrop(min_scale, max_scale, min_aspect_ratio, max_aspect_ratio,
+                          //               sampler_options, trials)
+    kHorizontalFlip,      // RandomHorizontalFlip(p)
+    kVerticalFlip,        // RandomVerticalFlip(p)
+    kResize,              // Resize((height, width)) (stretching), or Resize(width) (shorter side)
+    kRandomResizedCrop,   // RandomResizedCrop((height, width), scale, ratio)
+    kCenterCrop,          // CenterCrop((height, width))
+    kPad,                 // Pad([left, top, right, bottom], fill)
+    kClamp,               // ClampBoundingBoxes()
+    kSanitize,            // SanitizeBoundingBoxes(min_size, min_area)
+    kLetterbox,    // Ultralytics LetterBox((height, width), auto=False, scaleup, center), fill 114
+    kHsv,          // Ultralytics RandomHSV(hgain, sgain, vgain)
+    kPerspective,  // Ultralytics RandomPerspective(degrees, translate, scale, shear, perspective)
+  };
+  Kind kind = Kind::kHorizontalFlip;
+  double p = 0.5;  // flips, photometric distort, zoom out
+  // RandomPhotometricDistort's ranges.
+  std::array<double, 2> brightness{0.875, 1.125}, contrast{0.5, 1.5}, saturation{0.5, 1.5},
+      hue{-0.05, 0.05};
+  std::array<double, 2> side_range{1.0, 4.0};  // RandomZoomOut
+  // RandomIoUCrop's.
+  double min_scale = 0.3, max_scale = 1.0, min_aspect_ratio = 0.5, max_aspect_ratio = 2.0;
+  std::vector<double> sampler_options{0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0};
+  int trials = 40;
+  // The size a step makes (Resize, RandomResizedCrop, CenterCrop, LetterBox); height 0 with
+  // kResize: the shorter side becomes `width`, as Resize(int).
+  int width = 0, height = 0;
+  std::array<double, 2> scale{0.08, 1.0}, ratio{3.0 / 4.0, 4.0 / 3.0};  // RandomResizedCrop
+  int left = 0, top = 0, right = 0, bottom = 0;                         // Pad
+  std::array<double, 3> fill{0, 0, 0};             // zoom out, pad, letterbox: outside the image
+  double min_size = 1, min_area = 1;               // SanitizeBoundingBoxes
+  double hgain = 0.015, sgain = 0.7, vgain = 0.4;  // RandomHSV
+  // RandomPerspective's (Ultralytics' defaults).
+  double degrees = 0, translate = 0.1, perspective_scale = 0.5, shear = 0, perspective = 0;
+  bool scaleup = true, center = true;  // LetterBox
+  Interpolation interpolation = Interpolation::kBilinear;
+};
+
+// A detection transform: its steps in the Compose's order, ending at an image of
+// size x size (the text form: "ssd", "yolo" or "photometric,zoom_out,iou_crop,hflip,
+// resize(300,300),sanitize"), and the normalization of float layouts.
+struct DetectionSpec {
+  std::vector<DetectionStep> steps;
+  int size = 0;
+  bool normalize = false;
+  Normalization normalization;
+};
+
 // What to do with an image on which libjpeg emits a warning (corrupt but decodable data:
 // a damaged entropy segment, extraneous bytes before a marker, a wrong restart marker). Only
 // the data actually decoded is seen: a crop that stops above the last row never reads the

@@ -1,0 +1,82 @@
+// A detection transform (feedrate::DetectionSpec) run on one decoded image and its targets: the
+// boxes, and optionally mask planes, move with the pixels through decode/box_geometry.h's
+// Geometry, so they cannot drift. Pixels as torchvision.transforms.v2 computes them on a uint8
+// tensor, in the Compose's order (Ultralytics' arithmetic for its steps); boxes with v2's
+// float32 kernels; masks with nearest sampling (fill 0 for instance masks, 255, the usual
+// "ignore", for a semantic label map).
+//
+// The random draws come from Rng(sample_seed) in step order, so the result is a pure function of
+// the seed, the image and its boxes. A test fixes a step's draws through
+// DetectionTransformer::Draws instead of the Rng.
+//
+// Thread-safety: a DetectionTransformer holds scratch buffers; use one per thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "feedrate/decode_spec.h"
+
+namespace feedrate::decode {
+
+// One sample's targets, owned by the caller (capacity kept between calls).
+struct DetectionTargets {
+  // 4 floats a box, XYXY in pixels of the current image. On return: the kept boxes in the
+  // output image.
+  std::vector<float> boxes;
+  // On return, for each kept box, its index in the boxes given (labels and flags follow it).
+  std::vector<std::uint32_t> kept;
+  // Mask planes at the image's size (planes x height x width bytes; instance masks, one plane
+  // a box, in the boxes' order, or one semantic label map); empty: none. On return: the planes
+  // of the kept boxes (all of them for a semantic map) at the output's size.
+  std::vector<std::uint8_t> masks;
+  int planes = 0;
+  bool semantic = false;  // fill 255 instead of 0
+};
+
+// What maps a prediction on the output back to the source image, after a letterbox (scale and
+// padding, Ultralytics' ratio_pad) or a plain resize (scale only).
+struct DetectionResult {
+  int width = 0, height = 0;  // of the output
+  float scale_x = 1, scale_y = 1;
+  float pad_x = 0, pad_y = 0;
+};
+
+class DetectionTransformer {
+ public:
+  // A test's fixed draws: called for step `index` before the step runs, with the values the
+  // Rng drew (in torchvision's units: RandomIoUCrop's window, RandomZoomOut's ratio and corner,
+  // a flip's yes/no, the photometric factors and channel order), which it may overwrite.
+  struct StepDraws {
+    bool apply = true;  // p draws; IoU crop: false leaves the image as is
+    double left = 0, top = 0, width = 0, height = 0;  // crop windows, in pixels
+    double ratio = 1, u = 0, v = 0;                   // zoom out: side ratio, corner fractions
+    double brightness = 1, contrast = 1, saturation = 1, hue = 0;
+    bool do_brightness = false, do_contrast = false, do_saturation = false, do_hue = false;
+    bool contrast_before = true;             // RandomPhotometricDistort's order
+    std::array<int, 3> channels{0, 1, 2};    // its channel permutation (identity: none)
+    double hgain = 0, sgain = 0, vgain = 0;  // HSV
+    std::array<double, 9> perspective{1, 0, 0, 0, 1, 0, 0, 0, 1};  // the 3x3 matrix
+  };
+  using Draws = std::function<void(std::size_t index, StepDraws& draws)>;
+
+  // Runs `spec` on `image` (packed RGB, width x height; used as scratch, its content is lost)
+  // and writes spec.size x spec.size packed RGB uint8 to `out`. Draws come from
+  // Rng(sample_seed); `draws`, when set, may overwrite them (tests).
+  DetectionResult run(const DetectionSpec& spec, std::vector<std::uint8_t>& image, int width,
+                      int height, DetectionTargets& targets, std::uint64_t sample_seed,
+                      std::span<std::uint8_t> out, const Draws& draws = {});
+
+ private:
+  std::vector<std::uint8_t> scratch_;
+};
+
+// Returns an empty string when the spec is valid, else what is wrong (naming the step): a
+// parameter out of its range, or steps that do not end at spec.size x spec.size.
+std::string validate(const DetectionSpec& spec);
+
+}  // namespace feedrate::decode

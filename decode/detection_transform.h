@@ -19,6 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "decode/detection_canvas.h"
+#include "decode/random.h"
+#include "decode/resize.h"
 #include "feedrate/decode_spec.h"
 
 namespace feedrate::decode {
@@ -72,7 +75,13 @@ class DetectionTransformer {
                       std::span<std::uint8_t> out, const Draws& draws = {});
 
  private:
-  std::vector<std::uint8_t> scratch_;
+  struct Run;  // one run's state (detection_transform.cc)
+
+  ImageCanvas canvas_;
+  MaskCanvas masks_;
+  Resampler resampler_;
+  std::vector<std::uint32_t> kept_;
+  std::vector<float> boxes_;
 };
 
 // Returns an empty string when the spec is valid, else what is wrong (naming the step): a

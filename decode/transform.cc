@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace feedrate::decode {
 
@@ -10,37 +11,6 @@ int py_round(double x) {
 }
 
 namespace {
-
-struct Crop {
-  int x, y, w, h;
-};
-
-// torchvision.transforms.RandomResizedCrop.get_params.
-Crop random_resized_crop(const TransformSpec& spec, int width, int height, Rng& rng) {
-  const double area = static_cast<double>(width) * height;
-  const double log_lo = std::log(spec.ratio_min);
-  const double log_hi = std::log(spec.ratio_max);
-  for (int attempt = 0; attempt < 10; ++attempt) {
-    const double target_area = area * rng.uniform(spec.scale_min, spec.scale_max);
-    const double aspect = std::exp(rng.uniform(log_lo, log_hi));
-    const int w = py_round(std::sqrt(target_area * aspect));
-    const int h = py_round(std::sqrt(target_area / aspect));
-    if (0 < w && w <= width && 0 < h && h <= height) {
-      const int y = static_cast<int>(rng.below(static_cast<std::uint64_t>(height - h + 1)));
-      const int x = static_cast<int>(rng.below(static_cast<std::uint64_t>(width - w + 1)));
-      return {x, y, w, h};
-    }
-  }
-  // Fallback to a centre crop with the ratio clamped into range.
-  const double in_ratio = static_cast<double>(width) / height;
-  int w = width, h = height;
-  if (in_ratio < spec.ratio_min) {
-    h = py_round(w / spec.ratio_min);
-  } else if (in_ratio > spec.ratio_max) {
-    w = py_round(h * spec.ratio_max);
-  }
-  return {(width - w) / 2, (height - h) / 2, w, h};
-}
 
 bool in_unit(double p) {
   return p >= 0 && p <= 1;
@@ -107,6 +77,41 @@ std::string validate(const TransformSpec& spec) {
   return validate_steps(spec);
 }
 
+CropBox random_resized_crop(double scale_min, double scale_max, double ratio_min, double ratio_max,
+                            int width, int height, Rng& rng) {
+  const double area = static_cast<double>(width) * height;
+  const double log_lo = std::log(ratio_min);
+  const double log_hi = std::log(ratio_max);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const double target_area = area * rng.uniform(scale_min, scale_max);
+    const double aspect = std::exp(rng.uniform(log_lo, log_hi));
+    const int w = py_round(std::sqrt(target_area * aspect));
+    const int h = py_round(std::sqrt(target_area / aspect));
+    if (0 < w && w <= width && 0 < h && h <= height) {
+      const int y = static_cast<int>(rng.below(static_cast<std::uint64_t>(height - h + 1)));
+      const int x = static_cast<int>(rng.below(static_cast<std::uint64_t>(width - w + 1)));
+      return {x, y, w, h};
+    }
+  }
+  // Fallback to a centre crop with the ratio clamped into range.
+  const double in_ratio = static_cast<double>(width) / height;
+  int w = width, h = height;
+  if (in_ratio < ratio_min) {
+    h = py_round(w / ratio_min);
+  } else if (in_ratio > ratio_max) {
+    w = py_round(h * ratio_max);
+  }
+  return {(width - w) / 2, (height - h) / 2, w, h};
+}
+
+std::pair<int, int> shorter_side_size(int width, int height, int size) {
+  const bool wide = width > height;
+  const int short_side = wide ? height : width;
+  const int long_side = wide ? width : height;
+  const int new_long = static_cast<int>(static_cast<long long>(size) * long_side / short_side);
+  return wide ? std::pair{new_long, size} : std::pair{size, new_long};
+}
+
 int eval_resize_for(int size) {
   return std::max(size, size * 256 / 224);
 }
@@ -115,7 +120,8 @@ ResizePlan plan_transform(const TransformSpec& spec, int width, int height, Rng&
   ResizePlan plan;
   plan.win_w = plan.win_h = spec.size;
   if (spec.kind == TransformKind::kTrain) {
-    const Crop crop = random_resized_crop(spec, width, height, rng);
+    const CropBox crop = random_resized_crop(spec.scale_min, spec.scale_max, spec.ratio_min,
+                                             spec.ratio_max, width, height, rng);
     plan.box_x = crop.x;
     plan.box_y = crop.y;
     plan.box_w = crop.w;
@@ -130,13 +136,7 @@ ResizePlan plan_transform(const TransformSpec& spec, int width, int height, Rng&
     return plan;
   }
   // torchvision Resize(int): the shorter side becomes `resize`, the longer one is truncated.
-  const bool wide = width > height;
-  const int short_side = wide ? height : width;
-  const int long_side = wide ? width : height;
-  const int new_long =
-      static_cast<int>(static_cast<long long>(spec.resize) * long_side / short_side);
-  plan.out_w = wide ? new_long : spec.resize;
-  plan.out_h = wide ? spec.resize : new_long;
+  std::tie(plan.out_w, plan.out_h) = shorter_side_size(width, height, spec.resize);
   plan.box_w = width;
   plan.box_h = height;
   plan.win_x = py_round((plan.out_w - spec.size) / 2.0);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "decode/random.h"
 #include "feedrate/decode_spec.h"
@@ -53,6 +54,21 @@ struct ResizePlan {
   bool flip = false;
   Interpolation interpolation = Interpolation::kBilinear;
 };
+
+// A crop rectangle in pixels.
+struct CropBox {
+  int x = 0, y = 0, w = 0, h = 0;
+};
+
+// torchvision's RandomResizedCrop.get_params (v1 and v2 alike): up to 10 draws of an area in
+// `scale` of the image's and a log-uniform aspect ratio in `ratio`, else a centre crop with
+// the ratio clamped into range.
+CropBox random_resized_crop(double scale_min, double scale_max, double ratio_min, double ratio_max,
+                            int width, int height, Rng& rng);
+
+// torchvision's Resize(size) with an int: the shorter side becomes `size`, the longer one
+// size * long / short, truncated. Returns {width, height}.
+std::pair<int, int> shorter_side_size(int width, int height, int size);
 
 // `rng` is consumed only by the train transform, in torchvision's order (crop, then flip).
 ResizePlan plan_transform(const TransformSpec& spec, int width, int height, Rng& rng);

@@ -1,0 +1,170 @@
+// validate(const DetectionSpec&) of decode/detection_transform.h: each step's parameters in
+// torchvision's (or Ultralytics') ranges, and the sizes the steps make, followed statically.
+#include <string>
+
+#include "decode/detection_transform.h"
+
+namespace feedrate::decode {
+
+namespace {
+
+using Kind = DetectionStep::Kind;
+
+bool in_unit(double p) {
+  return p >= 0 && p <= 1;
+}
+
+bool ordered(const std::array<double, 2>& range, double low) {
+  return range[0] >= low && range[0] <= range[1];
+}
+
+bool fill_ok(const std::array<double, 3>& fill) {
+  for (double f : fill) {
+    if (!(f >= 0 && f <= 255)) return false;
+  }
+  return true;
+}
+
+const char* step_name(Kind kind) {
+  switch (kind) {
+    case Kind::kPhotometricDistort:
+      return "photometric";
+    case Kind::kZoomOut:
+      return "zoom_out";
+    case Kind::kIouCrop:
+      return "iou_crop";
+    case Kind::kHorizontalFlip:
+      return "hflip";
+    case Kind::kVerticalFlip:
+      return "vflip";
+    case Kind::kResize:
+      return "resize";
+    case Kind::kRandomResizedCrop:
+      return "rrc";
+    case Kind::kCenterCrop:
+      return "center_crop";
+    case Kind::kPad:
+      return "pad";
+    case Kind::kClamp:
+      return "clamp";
+    case Kind::kSanitize:
+      return "sanitize";
+    case Kind::kLetterbox:
+      return "letterbox";
+    case Kind::kHsv:
+      return "hsv";
+    case Kind::kPerspective:
+      return "perspective";
+  }
+  return "?";
+}
+
+// What is wrong with one step's parameters, or an empty string.
+std::string check_step(const DetectionStep& s) {
+  if (!in_unit(s.p)) return "p must be in [0, 1]";
+  switch (s.kind) {
+    case Kind::kPhotometricDistort:
+      if (!ordered(s.brightness, 0) || !ordered(s.contrast, 0) || !ordered(s.saturation, 0)) {
+        return "brightness, contrast and saturation need 0 <= low <= high";
+      }
+      if (!(ordered(s.hue, -0.5) && s.hue[1] <= 0.5)) {
+        return "hue must satisfy -0.5 <= low <= high <= 0.5";
+      }
+      return {};
+    case Kind::kZoomOut:
+      if (!ordered(s.side_range, 1)) return "side_range must satisfy 1 <= low <= high";
+      return fill_ok(s.fill) ? "" : "fill must be in [0, 255]";
+    case Kind::kIouCrop:
+      if (!(s.min_scale > 0 && s.min_scale <= s.max_scale && s.max_scale <= 1)) {
+        return "scale must satisfy 0 < min_scale <= max_scale <= 1";
+      }
+      if (!(s.min_aspect_ratio > 0 && s.min_aspect_ratio <= s.max_aspect_ratio)) {
+        return "aspect ratios must satisfy 0 < min <= max";
+      }
+      if (s.sampler_options.empty()) return "sampler_options must not be empty";
+      return s.trials >= 1 ? "" : "trials must be at least 1";
+    case Kind::kResize:
+      return s.width >= 1 && s.height >= 0 ? "" : "the size must be at least 1";
+    case Kind::kRandomResizedCrop:
+      if (s.width < 1 || s.height < 1) return "the size must be at least 1";
+      if (!(s.scale[0] > 0 && s.scale[0] <= s.scale[1])) return "scale needs 0 < low <= high";
+      return s.ratio[0] > 0 && s.ratio[0] <= s.ratio[1] ? "" : "ratio needs 0 < low <= high";
+    case Kind::kCenterCrop:
+      return s.width >= 1 && s.height >= 1 ? "" : "the size must be at least 1";
+    case Kind::kPad:
+      if (s.left < 0 || s.top < 0 || s.right < 0 || s.bottom < 0) {
+        return "padding must not be negative";
+      }
+      return fill_ok(s.fill) ? "" : "fill must be in [0, 255]";
+    case Kind::kSanitize:
+      return s.min_size >= 1 && s.min_area >= 1 ? "" : "min_size and min_area must be >= 1";
+    case Kind::kLetterbox:
+    case Kind::kHsv:
+    case Kind::kPerspective:
+      return "not implemented yet by the detection transformer";
+    case Kind::kHorizontalFlip:
+    case Kind::kVerticalFlip:
+    case Kind::kClamp:
+      return {};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string validate(const DetectionSpec& spec) {
+  if (spec.size < 1) return "size must be at least 1";
+  // The image's size after each step, where the steps alone fix it.
+  bool known = false;
+  int width = 0, height = 0;
+  const char* unknown_after = "the start (the image's own size)";
+  for (const DetectionStep& step : spec.steps) {
+    if (std::string problem = check_step(step); !problem.empty()) {
+      return std::string(step_name(step.kind)) + ": " + problem;
+    }
+    switch (step.kind) {
+      case Kind::kResize:
+        if (step.height == 0) {
+          known = false;
+          unknown_after = "resize(int), which keeps the aspect ratio";
+        } else {
+          known = true;
+          width = step.width;
+          height = step.height;
+        }
+        break;
+      case Kind::kRandomResizedCrop:
+      case Kind::kCenterCrop:
+      case Kind::kLetterbox:
+        known = true;
+        width = step.width;
+        height = step.height;
+        break;
+      case Kind::kPad:
+        width += step.left + step.right;
+        height += step.top + step.bottom;
+        break;
+      case Kind::kZoomOut:
+      case Kind::kIouCrop:
+        known = false;
+        unknown_after = step_name(step.kind);
+        break;
+      default:
+        break;
+    }
+  }
+  if (!known) {
+    return std::string("the steps must end at size x size: the size after ") + unknown_after +
+           " is not fixed; end with resize(h,w), rrc, center_crop or letterbox";
+  }
+  if (width != spec.size || height != spec.size) {
+    return "the steps end at " + std::to_string(width) + "x" + std::to_string(height) +
+           ", not size x size (" + std::to_string(spec.size) + ")";
+  }
+  for (float s : spec.normalization.std) {
+    if (!(s > 0)) return "normalize: std must be > 0";
+  }
+  return {};
+}
+
+}  // namespace feedrate::decode

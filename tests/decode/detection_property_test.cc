@@ -1,0 +1,179 @@
+// DetectionTransformer's properties on generated images: solid-coloured rectangles (one box
+// each) on a grey background through the SSD recipe's geometry (zoom out, IoU crop, horizontal
+// flip, resize, sanitize) with the Rng's draws, many seeds. The boxes must move as the pixels
+// do: every delivered box encloses its object's pixels, and fits them (IoU >= 0.9) where the
+// object is large enough for the resize's blurred edge not to matter; an object visible in the
+// output without a box is one whose box sanitize dropped (zeroed by the IoU crop, or below
+// min_size). And a seed gives the same bytes every time, photometric distortion included.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "decode/detection_transform.h"
+
+namespace feedrate::decode {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+using Kind = DetectionStep::Kind;
+
+constexpr int kWidth = 200, kHeight = 150, kSize = 300;
+constexpr std::array<std::uint8_t, 3> kBackground{64, 64, 64};
+// The objects' colours and rectangles (x1, y1, x2, y2), apart from each other.
+constexpr std::array<std::array<std::uint8_t, 3>, 4> kColours{
+    {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {255, 255, 0}}};
+constexpr std::array<std::array<int, 4>, 4> kObjects{
+    {{10, 10, 90, 70}, {110, 20, 190, 60}, {20, 90, 60, 140}, {100, 80, 180, 145}}};
+
+void make_sample(Bytes& image, DetectionTargets& targets) {
+  image.resize(static_cast<std::size_t>(kWidth) * kHeight * 3);
+  for (std::size_t i = 0; i < image.size(); i += 3) std::copy_n(kBackground.data(), 3, &image[i]);
+  targets = DetectionTargets{};
+  for (std::size_t k = 0; k < kObjects.size(); ++k) {
+    const auto& o = kObjects[k];
+    for (int y = o[1]; y < o[3]; ++y) {
+      for (int x = o[0]; x < o[2]; ++x) {
+        std::copy_n(kColours[k].data(), 3, &image[(static_cast<std::size_t>(y) * kWidth + x) * 3]);
+      }
+    }
+    for (int v : o) targets.boxes.push_back(static_cast<float>(v));
+  }
+}
+
+DetectionSpec ssd_geometry(bool with_sanitize) {
+  DetectionSpec spec;
+  spec.size = kSize;
+  DetectionStep zoom;
+  zoom.kind = Kind::kZoomOut;
+  zoom.fill = {123, 117, 104};
+  DetectionStep crop;
+  crop.kind = Kind::kIouCrop;
+  DetectionStep flip;
+  flip.kind = Kind::kHorizontalFlip;
+  DetectionStep resize;
+  resize.kind = Kind::kResize;
+  resize.width = resize.height = kSize;
+  spec.steps = {zoom, crop, flip, resize};
+  if (with_sanitize) {
+    DetectionStep sanitize;
+    sanitize.kind = Kind::kSanitize;
+    spec.steps.push_back(sanitize);
+  }
+  return spec;
+}
+
+// The pixels of object k in the output: each channel within 60 of its colour (the resize blends
+// its edges with the background; a pixel mostly covered by the object counts).
+bool is_object(const std::uint8_t* p, std::size_t k) {
+  for (int c = 0; c < 3; ++c) {
+    if (std::abs(static_cast<int>(p[c]) - static_cast<int>(kColours[k][c])) > 60) return false;
+  }
+  return true;
+}
+
+struct Extent {
+  int x0 = kSize, y0 = kSize, x1 = 0, y1 = 0, pixels = 0;
+};
+
+Extent extent_of(const Bytes& out, std::size_t k) {
+  Extent e;
+  for (int y = 0; y < kSize; ++y) {
+    for (int x = 0; x < kSize; ++x) {
+      if (!is_object(&out[(static_cast<std::size_t>(y) * kSize + x) * 3], k)) continue;
+      e.x0 = std::min(e.x0, x);
+      e.y0 = std::min(e.y0, y);
+      e.x1 = std::max(e.x1, x + 1);
+      e.y1 = std::max(e.y1, y + 1);
+      ++e.pixels;
+    }
+  }
+  return e;
+}
+
+float iou(const float* b, const Extent& e) {
+  const float w =
+      std::min(b[2], static_cast<float>(e.x1)) - std::max(b[0], static_cast<float>(e.x0));
+  const float h =
+      std::min(b[3], static_cast<float>(e.y1)) - std::max(b[1], static_cast<float>(e.y0));
+  const float inter = std::max(w, 0.0f) * std::max(h, 0.0f);
+  const float area =
+      (b[2] - b[0]) * (b[3] - b[1]) + static_cast<float>((e.x1 - e.x0) * (e.y1 - e.y0)) - inter;
+  return inter / area;
+}
+
+TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheSsdGeometry) {
+  DetectionTransformer transformer;
+  const DetectionSpec spec = ssd_geometry(true);
+  const DetectionSpec unsanitized = ssd_geometry(false);
+  Bytes image, out(static_cast<std::size_t>(kSize) * kSize * 3);
+  int fitted = 0, dropped = 0;
+  for (std::uint64_t seed = 0; seed < 150; ++seed) {
+    SCOPED_TRACE(seed);
+    DetectionTargets targets;
+    make_sample(image, targets);
+    transformer.run(spec, image, kWidth, kHeight, targets, seed, out);
+    std::vector<bool> has_box(kObjects.size(), false);
+    for (std::size_t i = 0; i < targets.kept.size(); ++i) {
+      const std::size_t k = targets.kept[i];
+      has_box[k] = true;
+      const float* b = &targets.boxes[4 * i];
+      const Extent e = extent_of(out, k);
+      ASSERT_GT(e.pixels, 0) << "a box without its object, label " << k;
+      // Enclosure: the object's pixels lie inside the box, give or take the blurred edge.
+      EXPECT_GE(e.x0, b[0] - 1.0f);
+      EXPECT_GE(e.y0, b[1] - 1.0f);
+      EXPECT_LE(e.x1, b[2] + 1.0f);
+      EXPECT_LE(e.y1, b[3] + 1.0f);
+      if (b[2] - b[0] >= 40 && b[3] - b[1] >= 40) {
+        EXPECT_GE(iou(b, e), 0.9f) << "label " << k;
+        ++fitted;
+      }
+    }
+    // A visible object without a box: its box, before sanitize, is one sanitize drops.
+    DetectionTargets before;
+    make_sample(image, before);
+    transformer.run(unsanitized, image, kWidth, kHeight, before, seed, out);
+    for (std::size_t k = 0; k < kObjects.size(); ++k) {
+      if (has_box[k] || extent_of(out, k).pixels == 0) continue;
+      const float* b = &before.boxes[4 * k];
+      const bool zeroed = b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 0;
+      EXPECT_TRUE(zeroed || b[2] - b[0] < 1 || b[3] - b[1] < 1) << "label " << k;
+      ++dropped;
+    }
+  }
+  // The seeds exercise both checks.
+  EXPECT_GT(fitted, 50);
+  EXPECT_GT(dropped, 0);
+}
+
+TEST(DetectionProperty, ASeedGivesTheSameBytes) {
+  DetectionSpec spec = ssd_geometry(true);
+  DetectionStep photometric;
+  photometric.kind = Kind::kPhotometricDistort;
+  spec.steps.insert(spec.steps.begin(), photometric);
+  Bytes image, first(static_cast<std::size_t>(kSize) * kSize * 3), second(first.size());
+  DetectionTransformer a, b;
+  int differ = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    DetectionTargets ta, tb;
+    make_sample(image, ta);
+    a.run(spec, image, kWidth, kHeight, ta, seed, first);
+    make_sample(image, tb);
+    b.run(spec, image, kWidth, kHeight, tb, seed, second);
+    EXPECT_EQ(first, second);
+    EXPECT_EQ(ta.boxes, tb.boxes);
+    EXPECT_EQ(ta.kept, tb.kept);
+    // Another seed of the same transformer: its buffers carry nothing over.
+    make_sample(image, tb);
+    b.run(spec, image, kWidth, kHeight, tb, seed + 1000, second);
+    differ += first != second;
+  }
+  EXPECT_GT(differ, 10);
+}
+
+}  // namespace
+}  // namespace feedrate::decode

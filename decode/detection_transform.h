@@ -84,6 +84,19 @@ class DetectionTransformer {
   std::vector<float> boxes_;
 };
 
+// The size the steps make, where the steps alone fix it: not `known` after a step whose output
+// depends on the image's size (zoom_out, iou_crop, resize(int)) until one fixes it again
+// (resize(h,w), rrc, center_crop, letterbox; pad adds to a known size).
+struct StepsSize {
+  bool known = false;
+  int width = 0, height = 0;
+  const char* unknown_after = "the start (the image's own size)";  // the step that lost it
+};
+StepsSize steps_size(const std::vector<DetectionStep>& steps);
+
+// The step's name in the text form (decode/detection_text.h): "photometric", "zoom_out", ...
+const char* detection_step_name(DetectionStep::Kind kind);
+
 // Returns an empty string when the spec is valid, else what is wrong (naming the step): a
 // parameter out of its range, or steps that do not end at spec.size x spec.size.
 std::string validate(const DetectionSpec& spec);

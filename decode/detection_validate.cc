@@ -25,7 +25,9 @@ bool fill_ok(const std::array<double, 3>& fill) {
   return true;
 }
 
-const char* step_name(Kind kind) {
+}  // namespace
+
+const char* detection_step_name(Kind kind) {
   switch (kind) {
     case Kind::kPhotometricDistort:
       return "photometric";
@@ -58,6 +60,8 @@ const char* step_name(Kind kind) {
   }
   return "?";
 }
+
+namespace {
 
 // What is wrong with one step's parameters, or an empty string.
 std::string check_step(const DetectionStep& s) {
@@ -112,51 +116,52 @@ std::string check_step(const DetectionStep& s) {
 
 }  // namespace
 
-std::string validate(const DetectionSpec& spec) {
-  if (spec.size < 1) return "size must be at least 1";
-  // The image's size after each step, where the steps alone fix it.
-  bool known = false;
-  int width = 0, height = 0;
-  const char* unknown_after = "the start (the image's own size)";
-  for (const DetectionStep& step : spec.steps) {
-    if (std::string problem = check_step(step); !problem.empty()) {
-      return std::string(step_name(step.kind)) + ": " + problem;
-    }
+StepsSize steps_size(const std::vector<DetectionStep>& steps) {
+  StepsSize size;
+  for (const DetectionStep& step : steps) {
     switch (step.kind) {
       case Kind::kResize:
         if (step.height == 0) {
-          known = false;
-          unknown_after = "resize(int), which keeps the aspect ratio";
-        } else {
-          known = true;
-          width = step.width;
-          height = step.height;
+          size.known = false;
+          size.unknown_after = "resize(int), which keeps the aspect ratio";
+          break;
         }
-        break;
+        [[fallthrough]];
       case Kind::kRandomResizedCrop:
       case Kind::kCenterCrop:
       case Kind::kLetterbox:
-        known = true;
-        width = step.width;
-        height = step.height;
+        size.known = true;
+        size.width = step.width;
+        size.height = step.height;
         break;
       case Kind::kPad:
-        width += step.left + step.right;
-        height += step.top + step.bottom;
+        size.width += step.left + step.right;
+        size.height += step.top + step.bottom;
         break;
       case Kind::kZoomOut:
       case Kind::kIouCrop:
-        known = false;
-        unknown_after = step_name(step.kind);
+        size.known = false;
+        size.unknown_after = detection_step_name(step.kind);
         break;
       default:
         break;
     }
   }
+  return size;
+}
+
+std::string validate(const DetectionSpec& spec) {
+  for (const DetectionStep& step : spec.steps) {
+    if (std::string problem = check_step(step); !problem.empty()) {
+      return std::string(detection_step_name(step.kind)) + ": " + problem;
+    }
+  }
+  const auto [known, width, height, unknown_after] = steps_size(spec.steps);
   if (!known) {
     return std::string("the steps must end at size x size: the size after ") + unknown_after +
            " is not fixed; end with resize(h,w), rrc, center_crop or letterbox";
   }
+  if (spec.size < 1) return "size must be at least 1";
   if (width != spec.size || height != spec.size) {
     return "the steps end at " + std::to_string(width) + "x" + std::to_string(height) +
            ", not size x size (" + std::to_string(spec.size) + ")";

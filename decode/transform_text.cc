@@ -1,168 +1,22 @@
 #include "decode/transform_text.h"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cmath>
-#include <map>
-#include <optional>
-#include <stdexcept>
-#include <utility>
 #include <vector>
+
+#include "decode/step_text.h"
 
 namespace feedrate::decode {
 namespace {
 
 using Kind = PixelStep::Kind;
-
-struct ParseError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-// Splits at commas outside parentheses.
-std::vector<std::string_view> split_top(std::string_view text) {
-  std::vector<std::string_view> parts;
-  int depth = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || (text[i] == ',' && depth == 0)) {
-      parts.push_back(trim(text.substr(start, i - start)));
-      start = i + 1;
-    } else if (text[i] == '(') {
-      ++depth;
-    } else if (text[i] == ')') {
-      if (--depth < 0) throw ParseError("unbalanced ')'");
-    }
-  }
-  if (depth != 0) throw ParseError("unbalanced '('");
-  return parts;
-}
-
-// One step: its name, positional arguments and keyword arguments, consumed as they are read
-// so that a leftover argument is reported.
-class Step {
- public:
-  explicit Step(std::string_view text) {
-    const std::size_t open = text.find('(');
-    name_ = std::string(trim(text.substr(0, open)));
-    if (name_.empty()) throw ParseError("an empty step");
-    if (open == std::string_view::npos) return;
-    if (text.back() != ')') throw ParseError(name_ + ": text after ')'");
-    const std::string_view inner = trim(text.substr(open + 1, text.size() - open - 2));
-    if (inner.empty()) return;
-    for (std::string_view arg : split_top(inner)) {
-      const std::size_t eq = arg.find('=');
-      if (eq == std::string_view::npos) {
-        if (!keyword_.empty()) throw ParseError(name_ + ": a positional argument after a keyword");
-        positional_.emplace_back(arg);
-      } else {
-        keyword_[std::string(trim(arg.substr(0, eq)))] = std::string(trim(arg.substr(eq + 1)));
-      }
-    }
-  }
-
-  const std::string& name() const { return name_; }
-
-  // The argument at `position` or named `key`, if given.
-  std::optional<std::string> take(std::size_t position, const std::string& key) {
-    if (auto it = keyword_.find(key); it != keyword_.end()) {
-      std::string value = it->second;
-      keyword_.erase(it);
-      return value;
-    }
-    if (position < positional_.size() && !positional_[position].empty()) {
-      return std::exchange(positional_[position], std::string());
-    }
-    return std::nullopt;
-  }
-
-  double number(std::size_t position, const std::string& key, double fallback) {
-    const auto text = take(position, key);
-    return text ? parse_number(key, *text) : fallback;
-  }
-  int integer(std::size_t position, const std::string& key, int fallback) {
-    const double value = number(position, key, fallback);
-    if (value != std::floor(value) || std::abs(value) > 1e9) {
-      throw ParseError(name_ + ": " + key + " must be an integer");
-    }
-    return static_cast<int>(value);
-  }
-  // "lo/hi"; a single number x gives single(x).
-  template <typename Single>
-  std::array<double, 2> range(std::size_t position, const std::string& key,
-                              std::array<double, 2> fallback, Single single) {
-    const auto text = take(position, key);
-    if (!text) return fallback;
-    const std::vector<double> values = list(key, *text);
-    if (values.size() == 1) return single(values[0]);
-    if (values.size() != 2) throw ParseError(name_ + ": " + key + " takes low/high");
-    return {values[0], values[1]};
-  }
-  std::array<double, 2> range(std::size_t position, const std::string& key,
-                              std::array<double, 2> fallback) {
-    return range(position, key, fallback, [&](double) -> std::array<double, 2> {
-      throw ParseError(name_ + ": " + key + " takes low/high");
-    });
-  }
-  // "a/b/c", or one value for all three channels.
-  std::array<double, 3> triple(std::size_t position, const std::string& key,
-                               std::array<float, 3> fallback) {
-    const auto text = take(position, key);
-    if (!text) return {fallback[0], fallback[1], fallback[2]};
-    const std::vector<double> values = list(key, *text);
-    if (values.size() == 1) return {values[0], values[0], values[0]};
-    if (values.size() != 3) throw ParseError(name_ + ": " + key + " takes one value or r/g/b");
-    return {values[0], values[1], values[2]};
-  }
-
-  // Every argument was used.
-  void finish() const {
-    for (const std::string& p : positional_) {
-      if (!p.empty()) throw ParseError(name_ + ": unexpected argument '" + p + "'");
-    }
-    if (!keyword_.empty()) {
-      throw ParseError(name_ + ": unknown argument '" + keyword_.begin()->first + "'");
-    }
-  }
-
- private:
-  double parse_number(const std::string& key, std::string_view text) const {
-    double value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
-      throw ParseError(name_ + ": " + key + "='" + std::string(text) + "' is not a number");
-    }
-    return value;
-  }
-  std::vector<double> list(const std::string& key, std::string_view text) const {
-    std::vector<double> values;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= text.size(); ++i) {
-      if (i == text.size() || text[i] == '/') {
-        values.push_back(parse_number(key, trim(text.substr(start, i - start))));
-        start = i + 1;
-      }
-    }
-    return values;
-  }
-
-  std::string name_;
-  std::vector<std::string> positional_;
-  std::map<std::string, std::string> keyword_;
-};
-
-Interpolation parse_interpolation(Step& step) {
-  const auto text = step.take(99, "interp");
-  if (!text || *text == "bilinear") return Interpolation::kBilinear;
-  if (*text == "bicubic") return Interpolation::kBicubic;
-  throw ParseError(step.name() + ": interp='" + *text + "' is not bilinear or bicubic");
-}
+using text::interp_name;
+using text::num;
+using text::pair;
+using text::ParseError;
+using text::rgb;
+using text::split_top;
+using text::Step;
+using text::trim;
 
 // jitter(x): [max(0, 1 - x), 1 + x]; hue x: [-x, x].
 std::array<double, 2> around_one(double x) {
@@ -231,7 +85,7 @@ void parse_steps(std::string_view text, int size, TransformSpec& spec) {
     spec.scale_max = scale[1];
     spec.ratio_min = ratio[0];
     spec.ratio_max = ratio[1];
-    spec.interpolation = parse_interpolation(first);
+    spec.interpolation = first.interpolation();
     spec.flip_probability = 0;
     if (next_is("hflip")) {
       Step flip(parts[i++]);
@@ -241,7 +95,7 @@ void parse_steps(std::string_view text, int size, TransformSpec& spec) {
   } else if (first.name() == "resize") {
     spec.kind = TransformKind::kEval;
     spec.resize = first.integer(0, "size", eval_resize_for(size));
-    spec.interpolation = parse_interpolation(first);
+    spec.interpolation = first.interpolation();
     spec.flip_probability = 0;
     if (!next_is("center_crop")) {
       throw ParseError("resize must be followed by center_crop(size): the output is square");
@@ -297,26 +151,6 @@ void parse_steps(std::string_view text, int size, TransformSpec& spec) {
     }
     step.finish();
   }
-}
-
-template <typename T>
-std::string num(T value) {
-  char buffer[64];
-  const auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, end);
-}
-
-std::string pair(const std::array<double, 2>& v) {
-  return num(v[0]) + "/" + num(v[1]);
-}
-
-template <typename T>
-std::string rgb(const std::array<T, 3>& v) {
-  return num(v[0]) + "/" + num(v[1]) + "/" + num(v[2]);
-}
-
-const char* interp_name(Interpolation interpolation) {
-  return interpolation == Interpolation::kBilinear ? "bilinear" : "bicubic";
 }
 
 }  // namespace

@@ -1,0 +1,121 @@
+// The text form of a detection transform (decode/detection_text.h): the recipes' steps, every
+// step's arguments by position and keyword, the canonical text reading back as the same spec,
+// and errors that name the step.
+#include "decode/detection_text.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace feedrate::decode {
+namespace {
+
+using Kind = DetectionStep::Kind;
+
+DetectionSpec parsed(const std::string& text) {
+  DetectionSpec spec;
+  const std::string error = parse_detection_transform(text, spec);
+  EXPECT_EQ(error, "") << text;
+  return spec;
+}
+
+std::string error_of(const std::string& text) {
+  DetectionSpec spec;
+  return parse_detection_transform(text, spec);
+}
+
+TEST(DetectionText, SsdIsTorchvisionsReferenceRecipe) {
+  const DetectionSpec spec = parsed("ssd");
+  ASSERT_EQ(spec.steps.size(), 6u);
+  EXPECT_EQ(spec.size, 300);
+  EXPECT_EQ(spec.steps[0].kind, Kind::kPhotometricDistort);
+  EXPECT_EQ(spec.steps[1].kind, Kind::kZoomOut);
+  EXPECT_EQ(spec.steps[1].fill, (std::array<double, 3>{123, 117, 104}));
+  EXPECT_EQ(spec.steps[2].kind, Kind::kIouCrop);
+  EXPECT_EQ(spec.steps[3].kind, Kind::kHorizontalFlip);
+  EXPECT_EQ(spec.steps[4].kind, Kind::kResize);
+  EXPECT_EQ(spec.steps[4].width, 300);
+  EXPECT_EQ(spec.steps[4].height, 300);
+  EXPECT_EQ(spec.steps[5].kind, Kind::kSanitize);
+  EXPECT_EQ(parsed("ssd(512)").size, 512);
+  EXPECT_EQ(format_detection_transform(parsed("ssd")),
+            format_detection_transform(
+                parsed("photometric,zoom_out(fill=123/117/104),iou_crop,hflip,resize(300,300),"
+                       "sanitize")));
+}
+
+TEST(DetectionText, StepsReadTheirArguments) {
+  const DetectionSpec spec = parsed(
+      "photometric(0.9/1.1,contrast=0.6/1.4,p=0.3),zoom_out(7,1/2.5,0.25),"
+      "iou_crop(0.2,options=0/0.5/1,trials=10),vflip(0.1),resize(200),"
+      "rrc(120,160,scale=0.5/1,interp=bicubic),center_crop(100),pad(2,3,2,1),clamp,"
+      "sanitize(min_size=2),normalize(mean=0.5,std=0.25)");
+  EXPECT_EQ(spec.size, 104);
+  const auto& s = spec.steps;
+  EXPECT_EQ(s[0].brightness, (std::array<double, 2>{0.9, 1.1}));
+  EXPECT_EQ(s[0].contrast, (std::array<double, 2>{0.6, 1.4}));
+  EXPECT_EQ(s[0].saturation, (std::array<double, 2>{0.5, 1.5}));
+  EXPECT_EQ(s[0].p, 0.3);
+  EXPECT_EQ(s[1].fill, (std::array<double, 3>{7, 7, 7}));
+  EXPECT_EQ(s[1].side_range, (std::array<double, 2>{1, 2.5}));
+  EXPECT_EQ(s[1].p, 0.25);
+  EXPECT_EQ(s[2].min_scale, 0.2);
+  EXPECT_EQ(s[2].sampler_options, (std::vector<double>{0, 0.5, 1}));
+  EXPECT_EQ(s[2].trials, 10);
+  EXPECT_EQ(s[3].kind, Kind::kVerticalFlip);
+  EXPECT_EQ(s[4].width, 200);
+  EXPECT_EQ(s[4].height, 0);  // the shorter side
+  EXPECT_EQ(s[5].height, 120);
+  EXPECT_EQ(s[5].width, 160);
+  EXPECT_EQ(s[5].interpolation, Interpolation::kBicubic);
+  EXPECT_EQ(s[6].width, 100);
+  EXPECT_EQ(s[6].height, 100);
+  EXPECT_EQ(s[7].left, 2);
+  EXPECT_EQ(s[7].top, 3);
+  EXPECT_EQ(s[7].right, 2);
+  EXPECT_EQ(s[7].bottom, 1);
+  EXPECT_EQ(s[9].min_size, 2);
+  EXPECT_TRUE(spec.normalize);
+  EXPECT_EQ(spec.normalization.std[2], 0.25f);
+  // pad(N) pads every side, pad(LR, TB) as torchvision's two-value padding.
+  const DetectionSpec pads = parsed("resize(8,8),pad(2,3),pad(1),center_crop(8)");
+  EXPECT_EQ(pads.steps[1].right, 2);
+  EXPECT_EQ(pads.steps[1].bottom, 3);
+  EXPECT_EQ(pads.steps[2].top, 1);
+  EXPECT_EQ(pads.steps[2].bottom, 1);
+}
+
+TEST(DetectionText, TheCanonicalTextReadsBackAsTheSameSpec) {
+  for (const char* text : {"ssd", "ssd(512)",
+                           "photometric(0.9/1.1,p=0.3),zoom_out(fill=1/2/3,side_range=1/3),"
+                           "iou_crop(trials=7),hflip(0.25),rrc(64,64,ratio=0.5/2),clamp,"
+                           "sanitize,normalize",
+                           "resize(80),vflip,center_crop(64,64),pad(1,2,3,2,fill=9)"}) {
+    const DetectionSpec spec = parsed(text);
+    const std::string canonical = format_detection_transform(spec);
+    const DetectionSpec again = parsed(canonical);
+    EXPECT_EQ(format_detection_transform(again), canonical) << text;
+    EXPECT_EQ(again.size, spec.size);
+    EXPECT_EQ(again.steps.size(), spec.steps.size());
+  }
+}
+
+TEST(DetectionText, ErrorsNameTheStep) {
+  EXPECT_NE(error_of("").find("empty"), std::string::npos);
+  EXPECT_NE(error_of("ssd,blur").find("unknown step 'blur'"), std::string::npos);
+  EXPECT_NE(error_of("hflip(2),resize(8,8)").find("hflip: p must be in [0, 1]"), std::string::npos);
+  EXPECT_NE(error_of("resize(8,8),zoom_out").find("the size after zoom_out is not fixed"),
+            std::string::npos);
+  EXPECT_NE(error_of("resize(8,9)").find("the steps end at 9x8, not size x size"),
+            std::string::npos);
+  EXPECT_NE(error_of("resize(100)").find("resize(int)"), std::string::npos);
+  EXPECT_NE(error_of("resize").find("resize: needs a size"), std::string::npos);
+  EXPECT_NE(error_of("resize(8,8,foo=1)").find("resize: unknown argument 'foo'"),
+            std::string::npos);
+  EXPECT_NE(error_of("normalize,resize(8,8)").find("normalize comes last"), std::string::npos);
+  EXPECT_NE(error_of("zoom_out(side_range=0.5/2),resize(8,8)").find("zoom_out: side_range"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace feedrate::decode

@@ -90,9 +90,10 @@ def measure(args, side):
     return result if side == BASELINE else add_rates(result)
 
 
-def summarise(runs):
+def summarise(runs, carried=("batch", "caption")):
     """{side: medians and spreads} over the rounds; the peak PSS also less the torch-import
-    side's settled PSS (median over rounds)."""
+    side's settled PSS (median over rounds); the keys `carried` of each side's last result
+    (what its first batch held) kept as they are."""
     baselines = [r["settled_pss_mb"] for r in runs.get(BASELINE, [])]
     baseline = statistics.median(baselines) if baselines else None
     rows = {}
@@ -114,7 +115,7 @@ def summarise(runs):
                             r["first_epoch_images_per_s"] for r in results),
                         "first_batch_s": statistics.median(r["first_batch_s"] for r in results),
                         "images_per_epoch": results[-1]["epochs"][-1]["images"],
-                        "batch": results[-1]["batch"], "caption": results[-1]["caption"]})
+                        **{key: results[-1][key] for key in carried}})
         rows[side] = row
     return rows
 

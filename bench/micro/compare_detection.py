@@ -42,21 +42,18 @@ a peers' environment (peer_venv.py's DETECTION list) and runs under it.
 """
 
 import argparse
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
-from compare_image_text import summarise
-from compare_peers import (add_rates, add_run_options, child_stdout, environment, names,
-                           round_order, run, timed_epochs, warm_page_cache)
+from compare_image_text import (alternate, print_legend, print_rows, run_child, summary,
+                                warm_environment)
+from compare_peers import add_rates, add_run_options, names, run
 from compare_torch import positive_int
 from detection_dataset import layout, make_detection_dataset
 from detection_sides import RECIPES, SIDES
 from peer_venv import DETECTION
-from tree_memory import ChildFailed, rss_pss_kib, run_sampled
+from tree_memory import run_sampled
 
 SCRIPT_DIR = Path(__file__).resolve().parent
 REPO = SCRIPT_DIR.parent.parent
@@ -79,26 +76,14 @@ def describe(images, targets):
 
 def child(args):
     """Build one side (--probe: only build it), iterate its epochs, print one JSON object."""
-    json_out = child_stdout()
-    import torch  # every side pays for torch, as a training script does
-    if args.module_path:
-        sys.path.insert(0, args.module_path)
-    torch.set_num_threads(1)  # the workers do the work; no side gets an intra-op pool
-    versions, epochs = SIDES[args.child](layout(args.data), args.batch, args.workers, args.seed,
-                                         args)
-    first = {}
+    def build():
+        return SIDES[args.child](layout(args.data), args.batch, args.workers, args.seed, args)
 
-    def first_batch(batch):
-        first["batch"], first["boxes"] = describe(*batch)
+    def first_fields(batch):
+        layout_text, boxes = describe(*batch)
+        return {"batch": layout_text, "boxes": boxes}
 
-    runs = [] if args.probe else timed_epochs(epochs, args.epochs, lambda b: len(b[0]),
-                                              first_batch)
-    # What the process holds now, settled: the baseline (a peak may catch a passing allocation).
-    settled_pss_mb = rss_pss_kib(os.getpid())[1] * 1024 / 1e6
-    sys.stdout.flush()
-    json.dump({"versions": versions, "epochs": runs, "batch": first.get("batch"),
-               "boxes": first.get("boxes"), "settled_pss_mb": settled_pss_mb}, json_out)
-    json_out.close()
+    run_child(args, build, first_fields, probe=args.probe)
 
 
 def child_command(args, side):
@@ -124,28 +109,18 @@ def measure(args, side):
 
 
 def print_table(rows, log):
-    log(f"{'side':17} {'images/s (median)':>18} {'spread':>15} {'feedrate/peer':>13} "
-        f"{'1st epoch':>9} {'peak PSS MB':>11} {'spread':>13} {'over torch':>10} procs")
-    for side, row in rows.items():
-        plow, phigh = row["peak_pss_mb_spread"]
-        over = f"{row['pss_over_torch_mb']:.1f}" if "pss_over_torch_mb" in row else "-"
-        memory = f"{row['peak_pss_mb']:11.1f} {plow:6.1f}-{phigh:<6.1f} {over:>10}"
-        if side == BASELINE:
-            log(f"{side:17} {'-':>18} {'-':>15} {'-':>13} {'-':>9} {memory} "
-                f"{row['peak_processes']}")
-            continue
-        low, high = row["images_per_s_spread"]
+    def versus(side, row):
         peer = rows.get(PEER.get(side))
-        versus = f"{row['images_per_s'] / peer['images_per_s']:.2f}x" if peer else "-"
-        log(f"{side:17} {row['images_per_s']:18.1f} {low:7.1f}-{high:<7.1f} {versus:>13} "
-            f"{row['first_epoch_images_per_s']:9.1f} {memory} {row['peak_processes']}")
-    log("feedrate/peer = the feedrate side's median images/s over its recipe's peer's; images/s "
-        "of the last epoch; peak PSS of the whole process tree, torch imported on every side; "
-        f"over torch = that less the {BASELINE} side's settled PSS (median)")
+        return f"{row['images_per_s'] / peer['images_per_s']:.2f}x" if peer else "-"
+
+    print_rows(rows, log, "feedrate/peer", versus, width=17)
     for ours, theirs in PEER.items():
         if ours in rows and theirs in rows and "pss_over_torch_mb" in rows[theirs]:
             log(f"  {ours} memory over torch / {theirs}'s: "
                 f"{rows[ours]['pss_over_torch_mb'] / rows[theirs]['pss_over_torch_mb']:.2f}")
+    print_legend(log, "feedrate/peer = the feedrate side's median images/s over its recipe's "
+                 "peer's", rows,
+                 lambda row: f"first batch {row.get('batch')} with {row.get('boxes')} boxes")
 
 
 def planned_sides(args, log):
@@ -165,44 +140,15 @@ def planned_sides(args, log):
 
 
 def compare(args, log):
-    files, size = warm_page_cache(args.data)
-    env = environment(SimpleNamespace(dataset=args.data), files, size)
-    log(f"cpu {env['cpu']}, {env['cpus_available']} cores available; {env['uptime_before']}")
+    env, files, size = warm_environment(args.data, log)
     log(f"python {env['python']}; data {args.data}: {files} files, {size / 1e6:.1f} MB (both "
         "layouts, the JPEGs hard-linked; read once: warm page cache)")
     sides = planned_sides(args, log)
     log(f"batch {args.batch}, {args.workers} worker(s) each, {args.epochs} epoch(s) per run, "
         f"{args.rounds} round(s), sides {', '.join(sides)}")
-    runs = {side: [] for side in sides}
-    failed = {}
-    for round_index in range(args.rounds):
-        for side in round_order(sides, round_index):
-            if side in failed:
-                continue
-            try:
-                result = measure(args, side)
-            except ChildFailed as error:
-                failed[side] = str(error)
-                log(f"round {round_index + 1}: {side} FAILED:\n{error}")
-                continue
-            runs[side].append(result)
-            rate = (f"{result['images_per_s']:7.1f} images/s (first epoch "
-                    f"{result['first_epoch_images_per_s']:.1f}, its first batch after "
-                    f"{result['first_batch_s']:.2f} s), " if side != BASELINE else "")
-            log(f"round {round_index + 1}: {side:16} {rate}peak PSS "
-                f"{result['tree_peak_pss_mb']:.1f} MB, {result['tree_peak_processes']} "
-                "process(es)")
-    rows = summarise(runs, carried=("batch", "boxes"))
-    log("")
-    print_table(rows, log)
-    for row in rows.values():
-        log(f"  {row['side']}: {row['versions']}, first batch {row.get('batch')} with "
-            f"{row.get('boxes')} boxes, {row.get('images_per_epoch', 0)} images per epoch, "
-            f"settled PSS {row['settled_pss_mb']:.1f} MB (median)")
-    env["uptime_after"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    log(env["uptime_after"])
-    return {"environment": env, "config": vars(args), "failed": failed,
-            "results": list(rows.values()), "runs": runs}
+    runs, failed = alternate(sides, args.rounds, lambda side: measure(args, side), log)
+    return summary(env, args, runs, failed, lambda rows: print_table(rows, log), log,
+                   carried=("batch", "boxes"))
 
 
 def parse_args():

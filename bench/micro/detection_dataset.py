@@ -6,7 +6,7 @@ both (hard links), deterministic by seed.
 The images: photograph-like JPEGs from `feedrate make-dataset` (ImageNet-like content and sizes,
 about 100 KB at 500x375), each resized (bicubic, PIL) by a seeded factor that puts both sides in
 [320, 800] px keeping the aspect ratio (each side clamped alone when no factor can), re-encoded at
-quality 90 (4:2:0, as make-dataset's). About 130 KB per image: 2,000 images are about 270 MB.
+quality 90 (4:2:0, as make-dataset's). About 125 KB per image: 2,000 images are about 250 MB.
 
 The annotations: 1 to 8 boxes per image, each of a category drawn from COCO's 80 (its ids, 1..90
 with gaps), with sides of 3% to 90% of the image's, log-uniform (COCO's mix of small, medium and

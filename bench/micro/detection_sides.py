@@ -17,6 +17,8 @@ detection_dataset.py (`paths`: its layout(out)). Each yields an epoch's batches 
                     build_dataloader (its InfiniteDataLoader, workers kept between epochs;
                     device "cpu": no pinned memory); images uint8 N x 3 x 640 x 640, targets its
                     batch dict (cls, bboxes normalized cx cy w h, batch_idx, ...).
+                    Where albumentations is installed (the peers' venv has it, for img2dataset),
+                    Ultralytics adds its default Blur, MedianBlur, ToGray and CLAHE, p=0.01 each.
   yolo-feedrate     feedrate.Loader(YOLO images/train, annotations=data.yaml, transform="yolo").
   torch-import      no loader: a process that imports torch and waits 1 s, the memory baseline.
 

@@ -62,15 +62,18 @@ PEER = {ours: theirs for ours, theirs in RECIPES.values()}
 
 
 def describe(images, targets):
-    """The first batch, for the table: the images' layout and the boxes the targets hold."""
+    """The first batch, for the table: the images' layout and the boxes the targets hold (None
+    when the targets are neither a dict of boxes, Ultralytics' batch, nor a sequence of them)."""
     if hasattr(images, "shape"):
         layout_text = f"{list(images.shape)} {images.dtype}"
     else:
         layout_text = f"{len(images)} x {list(images[0].shape)} {images[0].dtype}"
     if isinstance(targets, dict):
         boxes = len(targets.get("bboxes", targets.get("boxes", ())))
-    else:
+    elif all(isinstance(target, dict) and "boxes" in target for target in targets):
         boxes = sum(len(target["boxes"]) for target in targets)
+    else:
+        boxes = None
     return layout_text, boxes
 
 

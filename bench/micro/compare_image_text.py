@@ -56,29 +56,41 @@ ALL_SIDES = ("feedrate", "webdataset", "dali", "feedrate-none", "feedrate-json",
 BASELINE = "torch-import"
 
 
-def child(args):
-    """Build one side, iterate its epochs, print one JSON object with the figures."""
+def run_child(args, build, first_fields, probe=False):
+    """A measured child's run: imports torch first (every side pays for it, as a training
+    script does), puts --module-path on sys.path, build() -> (versions, epochs), iterates
+    --epochs epochs (none when probe: the side is only built), and prints one JSON object: the
+    versions, the epochs' figures, first_fields(the first batch) (a dict), the PSS settled at
+    the end."""
     json_out = child_stdout()
-    import torch  # every side pays for torch, as a training script does
+    import torch
     if args.module_path:
         sys.path.insert(0, args.module_path)
-    from image_text_sides import SIDES
     torch.set_num_threads(1)  # the workers do the work; no side gets an intra-op pool
-    versions, epochs = SIDES[args.child](args.shards, args.batch, args.workers, args.seed)
+    versions, epochs = build()
     first = {}
-
-    def first_batch(batch):
-        pixels, captions = batch
-        first.update(batch=[list(pixels.shape), str(pixels.dtype)],
-                     caption=captions[0] if captions else None)
-
-    runs = timed_epochs(epochs, args.epochs, lambda batch: len(batch[0]), first_batch)
+    runs = [] if probe else timed_epochs(epochs, args.epochs, lambda batch: len(batch[0]),
+                                         lambda batch: first.update(first_fields(batch)))
     # What the process holds now, settled: the baseline (a peak may catch a passing allocation).
     settled_pss_mb = rss_pss_kib(os.getpid())[1] * 1024 / 1e6
     sys.stdout.flush()
-    json.dump({"versions": versions, "epochs": runs, "batch": first.get("batch"),
-               "caption": first.get("caption"), "settled_pss_mb": settled_pss_mb}, json_out)
+    json.dump({"versions": versions, "epochs": runs, **first, "settled_pss_mb": settled_pss_mb},
+              json_out)
     json_out.close()
+
+
+def child(args):
+    """Build one side, iterate its epochs, print one JSON object with the figures."""
+    def build():
+        from image_text_sides import SIDES
+        return SIDES[args.child](args.shards, args.batch, args.workers, args.seed)
+
+    def first_fields(batch):
+        pixels, captions = batch
+        return {"batch": [list(pixels.shape), str(pixels.dtype)],
+                "caption": captions[0] if captions else None}
+
+    run_child(args, build, first_fields)
 
 
 def measure(args, side):
@@ -90,9 +102,10 @@ def measure(args, side):
     return result if side == BASELINE else add_rates(result)
 
 
-def summarise(runs):
+def summarise(runs, carried=("batch", "caption")):
     """{side: medians and spreads} over the rounds; the peak PSS also less the torch-import
-    side's settled PSS (median over rounds)."""
+    side's settled PSS (median over rounds); the keys `carried` of each side's last result
+    (what its first batch held) kept as they are."""
     baselines = [r["settled_pss_mb"] for r in runs.get(BASELINE, [])]
     baseline = statistics.median(baselines) if baselines else None
     rows = {}
@@ -114,7 +127,7 @@ def summarise(runs):
                             r["first_epoch_images_per_s"] for r in results),
                         "first_batch_s": statistics.median(r["first_batch_s"] for r in results),
                         "images_per_epoch": results[-1]["epochs"][-1]["images"],
-                        "batch": results[-1]["batch"], "caption": results[-1]["caption"]})
+                        **{key: results[-1].get(key) for key in carried}})
         rows[side] = row
     return rows
 
@@ -125,47 +138,85 @@ def ratios(runs, side):
             for ours, theirs in zip(runs.get("feedrate", []), runs.get(side, []))]
 
 
-def print_table(rows, runs, log):
-    log(f"{'side':14} {'images/s (median)':>18} {'spread':>15} {'feedrate/side':>13} "
+def print_rows(rows, log, ratio_name, ratio, width=14):
+    """summarise()'s rows as a table, the torch-import side without rates; ratio(side, row) is
+    the text of the column ratio_name. print_legend(log, ...) explains it."""
+    log(f"{'side':{width}} {'images/s (median)':>18} {'spread':>15} {ratio_name:>13} "
         f"{'1st epoch':>9} {'peak PSS MB':>11} {'spread':>13} {'over torch':>10} procs")
-    ours = rows.get("feedrate")
     for side, row in rows.items():
         plow, phigh = row["peak_pss_mb_spread"]
         over = f"{row['pss_over_torch_mb']:.1f}" if "pss_over_torch_mb" in row else "-"
+        memory = f"{row['peak_pss_mb']:11.1f} {plow:6.1f}-{phigh:<6.1f} {over:>10}"
         if side == BASELINE:
-            log(f"{side:14} {'-':>18} {'-':>15} {'-':>13} {'-':>9} {row['peak_pss_mb']:11.1f} "
-                f"{plow:6.1f}-{phigh:<6.1f} {over:>10} {row['peak_processes']}")
+            log(f"{side:{width}} {'-':>18} {'-':>15} {'-':>13} {'-':>9} {memory} "
+                f"{row['peak_processes']}")
             continue
         low, high = row["images_per_s_spread"]
-        versus = f"{ours['images_per_s'] / row['images_per_s']:.2f}x" if ours else "-"
-        log(f"{side:14} {row['images_per_s']:18.1f} {low:7.1f}-{high:<7.1f} {versus:>13} "
-            f"{row['first_epoch_images_per_s']:9.1f} {row['peak_pss_mb']:11.1f} "
-            f"{plow:6.1f}-{phigh:<6.1f} {over:>10} {row['peak_processes']}")
+        log(f"{side:{width}} {row['images_per_s']:18.1f} {low:7.1f}-{high:<7.1f} "
+            f"{ratio(side, row):>13} {row['first_epoch_images_per_s']:9.1f} {memory} "
+            f"{row['peak_processes']}")
+
+
+def print_legend(log, ratio_legend, rows, first_batch):
+    """What print_rows' columns mean (ratio_legend: its ratio's), then per row its versions,
+    first_batch(row) and its epoch's images (not for the torch-import side) and its settled
+    PSS."""
+    log(f"{ratio_legend}; images/s of the last epoch; peak PSS of the whole process tree, torch "
+        f"imported on every side; over torch = that less the {BASELINE} side's settled PSS "
+        "(median)")
+    for side, row in rows.items():
+        batches = ("" if side == BASELINE else f"{first_batch(row)}, "
+                   f"{row['images_per_epoch']} images per epoch, ")
+        log(f"  {side}: {row['versions']}, {batches}settled PSS {row['settled_pss_mb']:.1f} MB "
+            "(median)")
+
+
+def print_table(rows, runs, log):
+    ours = rows.get("feedrate")
+    print_rows(rows, log, "feedrate/side", lambda side, row: (
+        f"{ours['images_per_s'] / row['images_per_s']:.2f}x" if ours else "-"))
     for side in rows:
         if side not in ("feedrate", BASELINE) and ratios(runs, side):
             log(f"  feedrate/{side} by round: "
                 f"{', '.join(f'{r:.2f}' for r in ratios(runs, side))}")
-    log("feedrate/side = feedrate's median images/s over the side's; images/s of the last epoch; "
-        "peak PSS of the whole process tree, torch imported on every side; over torch = that "
-        f"less the {BASELINE} side's settled PSS (median)")
+    print_legend(log, "feedrate/side = feedrate's median images/s over the side's", rows,
+                 lambda row: f"batch {row.get('batch')}, first caption {row.get('caption')!r}")
 
 
-def compare(args, log):
-    files, size = warm_page_cache(args.shards)
-    env = environment(SimpleNamespace(dataset=args.shards), files, size)
+def warm_environment(folder, log):
+    """Reads folder once (warm page cache) and logs the machine; returns (environment(),
+    files, bytes)."""
+    files, size = warm_page_cache(folder)
+    env = environment(SimpleNamespace(dataset=folder), files, size)
     log(f"cpu {env['cpu']}, {env['cpus_available']} cores available; {env['uptime_before']}")
-    log(f"python {env['python']}; shards {args.shards}: {files} files, {size / 1e6:.1f} MB "
-        f"(read once: warm page cache)")
-    log(f"batch {args.batch}, {args.workers} worker(s) each, {args.epochs} epoch(s) per run, "
-        f"{args.rounds} round(s), sides {', '.join(args.sides)}")
-    runs = {side: [] for side in args.sides}
+    return env, files, size
+
+
+def summary(env, args, runs, failed, print_rows, log, carried=("batch", "caption")):
+    """summarise(runs, carried) printed by print_rows(rows), then the load after the run;
+    returns the run's JSON summary."""
+    rows = summarise(runs, carried)
+    log("")
+    print_rows(rows)
+    env["uptime_after"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    log(env["uptime_after"])
+    return {"environment": env, "config": vars(args), "failed": failed,
+            "results": list(rows.values()), "runs": runs}
+
+
+def alternate(sides, rounds, measure, log):
+    """measure(side) for every side, `rounds` times, in round_order's alternation, each result
+    logged; returns ({side: [results]}, {side: why it failed}). A side that fails once is left
+    out of the later rounds."""
+    runs = {side: [] for side in sides}
     failed = {}
-    for round_index in range(args.rounds):
-        for side in round_order(args.sides, round_index):
+    width = max(len(side) for side in sides)
+    for round_index in range(rounds):
+        for side in round_order(sides, round_index):
             if side in failed:
                 continue
             try:
-                result = measure(args, side)
+                result = measure(side)
             except ChildFailed as error:
                 failed[side] = str(error)
                 log(f"round {round_index + 1}: {side} FAILED:\n{error}")
@@ -174,21 +225,21 @@ def compare(args, log):
             rate = (f"{result['images_per_s']:8.1f} images/s (first epoch "
                     f"{result['first_epoch_images_per_s']:.1f}, its first batch after "
                     f"{result['first_batch_s']:.2f} s), " if side != BASELINE else "")
-            log(f"round {round_index + 1}: {side:13} {rate}peak PSS "
+            log(f"round {round_index + 1}: {side:{width}} {rate}peak PSS "
                 f"{result['tree_peak_pss_mb']:.1f} MB (settled at the end "
                 f"{result['settled_pss_mb']:.1f} MB in the child), "
                 f"{result['tree_peak_processes']} process(es)")
-    rows = summarise(runs)
-    log("")
-    print_table(rows, runs, log)
-    for row in rows.values():
-        log(f"  {row['side']}: {row['versions']}, batch {row.get('batch')}, "
-            f"{row.get('images_per_epoch', 0)} images per epoch, first caption "
-            f"{row.get('caption')!r}, settled PSS {row['settled_pss_mb']:.1f} MB (median)")
-    env["uptime_after"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    log(env["uptime_after"])
-    return {"environment": env, "config": vars(args), "failed": failed,
-            "results": list(rows.values()), "runs": runs}
+    return runs, failed
+
+
+def compare(args, log):
+    env, files, size = warm_environment(args.shards, log)
+    log(f"python {env['python']}; shards {args.shards}: {files} files, {size / 1e6:.1f} MB "
+        f"(read once: warm page cache)")
+    log(f"batch {args.batch}, {args.workers} worker(s) each, {args.epochs} epoch(s) per run, "
+        f"{args.rounds} round(s), sides {', '.join(args.sides)}")
+    runs, failed = alternate(args.sides, args.rounds, lambda side: measure(args, side), log)
+    return summary(env, args, runs, failed, lambda rows: print_table(rows, runs, log), log)
 
 
 def parse_args():

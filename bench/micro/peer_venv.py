@@ -8,7 +8,9 @@ interpreter it returns at once. SPDL needs Debian's libavfilter8 and libavdevice
 they are installed with apt-get, otherwise the apt-get line is printed and the run stops.
 ensure_peers(venv, IMAGE_TEXT) does the same for compare_image_text.py's peers (no Debian
 packages): open_clip, webdataset at the highest version open_clip's training extra allows
-(<=0.2.86, which img2dataset's <0.3 also admits), img2dataset, DALI.
+(<=0.2.86, which img2dataset's <0.3 also admits), img2dataset, DALI. ensure_peers(venv,
+DETECTION) for compare_detection.py's: torchvision, pycocotools, ultralytics (which pulls
+opencv-python; a venv with opencv-python-headless already there passes the import check as is).
 """
 
 import os
@@ -36,6 +38,9 @@ IMAGE_TEXT = Peers(("torch==2.15.0", "torchvision==0.29.2", "numpy", "nvidia-dal
                    ("torch", "torchvision", "nvidia.dali", "open_clip", "open_clip_train.data",
                     "webdataset", "img2dataset", "pyarrow", "pandas"),
                    ())
+DETECTION = Peers(("torch==2.15.0", "torchvision==0.29.2", "numpy", "pillow",
+                   "pycocotools==2.0.11", "ultralytics==8.4.190"),
+                  ("torch", "torchvision", "PIL", "pycocotools", "ultralytics", "cv2"), ())
 
 
 def _missing_debian_packages(packages):

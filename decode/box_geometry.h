@@ -30,9 +30,9 @@ namespace feedrate::decode {
 //     canvas_w x canvas_h: a positive offset pads (RandomZoomOut, Pad, letterbox), a negative one
 //     keeps a window (CenterCrop after Resize); clamped to the canvas when clamp_to_canvas;
 //  4. flip the canvas horizontally, then vertically.
-// It is meant for the pixel side too (crop, resize to resize_w x resize_h, paste or cut at the
-// offset, fill the rest, flip), which does not read it yet: the pipeline's transforms run from
-// their ResizePlan, which plan_geometry converts.
+// The detection transform (decode/detection_transform.h) moves boxes with it, and pixels and
+// masks with the same step parameters on its canvas (decode/detection_canvas.h); the
+// classification transforms run from their ResizePlan, which plan_geometry converts.
 struct Geometry {
   double crop_x = 0, crop_y = 0, crop_w = 0, crop_h = 0;
   bool clamp_to_crop = false;

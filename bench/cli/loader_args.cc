@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "feedrate/error.h"
 #include "loader/pipeline/option_bounds.h"
 
 namespace feedrate::bench {
@@ -42,8 +43,22 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
   command
       ->add_option("-t,--transform", args->transform,
                    "train, eval, or a spec such as \"rrc(176),hflip,ta_wide,normalize,erase(0.1)\" "
-                   "(docs/augmentations.md); train and eval take --size")
-      ->check(CLI::Validator(transform_problem, "SPEC"))
+                   "(docs/augmentations.md); train and eval take --size. With --annotations: a "
+                   "detection recipe, ssd, yolo or steps such as "
+                   "\"photometric,zoom_out,iou_crop,hflip,resize(300,300),sanitize\" "
+                   "(docs/detection.md); default resize(SIZE,SIZE)")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            std::string problem = transform_problem(text);
+            if (problem.empty()) return problem;
+            try {
+              parse_detection_transform(text);
+              return std::string();
+            } catch (const Error&) {
+              return problem;
+            }
+          },
+          "SPEC"))
       ->capture_default_str();
   command->add_option("--size", args->size, "Output side in pixels")
       ->check(bounds_of("size"))
@@ -62,6 +77,14 @@ LoaderArgOptions add_loader_options(CLI::App* command, LoaderArgs* args) {
                       "Tar shards: the image member's extensions in order (jpg;png); default: "
                       "any. A manifest: the image column (default: image, path, file, filepath "
                       "or url)");
+  command->add_option("--annotations", args->annotations,
+                      "Detection: a COCO instances .json, a YOLO data.yaml or a Pascal VOC "
+                      "Annotations/ folder for the images of DATASET (docs/detection.md)");
+  command
+      ->add_option("--labels", args->labels,
+                   "Detection: category_id (the source's ids), contiguous (1..C) or zero_based")
+      ->check(CLI::IsMember(label_mode_names()))
+      ->capture_default_str();
   command
       ->add_option("--on-missing", args->on_missing,
                    "A sample without a requested member: skip (listed) or error")
@@ -148,7 +171,16 @@ LoaderOptions loader_options(const LoaderArgs& args) {
   options.shuffle = args.no_shuffle ? ShuffleMode::kNone : parse_shuffle(args.shuffle);
   options.shuffle_window_mb = args.shuffle_window_mb;
   options.seed = args.seed;
-  options.transform = parse_transform(args.transform, args.size);
+  options.annotations = args.annotations;
+  options.labels = parse_label_mode(args.labels);
+  if (args.annotations.empty()) {
+    options.transform = parse_transform(args.transform, args.size);
+  } else {
+    const std::string size = std::to_string(args.size);
+    options.detection = parse_detection_transform(args.transform == LoaderArgs{}.transform
+                                                      ? "resize(" + size + "," + size + ")"
+                                                      : args.transform);
+  }
   options.on_bad = parse_policy(args.on_bad);
   options.on_missing = parse_policy(args.on_missing, "on_missing");
   options.fields.clear();

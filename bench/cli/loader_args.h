@@ -25,6 +25,8 @@ struct LoaderArgs {
   std::string on_missing = "skip";
   std::vector<std::string> fields = {"cls"};  // --fields txt,json; --fields "" for none
   std::string image;
+  std::string annotations;  // a detection dataset's annotations; --transform is then its recipe
+  std::string labels = "category_id";
   std::string layout = "uint8";
   std::string device = "cpu";
   std::uint64_t seed = 0;

@@ -44,6 +44,20 @@ class SlotOwner {
 };
 }  // namespace detail
 
+// One image's detection targets (LoaderOptions::annotations), moved with its pixels by the
+// detection transform: views into the batch, valid while the Batch lives.
+struct ImageTargets {
+  std::span<const float> boxes;  // 4 a box: XYXY in the delivered image's pixels
+  std::span<const std::int64_t> labels;
+  std::span<const std::uint8_t> flags;  // per box: 1 crowd (COCO iscrowd), 2 difficult (VOC)
+  std::int64_t image_id = 0;            // COCO's, or the position in YOLO's and VOC's order
+  int orig_width = 0, orig_height = 0;  // the source image's
+  // A point of the source maps to (x * scale_x + pad_x, y * scale_y + pad_y) in the delivered
+  // image when the transform is a letterbox or a resize (Ultralytics' ratio_pad); 1 and 0 when
+  // the geometry was random.
+  float scale_x = 1, scale_y = 1, pad_x = 0, pad_y = 0;
+};
+
 class FEEDRATE_API Batch {
  public:
   Batch(std::shared_ptr<detail::SlotOwner> owner, detail::Slot* slot);
@@ -95,6 +109,11 @@ class FEEDRATE_API Batch {
   std::string_view field(std::size_t i, std::size_t f) const;
   // An integer field's value (cls2, index): field(i, f) parsed.
   std::int64_t field_integer(std::size_t i, std::size_t f) const;
+
+  // True when the samples carry detection targets (a dataset with annotations).
+  bool has_targets() const;
+  // Sample `i`'s targets. Throws feedrate::Error when the batch has none or `i` is out of range.
+  ImageTargets targets(std::size_t i) const;
 
  private:
   std::shared_ptr<detail::SlotOwner> owner_;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,8 +21,11 @@
 #include "feedrate/skipped.h"
 
 namespace feedrate {
+namespace annotations {
+struct AnnotationTable;  // loader/dataset/annotations/annotation_table.h (internal)
+}  // namespace annotations
 
-enum class DatasetFormat { kImageFolder, kFileList, kTarShards, kManifest };
+enum class DatasetFormat { kImageFolder, kFileList, kTarShards, kManifest, kDetection };
 FEEDRATE_API const char* format_name(DatasetFormat format);
 
 // A sample's bytes: one range of a file that covers its image and the fields it delivers (a tar
@@ -42,6 +46,9 @@ struct SampleSpec {
   std::vector<FieldSpec> fields = parse_fields({"cls"});
   BadInputPolicy on_missing = BadInputPolicy::kSkip;
   BadInputPolicy on_bad = BadInputPolicy::kError;  // a bad .cls, a member given twice
+  // Detection (LoaderOptions::annotations, labels): the annotation file, read at index time.
+  std::filesystem::path annotations;
+  LabelMode labels = LabelMode::kCategoryId;
 
   static SampleSpec of(const LoaderOptions& options);
 };
@@ -120,6 +127,11 @@ class FEEDRATE_API Dataset {
   // disk. Returns how many files could not be evicted; the first problem goes to first_error.
   std::size_t evict_from_page_cache(std::string* first_error) const;
 
+  // A detection dataset's annotations (SampleSpec::annotations), read once when it was opened,
+  // and which of the table's images sample `index` is; null for the other formats. The table's
+  // type is internal to the library (the Batch delivers each image's moved boxes).
+  const annotations::AnnotationTable* annotations() const { return annotations_.get(); }
+  std::uint32_t annotation_image(std::size_t index) const { return annotated_[index]; }
   // Used by the format builders.
   struct Builder;
 
@@ -149,6 +161,8 @@ class FEEDRATE_API Dataset {
   std::string values_;
   std::vector<std::uint64_t> value_at_;
   std::vector<std::string> classes_;
+  std::shared_ptr<const annotations::AnnotationTable> annotations_;
+  std::vector<std::uint32_t> annotated_;  // per sample: its image in annotations_
   std::uint64_t total_bytes_ = 0;
   std::size_t ignored_files_ = 0;
   std::vector<std::string> ignored_examples_;

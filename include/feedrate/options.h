@@ -27,6 +27,12 @@ enum class OutputLayout {
   kFloat16NCHW,  // the same in half precision; CUDA devices only (converted on the GPU)
 };
 
+// How a detection source's category ids become labels (LoaderOptions::labels). kCategoryId: the
+// source's own ids (COCO's 1..90, YOLO's class ids, a VOC class's index in the class list);
+// kContiguous: 1..C in ascending id order, 0 left for the background, as torchvision's detection
+// models expect; kZeroBased: 0..C-1 in that order, as YOLO heads take.
+enum class LabelMode { kCategoryId, kContiguous, kZeroBased };
+
 // The order of an epoch's samples (loader/pipeline/sampler.h).
 enum class ShuffleMode {
   kFull,    // a seeded permutation of every sample
@@ -60,6 +66,15 @@ struct LoaderOptions {
   // report, and the batches keep their size); kError stops at start, naming the shard and the
   // key (the manifest and the line).
   BadInputPolicy on_missing = BadInputPolicy::kSkip;
+
+  // Detection and segmentation (docs/detection.md): the annotations of the images under
+  // `source`, read once at start: a COCO instances .json (source: its image folder), a YOLO
+  // data.yaml or labels/ folder (source: its images folder), or a Pascal VOC Annotations/ folder
+  // (source: the VOC root or its JPEGImages/). Empty: a classification dataset. With annotations,
+  // `detection` is the transform and batches carry each image's boxes (Batch::targets()).
+  std::string annotations;
+  LabelMode labels = LabelMode::kCategoryId;
+  DetectionSpec detection;
 
   std::size_t batch_size = 64;
   int num_workers = 1;  // decode threads; 0 decodes on the consumer's thread
@@ -184,6 +199,17 @@ FEEDRATE_API const char* policy_name(BadInputPolicy policy);
 FEEDRATE_API std::vector<std::string> shuffle_names();
 FEEDRATE_API ShuffleMode parse_shuffle(std::string_view text);
 FEEDRATE_API const char* shuffle_name(ShuffleMode mode);
+
+// Option labels: "category_id", "contiguous" or "zero_based".
+FEEDRATE_API std::vector<std::string> label_mode_names();
+FEEDRATE_API LabelMode parse_label_mode(std::string_view text);
+FEEDRATE_API const char* label_mode_name(LabelMode mode);
+
+// A detection transform as text (docs/detection.md: "ssd", "ssd(320)", "yolo(640)", or steps
+// such as "photometric,zoom_out,iou_crop,hflip,resize(300,300),sanitize,normalize"). Throws
+// feedrate::Error naming the step and argument at fault, or a spec that does not end at one
+// square size.
+FEEDRATE_API DetectionSpec parse_detection_transform(std::string_view text);
 
 // Option transform as a spec text (docs/augmentations.md: "train", "eval", or steps such as
 // "rrc(176),hflip,ta_wide,normalize,erase(0.1)"); `size` is train's and eval's output size.

@@ -10,6 +10,7 @@
 #include "feedrate/error.h"
 #include "io/page_cache.h"
 #include "io/remote/url.h"
+#include "loader/dataset/annotations/annotation_table.h"
 #include "loader/dataset/dataset_builders.h"
 
 namespace feedrate {
@@ -60,6 +61,8 @@ const char* format_name(DatasetFormat format) {
       return "tar-shards";
     case DatasetFormat::kManifest:
       return "manifest";
+    case DatasetFormat::kDetection:
+      return "detection";
   }
   return "unknown";
 }
@@ -71,6 +74,8 @@ SampleSpec SampleSpec::of(const LoaderOptions& options) {
   spec.fields = parse_fields(options.fields);
   spec.on_missing = options.on_missing;
   spec.on_bad = options.on_bad;
+  spec.annotations = options.annotations;
+  spec.labels = options.labels;
   return spec;
 }
 
@@ -84,7 +89,16 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
   const std::string text = source.string();
   dataset.root_ = source;
   std::error_code error;
-  if (io::is_url(text)) {
+  if (!spec.annotations.empty()) {
+    if (io::is_url(text) || io::is_url(spec.annotations.string())) {
+      throw Error(text +
+                  ": detection datasets are read from a local disk only for now: copy the "
+                  "images and " +
+                  spec.annotations.string() + " to a local folder");
+    }
+    dataset.format_ = DatasetFormat::kDetection;
+    Builder::detection(dataset, source);
+  } else if (io::is_url(text)) {
     if (is_manifest(text)) {
       throw Error(text +
                   ": a manifest at a URL is not read yet: copy it to a local file (its "
@@ -205,6 +219,13 @@ std::string Dataset::index_hash() const {
   }
   add(value_at_.data(), value_at_.size() * sizeof(std::uint64_t));
   add(values_.data(), values_.size());
+  if (annotations_) {
+    const annotations::AnnotationTable& table = *annotations_;
+    add(annotated_.data(), annotated_.size() * sizeof(std::uint32_t));
+    add(table.boxes.data(), table.boxes.size() * sizeof(float));
+    add(table.labels.data(), table.labels.size() * sizeof(std::int64_t));
+    add(table.flags.data(), table.flags.size());
+  }
   char hex[17];
   std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
   return hex;

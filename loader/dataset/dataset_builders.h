@@ -75,6 +75,10 @@ struct __attribute__((visibility("hidden"))) Dataset::Builder {
   static void remote_image_folder(Dataset& dataset, const std::string& root,
                                   const std::vector<io::ObjectInfo>& objects,
                                   bool allow_empty_classes);
+  // A detection dataset (loader/dataset/detection_source.cc): the images that
+  // spec().annotations lists (a COCO json, a YOLO data.yaml or a VOC Annotations/ folder), under
+  // `source`, each with its boxes. An image whose file is missing follows spec().on_bad.
+  static void detection(Dataset& dataset, const std::filesystem::path& source);
   // Counts a file left out because it is not an image, keeping the first few as examples.
   static void ignore(Dataset& dataset, std::string what);
   // Counts a sample left out of the index under a skip policy, keeping the first few.

@@ -134,6 +134,13 @@ PackedDecodeCost probe_packed_decode(const Dataset& dataset, const TransformSpec
     cost.reason = "its samples carry fields (captions, metadata) that a pack does not keep";
     return cost;
   }
+  if (dataset.annotations() != nullptr) {
+    // A detection sample decodes whole, and a pack keeps no annotations.
+    PackedDecodeCost cost;
+    cost.state = "skipped";
+    cost.reason = "a detection dataset decodes whole images, and a pack keeps no annotations";
+    return cost;
+  }
   const auto start = std::chrono::steady_clock::now();
   PackedDecodeCost cost = measure(dataset, spec, options);
   cost.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -8,7 +8,8 @@
 //
 // It skips, saying why, when packing cannot help: the eval transform (its centre crop decodes
 // most of the image), data that are not JPEGs, too few JPEGs the packer takes, samples that
-// carry fields (a pack keeps images and classes only). When most sampled
+// carry fields (a pack keeps images and classes only), detection datasets (whole decodes, and
+// annotations a pack does not keep). When most sampled
 // JPEGs are packed already, it says so instead of measuring.
 //
 // A front-end header: `feedrate bench`, `feedrate tune` and Python's report(probe_packing=True) run

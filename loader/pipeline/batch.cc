@@ -130,6 +130,31 @@ const std::vector<FieldSpec>& Batch::fields() const {
   return *slot_->fields;
 }
 
+bool Batch::has_targets() const {
+  return !slot_->targets.empty();
+}
+
+ImageTargets Batch::targets(std::size_t i) const {
+  if (slot_->targets.empty() || i >= size()) {
+    throw Error("Batch::targets(" + std::to_string(i) + "): the batch has " +
+                std::to_string(size()) + " samples" +
+                (slot_->targets.empty() ? ", without targets (no option annotations)" : ""));
+  }
+  const detail::TargetPlace& place = slot_->targets[i];
+  return {
+      .boxes = std::span<const float>(slot_->boxes)
+                   .subspan(4 * std::size_t{place.first}, 4 * std::size_t{place.count}),
+      .labels = std::span<const std::int64_t>(slot_->box_labels).subspan(place.first, place.count),
+      .flags = std::span<const std::uint8_t>(slot_->box_flags).subspan(place.first, place.count),
+      .image_id = place.image_id,
+      .orig_width = place.orig_width,
+      .orig_height = place.orig_height,
+      .scale_x = place.scale_x,
+      .scale_y = place.scale_y,
+      .pad_x = place.pad_x,
+      .pad_y = place.pad_y};
+}
+
 std::string_view Batch::field(std::size_t i, std::size_t f) const {
   const std::vector<FieldSpec>& specs = fields();
   if (f >= specs.size() || i >= size()) {

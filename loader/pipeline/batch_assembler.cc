@@ -17,6 +17,7 @@ void BatchAssembler::move_sample(detail::Slot& slot, std::size_t from, std::size
   slot.encoded_offset[to] = slot.encoded_offset[from];
   slot.encoded_size[to] = slot.encoded_size[from];
   if (!slot.key_at.empty()) slot.key_at[to] = slot.key_at[from];
+  if (!slot.targets.empty()) slot.targets[to] = slot.targets[from];  // its boxes stay in place
   if (!slot.spans.empty()) {
     const std::size_t spans = slot.member_fields + 1;
     std::copy_n(slot.spans.begin() + static_cast<std::ptrdiff_t>(from * spans), spans,
@@ -51,6 +52,7 @@ bool BatchAssembler::assemble(detail::Slot& slot) const {
   slot.labels.resize(kept);
   slot.indices.resize(kept);
   slot.key_at.resize(std::min(slot.key_at.size(), kept));
+  slot.targets.resize(std::min(slot.targets.size(), kept));
   slot.spans.resize(std::min(slot.spans.size(), kept * (slot.member_fields + 1)));
   return kept > 0;
 }

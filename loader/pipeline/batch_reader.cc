@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "loader/dataset/annotations/annotation_table.h"
 #include "loader/pipeline/block_reads.h"
 #include "loader/pipeline/block_store.h"
 #include "loader/pipeline/local_reads.h"
@@ -46,6 +47,22 @@ BatchReader::BatchReader(const Dataset& dataset, const LoaderOptions& options,
   }
 }
 
+void BatchReader::place_targets(Slot& slot) const {
+  slot.targets.clear();
+  const annotations::AnnotationTable* table = dataset_.annotations();
+  if (table == nullptr) return;
+  std::uint32_t boxes = 0;
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    const annotations::ImageRecord& image =
+        table->images[dataset_.annotation_image(slot.indices[i])];
+    slot.targets.push_back({.first = boxes, .capacity = image.count, .image_id = image.image_id});
+    boxes += image.count;
+  }
+  slot.boxes.resize(4 * std::size_t{boxes});
+  slot.box_labels.resize(boxes);
+  slot.box_flags.resize(boxes);
+}
+
 void BatchReader::read(Slot& slot) {
   const std::size_t n = slot.count;
   slot.labels.resize(n);
@@ -77,6 +94,7 @@ void BatchReader::read(Slot& slot) {
       }
     }
   }
+  place_targets(slot);
   slot.keys.clear();
   slot.key_at.clear();
   if (keys_) {

@@ -37,8 +37,8 @@ class BatchReader {
 
   // Before the epoch's first read().
   void start_epoch(EpochReads epoch) { source_->start_epoch(std::move(epoch)); }
-  // Sets the slot up for slot.indices[0, slot.count) (labels, fields, keys, and per sample: no
-  // error, its size in the index, not from a cache, no read), then reads them: see
+  // Sets the slot up for slot.indices[0, slot.count) (labels, fields, keys, targets' places, and
+  // per sample: no error, its size in the index, not from a cache, no read), then reads them: see
   // SampleSource::read.
   void read(detail::Slot& slot);
   bool read_ahead(std::size_t blocks) { return source_->read_ahead(blocks); }
@@ -50,6 +50,9 @@ class BatchReader {
   void attach(Report& report) const { source_->attach(report); }
 
  private:
+  // A detection dataset's samples: each one's region of the slot's box arrays (Slot::targets).
+  void place_targets(detail::Slot& slot) const;
+
   const Dataset& dataset_;
   const std::shared_ptr<const std::vector<FieldSpec>> fields_;
   const bool keys_;  // __key__ asked

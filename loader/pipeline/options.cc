@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "decode/detection_text.h"
+#include "decode/detection_transform.h"
 #include "decode/transform_text.h"
 #include "feedrate/error.h"
 #include "feedrate/fields.h"
@@ -44,6 +46,9 @@ constexpr std::array<Word<OutputLayout>, 3> kLayouts{{{"uint8", OutputLayout::kU
                                                       {"float16", OutputLayout::kFloat16NCHW}}};
 constexpr std::array<Word<BadInputPolicy>, 2> kPolicies{
     {{"error", BadInputPolicy::kError}, {"skip", BadInputPolicy::kSkip}}};
+constexpr std::array<Word<LabelMode>, 3> kLabelModes{{{"category_id", LabelMode::kCategoryId},
+                                                      {"contiguous", LabelMode::kContiguous},
+                                                      {"zero_based", LabelMode::kZeroBased}}};
 constexpr std::array<Word<ShuffleMode>, 3> kShuffleModes{
     {{"full", ShuffleMode::kFull}, {"blocks", ShuffleMode::kBlocks}, {"none", ShuffleMode::kNone}}};
 
@@ -90,6 +95,35 @@ void check_transform_bounds(const TransformSpec& spec) {
   check_option("ratio", spec.ratio_min);
   check_option("ratio", spec.ratio_max);
   check_option("flip_probability", spec.flip_probability);
+}
+
+// A detection dataset's transform is options.detection (decode/detection_transform.h); the
+// classification transform becomes its output stage only (the size the batch's buffers hold,
+// and the normalization of float layouts), so that every stage sized by it is sized right.
+// Such a sample's fields are its targets: cls means nothing there, and only __key__ is added.
+void resolve_detection(LoaderOptions& options) {
+  if (options.annotations.empty()) return;
+  const DetectionSpec& detection = options.detection;
+  if (const std::string problem = decode::validate(detection); !problem.empty()) {
+    throw Error("option transform: " + problem);
+  }
+  check_option("size", detection.size);
+  TransformSpec output;
+  output.size = detection.size;
+  output.resize = detection.size;
+  output.flip_probability = 0;
+  output.normalize = detection.normalize;
+  output.normalization = detection.normalization;
+  options.transform = output;
+  if (options.fields == std::vector<std::string>{"cls"}) options.fields.clear();
+  for (const FieldSpec& field : parse_fields(options.fields)) {
+    if (field.kind != FieldKind::kKey) {
+      throw Error(
+          "option fields: a detection dataset (option annotations) delivers its boxes "
+          "and labels as targets, and of the fields only __key__, not '" +
+          field.entry + "'");
+    }
+  }
 }
 
 }  // namespace
@@ -151,6 +185,7 @@ LoaderOptions resolve(LoaderOptions options) {
   }
   check_option("max_pixels", static_cast<double>(options.max_pixels));
   check_option("training_images_per_s", options.training_images_per_s);
+  resolve_detection(options);
   check_transform_bounds(options.transform);
   if (options.on_warning != WarningPolicy::kAccept &&
       options.on_warning != WarningPolicy::kReject) {
@@ -226,6 +261,26 @@ ShuffleMode parse_shuffle(std::string_view text) {
 
 const char* shuffle_name(ShuffleMode mode) {
   return name_of(mode, kShuffleModes);
+}
+
+std::vector<std::string> label_mode_names() {
+  return texts_of(kLabelModes);
+}
+
+LabelMode parse_label_mode(std::string_view text) {
+  return parse_word("labels", text, kLabelModes);
+}
+
+const char* label_mode_name(LabelMode mode) {
+  return name_of(mode, kLabelModes);
+}
+
+DetectionSpec parse_detection_transform(std::string_view text) {
+  DetectionSpec spec;
+  if (std::string problem = decode::parse_detection_transform(text, spec); !problem.empty()) {
+    throw Error("option transform: " + problem);
+  }
+  return spec;
 }
 
 std::string transform_problem(const std::string& text) {

@@ -4,6 +4,7 @@
 #include "decode/layout.h"
 #include "decode/random.h"
 #include "gpu/trace.h"
+#include "loader/dataset/annotations/annotation_table.h"
 #include "loader/host/system_info.h"
 #include "loader/pipeline/field_check.h"
 
@@ -51,15 +52,15 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   gpu::TraceRange range("decode");
   decode::DecodeStatus status;
   if (decode_to_u8_) {
-    status = worker.decoder.decode(encoded, options_.transform, seed,
-                                   {reinterpret_cast<std::uint8_t*>(out), sample_bytes_});
+    status = decode_pixels(slot, i, encoded, seed, worker,
+                           {reinterpret_cast<std::uint8_t*>(out), sample_bytes_});
     if (status.ok()) {
       decode::erase_uint8_hwc(options_.transform.erase, seed, options_.transform.size,
                               reinterpret_cast<std::uint8_t*>(out));
     }
   } else {
     worker.scratch.resize(pixels_ * 3);
-    status = worker.decoder.decode(encoded, options_.transform, seed, worker.scratch);
+    status = decode_pixels(slot, i, encoded, seed, worker, worker.scratch);
     if (status.ok()) {
       decode::hwc_to_chw_normalized(worker.scratch.data(), pixels_,
                                     options_.transform.normalization,
@@ -87,6 +88,73 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
   const auto end = telemetry_.clock().now();
   telemetry_.decoded(io::nanoseconds_between(start, end), thread_cpu_ns() - cpu_start);
   trace_.span("decode", start, end, index);
+}
+
+decode::DecodeStatus SampleDecoder::decode_pixels(detail::Slot& slot, std::size_t i,
+                                                  std::span<const std::uint8_t> encoded,
+                                                  std::uint64_t seed, Worker& worker,
+                                                  std::span<std::uint8_t> hwc) const {
+  const annotations::AnnotationTable* table = dataset_.annotations();
+  if (table == nullptr) return worker.decoder.decode(encoded, options_.transform, seed, hwc);
+
+  decode::DecodeStatus status = decode_whole(slot, i, encoded, worker);
+  if (!status.ok()) return status;
+  const int width = worker.decoder.width();
+  const int height = worker.decoder.height();
+  const decode::DetectionResult result = worker.transformer.run(
+      options_.detection, worker.image, width, height, worker.targets, seed, hwc);
+  const std::array<std::uint32_t, 1> own{static_cast<std::uint32_t>(i)};
+  keep_targets(slot, i, own, worker.targets, result, width, height);
+  return status;
+}
+
+decode::DecodeStatus SampleDecoder::decode_whole(const detail::Slot& slot, std::size_t i,
+                                                 std::span<const std::uint8_t> encoded,
+                                                 Worker& worker) const {
+  decode::DecodeStatus status = worker.decoder.decode_full(encoded, worker.image);
+  if (!status.ok()) return status;
+  const annotations::AnnotationTable& table = *dataset_.annotations();
+  const annotations::ImageRecord& image = table.images[dataset_.annotation_image(slot.indices[i])];
+  decode::DetectionTargets& targets = worker.targets;
+  const std::span<const float> boxes = table.image_boxes(image);
+  targets.boxes.assign(boxes.begin(), boxes.end());
+  if (table.boxes_normalized) {
+    annotations::to_pixels(targets.boxes, worker.decoder.width(), worker.decoder.height());
+  }
+  targets.masks.clear();
+  targets.planes = 0;
+  return status;
+}
+
+void SampleDecoder::keep_targets(detail::Slot& slot, std::size_t i,
+                                 std::span<const std::uint32_t> parts,
+                                 const decode::DetectionTargets& targets,
+                                 const decode::DetectionResult& result, int width,
+                                 int height) const {
+  const annotations::AnnotationTable& table = *dataset_.annotations();
+  detail::TargetPlace& place = slot.targets[i];
+  place.count = static_cast<std::uint32_t>(targets.kept.size());
+  place.orig_width = width;
+  place.orig_height = height;
+  place.scale_x = result.scale_x;
+  place.scale_y = result.scale_y;
+  place.pad_x = result.pad_x;
+  place.pad_y = result.pad_y;
+  std::copy(targets.boxes.begin(), targets.boxes.begin() + 4 * std::ptrdiff_t{place.count},
+            slot.boxes.begin() + 4 * std::ptrdiff_t{place.first});
+  // A kept box's index runs over the parts' boxes in order: find its part, then its annotation.
+  for (std::uint32_t k = 0; k < place.count; ++k) {
+    std::uint32_t index = targets.kept[k];
+    const annotations::ImageRecord* image = nullptr;
+    for (const std::uint32_t part : parts) {
+      image = &table.images[dataset_.annotation_image(slot.indices[part])];
+      if (index < image->count) break;
+      index -= image->count;
+    }
+    const std::size_t annotation = image->first + index;
+    slot.box_labels[place.first + k] = table.labels[annotation];
+    slot.box_flags[place.first + k] = table.flags[annotation];
+  }
 }
 
 }  // namespace feedrate

@@ -6,6 +6,9 @@
 // Decoders write uint8 HWC when the consumer wants uint8 or the device converts (CUDA); else
 // they decode into per-thread scratch and write normalised float CHW. The augmentation seed is
 // a pure function of (seed, epoch, sample index), so the bytes never depend on the thread.
+// A detection dataset's sample is decoded whole, then options.detection moves its pixels and
+// boxes together (decode/detection_transform.h); the kept boxes, labels and flags go to the
+// slot's target arrays.
 // A sample that fails gets its error in Slot::errors ("FILE: CODE: MESSAGE"), never an exception.
 // Its field members are checked here too (field_check.h): a bad one fails the sample
 // ("FILE: field 'txt': PROBLEM"), so that the bad-input policy covers them.
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "decode/decoder.h"
+#include "decode/detection_transform.h"
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
 #include "feedrate/trace.h"
@@ -43,7 +47,28 @@ class SampleDecoder {
     explicit Worker(const decode::DecodeLimits& limits) : decoder(limits) {}
     decode::Decoder decoder;            // any format, chosen by content
     std::vector<std::uint8_t> scratch;  // HWC pixels before conversion to float NCHW
+    // Detection: the whole decoded image, its boxes and the transform that moves them.
+    std::vector<std::uint8_t> image;
+    decode::DetectionTargets targets;
+    decode::DetectionTransformer transformer;
   };
+
+  // A detection sample's whole image into worker.image, its boxes in pixels into
+  // worker.targets.
+  decode::DecodeStatus decode_whole(const detail::Slot& slot, std::size_t i,
+                                    std::span<const std::uint8_t> encoded, Worker& worker) const;
+  // Copies the kept boxes of sample i into its place in the slot, with the labels and flags of
+  // their annotations: `parts` are the samples whose boxes the transform was given, in order.
+  void keep_targets(detail::Slot& slot, std::size_t i, std::span<const std::uint32_t> parts,
+                    const decode::DetectionTargets& targets, const decode::DetectionResult& result,
+                    int width, int height) const;
+
+  // Decodes and transforms sample `i` into size x size packed RGB `hwc`: the classification
+  // transform, or for a detection dataset the whole image through options.detection with its
+  // boxes, which land in the slot's target arrays.
+  decode::DecodeStatus decode_pixels(detail::Slot& slot, std::size_t i,
+                                     std::span<const std::uint8_t> encoded, std::uint64_t seed,
+                                     Worker& worker, std::span<std::uint8_t> hwc) const;
 
   const Dataset& dataset_;
   const LoaderOptions& options_;

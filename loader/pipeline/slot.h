@@ -54,6 +54,18 @@ constexpr gpu::ElementType element_type(OutputLayout layout) {
   return gpu::ElementType::kUint8;
 }
 
+// Where a detection sample's targets lie in its slot's arrays, and what the decode stage found:
+// a region of `capacity` boxes from `first` (the image's annotations: a transform drops boxes,
+// never adds them), of which `count` were kept, and the map back to the source image.
+struct TargetPlace {
+  std::uint32_t first = 0;
+  std::uint32_t capacity = 0;
+  std::uint32_t count = 0;
+  std::int64_t image_id = 0;
+  int orig_width = 0, orig_height = 0;
+  float scale_x = 1, scale_y = 1, pad_x = 0, pad_y = 0;
+};
+
 struct Slot {
   enum class State { kFree, kReading, kRead, kDecoding, kCopying, kReady, kHeld, kReturning };
   State state = State::kFree;
@@ -88,6 +100,13 @@ struct Slot {
   // __key__, when asked: the samples' keys back to back, and where each one lies.
   std::string keys;
   std::vector<ByteSpan> key_at;
+  // Detection datasets (Dataset::annotations()): per sample its targets' place, and the
+  // batch's boxes (4 floats each, the delivered image's pixels), labels and flags (AnnotationFlag)
+  // in those regions; empty otherwise.
+  std::vector<TargetPlace> targets;
+  std::vector<float> boxes;
+  std::vector<std::int64_t> box_labels;
+  std::vector<std::uint8_t> box_flags;
   std::vector<std::string> errors;  // per sample; empty means decoded
   std::vector<SkippedSample> skipped;
   // Set by the copier when the batch must end the epoch (a bad sample under the `error`

@@ -120,7 +120,7 @@ class PyLoader {
     }
     ++delivered_;
     if (options_.progress) progress_.update(*loader_, epoch_, delivered_);
-    return to_python(*batch, arrays_, options_.return_indices);
+    return to_python(*batch, arrays_, options_);
   }
 
   py::dict report(bool probe_packing) const {

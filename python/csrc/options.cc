@@ -28,6 +28,7 @@ constexpr int kDefaultSize = 224;
 struct Parsed {
   PythonOptions options;
   std::string transform = kDefaultTransform;
+  bool transform_given = false;
   int size = kDefaultSize;
   bool dtype_given = false;
   std::optional<int> resize;
@@ -65,6 +66,9 @@ py::object none() {
   return py::none();
 }
 
+constexpr std::array<Word<TargetLayout>, 3> kTargetLayouts{{{"dicts", TargetLayout::kDicts},
+                                                            {"flat", TargetLayout::kFlat},
+                                                            {"yolo", TargetLayout::kYolo}}};
 constexpr std::array<Word<ArrayKind>, 3> kArrayKinds{
     {{"auto", ArrayKind::kAuto}, {"torch", ArrayKind::kTorch}, {"numpy", ArrayKind::kNumpy}}};
 
@@ -159,6 +163,20 @@ const std::map<std::string, Keyword>& keywords() {
                      },
                      "Sequence[str]", [] { return py::tuple(py::cast(defaults().fields)); })},
       {"image", field(&LoaderOptions::image, "a str")},
+      // Detection (docs/detection.md): the annotation file or folder (str or os.PathLike).
+      {"annotations",
+       custom([](Parsed& p, const py::handle& v) { p.options.loader.annotations = py::str(v); },
+              "Optional[Union[str, os.PathLike[str]]]", none)},
+      {"labels",
+       custom([](Parsed& p,
+                 const py::handle& v) { p.options.loader.labels = parse_label_mode(word_of(v)); },
+              literal(label_mode_names()), value(label_mode_name(defaults().labels)))},
+      {"targets", custom(
+                      [](Parsed& p, const py::handle& v) {
+                        p.options.targets = parse_word("targets", word_of(v), kTargetLayouts);
+                      },
+                      literal(texts_of(kTargetLayouts)),
+                      value(name_of(PythonOptions{}.targets, kTargetLayouts)))},
       {"max_pixels", bounded(&LoaderOptions::max_pixels, "max_pixels")},
       // A str or a torch.device.
       {"device",
@@ -189,6 +207,7 @@ const std::map<std::string, Keyword>& keywords() {
                                 "one)"};
                           }
                           p.transform = v.cast<std::string>();
+                          p.transform_given = true;
                         },
                         "str", value(kDefaultTransform))},
       {"size", custom([](Parsed& p, const py::handle& v) { p.size = integer(v, "size"); }, "int",
@@ -255,10 +274,39 @@ void normalize_with(const char* name, const std::optional<std::array<float, 3>>&
   spec_values = *given;
 }
 
+// A detection dataset's transform (feedrate::parse_detection_transform): the spec text, or a
+// stretching resize to size x size when none is given.
+void apply_detection_transform(Parsed& p) {
+  LoaderOptions& loader = p.options.loader;
+  const std::string size = std::to_string(p.size);
+  try {
+    loader.detection = parse_detection_transform(
+        p.transform_given ? p.transform : "resize(" + size + "," + size + ")");
+  } catch (const Error& e) {
+    throw py::value_error(e.what());
+  }
+  DetectionSpec& spec = loader.detection;
+  if (spec.normalize && !p.dtype_given && loader.layout == OutputLayout::kUint8NHWC) {
+    loader.layout = OutputLayout::kFloat32NCHW;
+  }
+  if (p.resize || p.scale || p.ratio || p.flip_probability) {
+    throw py::value_error(
+        "feedrate.Loader(): resize, scale, ratio and flip_probability shape the classification "
+        "transform; a detection transform (option annotations) takes its parameters in its "
+        "steps");
+  }
+  normalize_with("mean", p.mean, spec.normalize, spec.normalization.mean);
+  normalize_with("std", p.std, spec.normalize, spec.normalization.std);
+}
+
 // The spec text ("train", "eval", "rrc(176),ta_wide,...") with size, then the geometry
 // keywords and the normalization on top of it.
 void apply_transform(Parsed& p) {
   LoaderOptions& loader = p.options.loader;
+  if (!loader.annotations.empty()) {
+    apply_detection_transform(p);
+    return;
+  }
   try {
     loader.transform = parse_transform(p.transform, p.size);
   } catch (const Error& e) {

@@ -19,9 +19,13 @@ namespace feedrate::python {
 // What the yielded arrays are: torch tensors, numpy arrays, or torch when it imports.
 enum class ArrayKind { kAuto, kTorch, kNumpy };
 
+// How a detection batch's targets are given (python/csrc/targets.h).
+enum class TargetLayout { kDicts, kFlat, kYolo };
+
 struct PythonOptions {
   LoaderOptions loader;
   ArrayKind arrays = ArrayKind::kAuto;
+  TargetLayout targets = TargetLayout::kDicts;
   bool progress = false;        // a progress line on stderr
   bool return_indices = false;  // yield (images, labels, indices)
 };

@@ -10,6 +10,7 @@
 #include "feedrate/error.h"
 #include "gpu/device.h"
 #include "python/csrc/field_values.h"
+#include "python/csrc/targets.h"
 
 namespace feedrate::python {
 namespace py = pybind11;
@@ -122,7 +123,7 @@ py::object int64_array(std::size_t count, const std::function<std::int64_t(std::
   return torch.attr("tensor")(array.attr("tolist")(), py::arg("dtype") = torch.attr("int64"));
 }
 
-py::tuple to_python(const Batch& batch, ArrayKind arrays, bool with_indices) {
+py::tuple to_python(const Batch& batch, ArrayKind arrays, const PythonOptions& options) {
   py::list items;
   const auto labels = [&] {
     if (arrays == ArrayKind::kTorch) {
@@ -136,11 +137,18 @@ py::tuple to_python(const Batch& batch, ArrayKind arrays, bool with_indices) {
   } else {
     items.append(numpy_view(batch.images_dlpack()));
   }
+  py::object targets = batch.has_targets() ? targets_to_python(batch, options.targets, arrays)
+                                           : py::object(py::none());
+  if (options.targets == TargetLayout::kFlat && !targets.is_none()) {
+    for (const py::handle item : targets) items.append(item);
+  } else if (!targets.is_none()) {
+    items.append(targets);
+  }
   for (std::size_t f = 0; f < batch.fields().size(); ++f) {
     items.append(batch.fields()[f].kind == FieldKind::kClass ? labels()
                                                              : field_values(batch, f, arrays));
   }
-  if (with_indices) {
+  if (options.return_indices) {
     const std::span<const std::uint32_t> indices = batch.indices();
     items.append(int64_array(
         indices.size(), [&](std::size_t i) { return std::int64_t{indices[i]}; }, arrays));

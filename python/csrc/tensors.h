@@ -20,11 +20,13 @@ namespace feedrate::python {
 ArrayKind resolve_arrays(ArrayKind requested);
 
 // (images, *fields) or (images, *fields, indices): each field of LoaderOptions::fields in its
-// order (field_values.h; cls: the labels). On a CUDA device the batch is first made to arrive on
+// order (field_values.h; cls: the labels). A detection batch puts its targets after the images
+// (targets.h): a list of dicts, the flat layout's three arrays, or Ultralytics' batch dict
+// (without img, the images before it). On a CUDA device the batch is first made to arrive on
 // torch's current stream for that device (Batch::wait), so kernels queued there afterwards see
 // the data and the slot is refilled only after them. Labels are int64, like DataLoader's (a cast
 // of the zero-copy int32 labels); indices are int64 dataset indices.
-pybind11::tuple to_python(const Batch& batch, ArrayKind arrays, bool with_indices);
+pybind11::tuple to_python(const Batch& batch, ArrayKind arrays, const PythonOptions& options);
 
 // An int64 tensor (or numpy array) of `count` values.
 pybind11::object int64_array(std::size_t count,

@@ -89,6 +89,9 @@ class DataLoader:
         on_missing: Optional[Literal['error', 'skip']] = None,
         fields: Optional[Sequence[str]] = None,
         image: Optional[str] = None,
+        annotations: Optional[Union[str, os.PathLike[str]]] = None,
+        labels: Optional[Literal['category_id', 'contiguous', 'zero_based']] = None,
+        targets: Optional[Literal['dicts', 'flat', 'yolo']] = None,
         prefetch_batches: Optional[int] = None,
         memory_budget_mb: Optional[int] = None,
         io_queue_depth: Optional[int] = None,
@@ -107,11 +110,12 @@ class DataLoader:
         cache_gb: Optional[float] = None,
     ) -> None:
         given = locals()
-        for key in ("fields", "image", "on_missing"):
+        for key in ("fields", "image", "on_missing", "annotations", "labels", "targets"):
             if given[key] is not None:
                 raise TypeError(f"feedrate.DataLoader keeps torch's (images, labels) batches over "
                                 f"a torchvision dataset and takes no {key}=; use "
-                                f"feedrate.Loader(source, {key}=...) for samples with fields")
+                                f"feedrate.Loader(source, {key}=...) for samples with fields "
+                                f"or detection targets")
         for key, why in _REFUSED.items():
             value = given[key]
             if value is not None and not (key == "timeout" and value == 0):

@@ -12,6 +12,7 @@ from typing import (Any, Callable, Dict, Iterator, Literal, Mapping, Optional, S
 from feedrate import _C
 from feedrate._rows import Manifest, is_rows
 from feedrate._torchvision import spec_from_torchvision
+from feedrate._torchvision_detection import detection_spec_from_torchvision
 
 Batch = Tuple[Any, ...]
 
@@ -50,6 +51,17 @@ class Loader(_C.Loader):
     one name is the image column (default: image, path, file, filepath or url). on_missing="skip"
     leaves out a sample without a requested member (report()["skipped"] names it); "error"
     raises, naming the shard and key. A bad member (not UTF-8, not JSON) follows on_bad.
+
+    annotations=PATH: a detection dataset (docs/detection.md): a COCO instances .json for the
+    image folder `source`, a YOLO data.yaml for its images folder, or a Pascal VOC Annotations/
+    folder. transform= is then a detection recipe ("ssd", "yolo", steps such as
+    "photometric,zoom_out,iou_crop,hflip,resize(300,300),sanitize", or a torchvision v2
+    Compose of the box-aware transforms; default resize(size,size)) and each batch is
+    (images, targets): targets="dicts" a list of dicts (boxes float32 [N, 4] XYXY in pixels,
+    labels int64 [N], image_id, orig_size, iscrowd, difficult, scale, pad); "flat" gives
+    (images, boxes, labels, batch_idx); "yolo" Ultralytics' batch dict but its img (cls,
+    bboxes, batch_idx, ori_shape, resized_shape, ratio_pad: {"img": images, **targets} is
+    Ultralytics' batch). labels="category_id" | "contiguous" (1..C) | "zero_based" (0..C-1).
 
     Options (defaults as the C++ LoaderOptions): batch_size=64, num_workers=1,
     shuffle=True|False|"full"|"blocks"|"none" (True is "full", False "none"),
@@ -105,6 +117,9 @@ class Loader(_C.Loader):
         on_missing: Literal['error', 'skip'] = 'skip',
         fields: Sequence[str] = ('cls',),
         image: str = '',
+        annotations: Optional[Union[str, os.PathLike[str]]] = None,
+        labels: Literal['category_id', 'contiguous', 'zero_based'] = 'category_id',
+        targets: Literal['dicts', 'flat', 'yolo'] = 'dicts',
         prefetch_batches: int = 3,
         memory_budget_mb: int = 0,
         io_queue_depth: int = 64,
@@ -132,7 +147,8 @@ class Loader(_C.Loader):
             path = self._manifest.path
             options["allow_paths_outside_root"] = True
         if transform is not None and not isinstance(transform, str):
-            read = spec_from_torchvision(transform)
+            read = (spec_from_torchvision(transform) if annotations is None
+                    else detection_spec_from_torchvision(transform))
             options["transform"] = read.spec
             if options.get("dtype") is None:
                 options["dtype"] = read.dtype

@@ -97,6 +97,9 @@ def read(
         on_missing: Literal['error', 'skip'] = 'skip',
         fields: Sequence[str] = ('cls',),
         image: str = '',
+        annotations: Optional[Union[str, os.PathLike[str]]] = None,
+        labels: Literal['category_id', 'contiguous', 'zero_based'] = 'category_id',
+        targets: Literal['dicts', 'flat', 'yolo'] = 'dicts',
         shuffle: Union[bool, Literal['full', 'blocks', 'none']] = True,
         shuffle_window_mb: int = 128,
         resize: Optional[int] = None,
@@ -145,6 +148,9 @@ def read(
         if given[name] is not None:
             raise TypeError(f"feedrate.ray.read: {name} is not an option here ({why})")
     loader_options = given_options(given, _TASK_OPTIONS)
+    if annotations is not None:
+        raise TypeError("feedrate.ray.read: annotations= (detection) is not read into Ray Data "
+                        "columns yet; use feedrate.Loader(source, annotations=...)")
     _ray_task.field_columns(fields)
     if device is not None and str(device) != "cpu":
         raise ValueError(f"feedrate.ray.read: device={device!r}: blocks are host memory, "

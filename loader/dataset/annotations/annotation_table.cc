@@ -2,18 +2,6 @@
 
 namespace feedrate::annotations {
 
-const char* label_mode_name(LabelMode mode) {
-  switch (mode) {
-    case LabelMode::kCategoryId:
-      return "category_id";
-    case LabelMode::kContiguous:
-      return "contiguous";
-    case LabelMode::kZeroBased:
-      return "zero_based";
-  }
-  return "?";
-}
-
 std::int64_t label_of(LabelMode mode, std::size_t index, std::int64_t source_id) {
   switch (mode) {
     case LabelMode::kCategoryId:

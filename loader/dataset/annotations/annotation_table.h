@@ -1,7 +1,8 @@
 // The detection and segmentation annotations of a dataset, read once at index time into flat
-// arrays (COCO: coco.h, YOLO: yolo.h, Pascal VOC: voc.h). Not yet wired into the Loader: a
-// sample's boxes are the range [first, first + count) of an image's annotations, moved with its
-// pixels by decode/box_geometry.h, its masks rasterized by decode/mask_raster.h.
+// arrays (COCO: coco.h, YOLO: yolo.h, Pascal VOC: voc.h), the Loader's detection datasets
+// (loader/dataset/detection_source.cc): a sample's boxes are the range [first, first + count)
+// of its image's annotations, moved with its pixels by decode/detection_transform.h; masks
+// rasterize with decode/mask_raster.h.
 //
 // Boxes are float32 XYXY, [x1, y1, x2, y2], in pixels with continuous coordinates (pixel column
 // i covers [i, i + 1)), or in fractions of the image's width and height when boxes_normalized
@@ -14,14 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "feedrate/options.h"
+
 namespace feedrate::annotations {
 
-// How a source's category ids become labels. kCategoryId: the source's own ids (COCO's 1..90);
-// kContiguous: 1..C in ascending id (or class list) order, 0 left for the background, as
-// torchvision's detection models expect; kZeroBased: 0..C-1 in that order.
-enum class LabelMode { kCategoryId, kContiguous, kZeroBased };
-// "category_id", "contiguous", "zero_based".
-const char* label_mode_name(LabelMode mode);
+// How category ids become labels: the public option (feedrate/options.h).
+using feedrate::LabelMode;
 
 enum AnnotationFlag : std::uint8_t {
   kCrowd = 1,      // COCO iscrowd: 1

@@ -1,0 +1,104 @@
+#include <span>
+#include <string>
+#include <system_error>
+
+#include "feedrate/error.h"
+#include "loader/dataset/annotations/coco.h"
+#include "loader/dataset/annotations/voc.h"
+#include "loader/dataset/annotations/yolo.h"
+#include "loader/dataset/dataset_builders.h"
+
+namespace feedrate {
+namespace {
+
+namespace fs = std::filesystem;
+using annotations::AnnotationTable;
+
+bool has_extension(const fs::path& path, std::initializer_list<const char*> extensions) {
+  const std::string extension = path.extension().string();
+  for (const char* known : extensions) {
+    if (extension == known) return true;
+  }
+  return false;
+}
+
+// The table of `annotations` and the folder its file names are relative to.
+struct Source {
+  AnnotationTable table;
+  fs::path image_root;
+};
+
+Source read_source(const fs::path& source, const SampleSpec& spec) {
+  const fs::path& file = spec.annotations;
+  std::error_code error;
+  if (has_extension(file, {".json"})) {
+    // Detection only: the segmentations are not delivered yet, and skipping them halves the
+    // parse of a COCO-sized file (docs/detection.md).
+    return {annotations::read_coco(file, {spec.labels, false}), source};
+  }
+  if (has_extension(file, {".yaml", ".yml"})) {
+    return {annotations::read_yolo(source, file, {spec.labels}), source};
+  }
+  if (fs::is_directory(file, error)) {
+    // A VOC Annotations/ folder: the root is its parent, which holds JPEGImages/. VOC has no
+    // category ids: a class's id is its place in the sorted class list, its zero-based label.
+    const fs::path root = file.lexically_normal().parent_path();
+    const LabelMode labels =
+        spec.labels == LabelMode::kCategoryId ? LabelMode::kZeroBased : spec.labels;
+    return {annotations::read_voc(root, {{}, labels, {}}), root};
+  }
+  if (!fs::exists(file, error)) throw Error(file.string() + ": option annotations: no such file");
+  throw Error(file.string() +
+              ": option annotations: expected a COCO .json, a YOLO data.yaml or a Pascal VOC "
+              "Annotations/ folder");
+}
+
+// What is wrong with an image's annotations that the reader could not see: a box that lies
+// entirely outside the image, where the source states its size. Empty: nothing.
+std::string box_problem(const AnnotationTable& table, const annotations::ImageRecord& image) {
+  if (table.boxes_normalized || image.width <= 0 || image.height <= 0) return {};
+  const std::span<const float> boxes = table.image_boxes(image);
+  for (std::size_t b = 0; b < image.count; ++b) {
+    const float* box = &boxes[4 * b];
+    if (box[0] >= static_cast<float>(image.width) || box[1] >= static_cast<float>(image.height) ||
+        box[2] <= 0 || box[3] <= 0) {
+      return "annotation " + std::to_string(b) + " of the image, box [" + std::to_string(box[0]) +
+             ", " + std::to_string(box[1]) + ", " + std::to_string(box[2]) + ", " +
+             std::to_string(box[3]) + "] (XYXY), lies entirely outside its " +
+             std::to_string(image.width) + "x" + std::to_string(image.height) + " image";
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+void Dataset::Builder::detection(Dataset& dataset, const fs::path& source) {
+  Source read = read_source(source, dataset.spec_);
+  const AnnotationTable& table = read.table;
+  dataset.root_ = read.image_root;
+  std::error_code error;
+  for (std::size_t i = 0; i < table.images.size(); ++i) {
+    const annotations::ImageRecord& image = table.images[i];
+    fs::path path = read.image_root / image.file_name;
+    const std::uint64_t size = fs::file_size(path, error);
+    std::string reason = error ? "its file " + path.string() + " cannot be read: " + error.message()
+                               : box_problem(table, image);
+    if (!reason.empty()) {
+      std::string where = dataset.spec_.annotations.string() + ": image " +
+                          std::to_string(image.image_id) + " (" + image.file_name + ")";
+      if (dataset.spec_.on_bad == BadInputPolicy::kError) throw Error(where + ": " + reason);
+      skip(dataset, std::move(where), std::move(reason));
+      continue;
+    }
+    dataset.samples_.push_back({static_cast<std::uint32_t>(dataset.files_.size()), 0, size, 0});
+    dataset.files_.push_back(std::move(path));
+    dataset.annotated_.push_back(static_cast<std::uint32_t>(i));
+  }
+  for (const annotations::Category& category : table.categories) {
+    dataset.classes_.push_back(category.name);
+  }
+  dataset.annotations_ = std::make_shared<const AnnotationTable>(std::move(read.table));
+}
+
+}  // namespace feedrate

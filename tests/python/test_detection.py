@@ -1,0 +1,176 @@
+"""Detection datasets from Python (docs/detection.md): feedrate.Loader(images, annotations=...)
+yields (images, targets) with the boxes moved with the pixels, in the three target layouts
+(torchvision's list of dicts, flat arrays with a batch index, Ultralytics' batch dict); COCO,
+YOLO and Pascal VOC sources; state_dict resumes; and the options that make no sense for a
+detection dataset are refused by name."""
+
+import json
+
+import numpy as np
+import pytest
+
+import feedrate
+
+from conftest import write_jpeg
+
+IMAGES = 12
+CATEGORIES = [{"id": 1, "name": "person"}, {"id": 3, "name": "car"}, {"id": 7, "name": "train"}]
+
+
+def size_of(k):
+    return 40 + 8 * (k % 5), 36 + 4 * (k % 3)
+
+
+def boxes_of(k):
+    """COCO [x, y, w, h] boxes and category ids of image k: 0 to 2 boxes."""
+    return [([2.0 + 3 * b, 1.5 + b, 10.0 + k, 8.0 + 2 * b], CATEGORIES[b]["id"])
+            for b in range(k % 3)]
+
+
+@pytest.fixture(scope="module")
+def coco(tmp_path_factory):
+    root = tmp_path_factory.mktemp("coco")
+    (root / "images").mkdir()
+    images, annotations = [], []
+    for k in range(IMAGES):
+        width, height = size_of(k)
+        write_jpeg(root / "images" / f"img_{k}.jpg", k, width, height)
+        images.append({"id": 100 + k, "file_name": f"img_{k}.jpg", "width": width,
+                       "height": height})
+        for box, category in boxes_of(k):
+            annotations.append({"id": len(annotations) + 1, "image_id": 100 + k,
+                                "category_id": category, "bbox": box, "iscrowd": 0, "area": 1})
+    (root / "instances.json").write_text(json.dumps(
+        {"images": images, "annotations": annotations, "categories": CATEGORIES}))
+    return root
+
+
+def loader(coco, **options):
+    defaults = dict(annotations=coco / "instances.json", transform="resize(32,32)",
+                    batch_size=5, num_workers=2, arrays="numpy", shuffle=False)
+    defaults.update(options)
+    return feedrate.Loader(coco / "images", **defaults)
+
+
+def expected_xyxy(k):
+    width, height = size_of(k)
+    sx, sy = np.float32(32) / np.float32(width), np.float32(32) / np.float32(height)
+    return np.array([[x * sx, y * sy, (x + w) * sx, (y + h) * sy] for (x, y, w, h), _ in
+                     boxes_of(k)], dtype=np.float32).reshape(-1, 4)
+
+
+def test_dicts_hold_each_images_boxes_labels_and_sizes(coco):
+    seen = {}
+    for images, targets in loader(coco):
+        assert images.shape[1:] == (32, 32, 3)
+        assert len(targets) == len(images)
+        for target in targets:
+            k = target["image_id"] - 100
+            seen[k] = target
+            assert target["boxes"].dtype == np.float32 and target["boxes"].shape[1] == 4
+            np.testing.assert_allclose(target["boxes"], expected_xyxy(k), atol=1e-4)
+            assert target["labels"].dtype == np.int64
+            assert target["labels"].tolist() == [c for _, c in boxes_of(k)]
+            assert target["orig_size"] == tuple(reversed(size_of(k)))
+            assert target["iscrowd"].tolist() == [False] * len(boxes_of(k))
+    assert sorted(seen) == list(range(IMAGES))
+
+
+def test_flat_and_yolo_layouts_hold_the_same_boxes(coco):
+    flat = list(loader(coco, targets="flat"))
+    dicts = list(loader(coco))
+    yolo = list(loader(coco, targets="yolo"))
+    for (images, boxes, labels, batch_idx), (_, targets), (yolo_images, batch) in zip(
+            flat, dicts, yolo):
+        assert boxes.shape == (len(labels), 4) and batch_idx.dtype == np.int64
+        np.testing.assert_array_equal(boxes, np.concatenate([t["boxes"] for t in targets]))
+        np.testing.assert_array_equal(labels, np.concatenate([t["labels"] for t in targets]))
+        assert batch_idx.tolist() == [i for i, t in enumerate(targets) for _ in t["labels"]]
+        np.testing.assert_array_equal(yolo_images, images)
+        assert batch["cls"].shape == (len(labels), 1)
+        np.testing.assert_array_equal(batch["cls"][:, 0], labels.astype(np.float32))
+        cxcywh = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2,
+                           boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1) / 32
+        np.testing.assert_allclose(batch["bboxes"], cxcywh, atol=1e-6)
+        np.testing.assert_array_equal(batch["batch_idx"], batch_idx.astype(np.float32))
+        assert len(batch["ori_shape"]) == len(images)
+
+
+def test_labels_contiguous_and_zero_based(coco):
+    for labels, want in (("contiguous", [1, 2]), ("zero_based", [0, 1])):
+        for _, targets in loader(coco, labels=labels):
+            for target in targets:
+                if target["image_id"] == 102:
+                    assert target["labels"].tolist() == want, labels
+
+
+def test_ssd_recipe_resumes_exactly(coco):
+    def batches(lo, skip=0):
+        out = []
+        for n, (images, targets) in enumerate(lo):
+            if n >= skip:
+                out.append((images.copy(), [(t["image_id"], t["boxes"].copy()) for t in targets]))
+        return out
+
+    options = dict(transform="ssd(48)", shuffle=True, seed=3)
+    whole = batches(loader(coco, **options))
+    first = loader(coco, **options)
+    epoch = iter(first)
+    next(epoch)
+    state = first.state_dict()
+    resumed = loader(coco, **options)
+    resumed.load_state_dict(state)
+    rest = batches(resumed)
+    assert len(rest) == len(whole) - 1
+    for (a_images, a_targets), (b_images, b_targets) in zip(rest, whole[1:]):
+        np.testing.assert_array_equal(a_images, b_images)
+        assert [i for i, _ in a_targets] == [i for i, _ in b_targets]
+        for (_, a), (_, b) in zip(a_targets, b_targets):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_yolo_layout_source(tmp_path):
+    (tmp_path / "images" / "train").mkdir(parents=True)
+    (tmp_path / "labels" / "train").mkdir(parents=True)
+    for k in range(4):
+        write_jpeg(tmp_path / "images" / "train" / f"{k}.jpg", k, 64, 32)
+        if k != 3:  # image 3 has no label file: no boxes
+            (tmp_path / "labels" / "train" / f"{k}.txt").write_text(f"{k % 2} 0.5 0.5 0.25 0.5\n")
+    (tmp_path / "data.yaml").write_text("names:\n  0: cat\n  1: dog\n")
+    counts = {}
+    for _, targets in feedrate.Loader(tmp_path / "images" / "train",
+                                      annotations=tmp_path / "data.yaml", transform="resize(32,32)",
+                                      batch_size=4, arrays="numpy", shuffle=False):
+        for target in targets:
+            counts[target["image_id"]] = len(target["labels"])
+            if len(target["labels"]):
+                # cx 0.5, w 0.25 of 32 px wide; cy 0.5, h 0.5 of 32 px high
+                np.testing.assert_allclose(target["boxes"][0], [12, 8, 20, 24], atol=1e-4)
+    assert counts == {0: 1, 1: 1, 2: 1, 3: 0}
+
+
+def test_voc_source_boxes_are_zero_based(tmp_path):
+    (tmp_path / "JPEGImages").mkdir()
+    (tmp_path / "Annotations").mkdir()
+    write_jpeg(tmp_path / "JPEGImages" / "a.jpg", 1, 50, 40)
+    (tmp_path / "Annotations" / "a.xml").write_text(
+        "<annotation><filename>a.jpg</filename><size><width>50</width><height>40</height>"
+        "<depth>3</depth></size><object><name>dog</name><difficult>1</difficult><bndbox>"
+        "<xmin>11</xmin><ymin>6</ymin><xmax>30</xmax><ymax>20</ymax></bndbox></object>"
+        "</annotation>")
+    (_, targets), = feedrate.Loader(tmp_path, annotations=tmp_path / "Annotations",
+                                    transform="resize(50,50)", batch_size=1, arrays="numpy")
+    np.testing.assert_allclose(targets[0]["boxes"][0], [10, 5 * 1.25, 30, 20 * 1.25], atol=1e-4)
+    assert targets[0]["difficult"].tolist() == [True]
+    assert targets[0]["labels"].tolist() == [0]
+
+
+def test_what_a_detection_dataset_refuses(coco):
+    with pytest.raises(feedrate.Error, match="only __key__"):
+        loader(coco, fields=("txt",))
+    with pytest.raises(ValueError, match="a detection transform"):
+        loader(coco, scale=(0.5, 1.0))
+    with pytest.raises(ValueError, match="targets"):
+        loader(coco, targets="coco")
+    with pytest.raises(TypeError, match="feedrate.Loader"):
+        feedrate.DataLoader(None, annotations="x.json")

@@ -41,6 +41,12 @@ DecodeStatus check_declared_size(ImageFormat format, std::int64_t width, std::in
 
 DecodeStatus decode_png_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
                              RgbImage& out);
+// A semantic label map: a PNG of one channel read as indices, one byte a pixel, as PIL opens
+// mode "L" and "P" images (a palette PNG is not expanded to RGB: its indices are the classes).
+// 8-bit grayscale and palettes; any other kind is kUnsupported, naming it.
+// out.width and out.height are set; out.pixels holds width * height indices.
+DecodeStatus decode_png_label_map(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
+                                  RgbImage& out);
 DecodeStatus decode_webp_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
                               RgbImage& out);
 DecodeStatus decode_tiff_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,

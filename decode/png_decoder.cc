@@ -41,6 +41,42 @@ void gray16_to_rgb(const std::uint16_t* gray, std::size_t pixels, std::uint8_t* 
 
 }  // namespace
 
+DecodeStatus decode_png_label_map(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
+                                  RgbImage& out) {
+  if (sniff_format(bytes) != ImageFormat::kPng) {
+    return {DecodeErrc::kUnsupported, "a label map must be a PNG"};
+  }
+  std::unique_ptr<spng_ctx, CtxFree> ctx(spng_ctx_new(0));
+  if (!ctx) return {DecodeErrc::kCorrupt, "PNG: cannot create a libspng context"};
+  spng_set_chunk_limits(ctx.get(), kChunkLimitBytes, kChunkLimitBytes);
+  if (int rc = spng_set_png_buffer(ctx.get(), bytes.data(), bytes.size()); rc != 0) {
+    return png_error(rc);
+  }
+  spng_ihdr ihdr{};
+  if (int rc = spng_get_ihdr(ctx.get(), &ihdr); rc != 0) return png_error(rc);
+  if (DecodeStatus status = check_declared_size(ImageFormat::kPng, ihdr.width, ihdr.height, limits);
+      !status.ok()) {
+    return status;
+  }
+  const bool one_channel =
+      ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE || ihdr.color_type == SPNG_COLOR_TYPE_INDEXED;
+  if (!one_channel || ihdr.bit_depth != 8) {
+    return {DecodeErrc::kUnsupported,
+            "a label map must be an 8-bit grayscale or palette PNG, not color type " +
+                std::to_string(ihdr.color_type) + " at " + std::to_string(ihdr.bit_depth) +
+                " bits"};
+  }
+  out.width = static_cast<int>(ihdr.width);
+  out.height = static_cast<int>(ihdr.height);
+  out.pixels.resize(static_cast<std::size_t>(ihdr.width) * ihdr.height);
+  // The PNG's own format at 8 bits: the gray values, or the palette's indices.
+  if (int rc = spng_decode_image(ctx.get(), out.pixels.data(), out.pixels.size(), SPNG_FMT_PNG, 0);
+      rc != 0) {
+    return png_error(rc);
+  }
+  return {};
+}
+
 DecodeStatus decode_png_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
                              RgbImage& out) {
   std::unique_ptr<spng_ctx, CtxFree> ctx(spng_ctx_new(0));

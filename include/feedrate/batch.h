@@ -50,6 +50,10 @@ struct ImageTargets {
   std::span<const float> boxes;  // 4 a box: XYXY in the delivered image's pixels
   std::span<const std::int64_t> labels;
   std::span<const std::uint8_t> flags;  // per box: 1 crowd (COCO iscrowd), 2 difficult (VOC)
+  // LoaderOptions::masks: mask_planes planes of height() x width() bytes, one a box (instance
+  // masks, 0 or 1) or one label map (semantic, 255 where a transform filled); empty otherwise.
+  std::span<const std::uint8_t> masks;
+  std::uint32_t mask_planes = 0;
   std::int64_t image_id = 0;            // COCO's, or the position in YOLO's and VOC's order
   int orig_width = 0, orig_height = 0;  // the source image's
   // A point of the source maps to (x * scale_x + pad_x, y * scale_y + pad_y) in the delivered

@@ -49,6 +49,7 @@ struct SampleSpec {
   // Detection (LoaderOptions::annotations, labels): the annotation file, read at index time.
   std::filesystem::path annotations;
   LabelMode labels = LabelMode::kCategoryId;
+  std::string masks;  // LoaderOptions::masks
 
   static SampleSpec of(const LoaderOptions& options);
 };
@@ -132,6 +133,9 @@ class FEEDRATE_API Dataset {
   // type is internal to the library (the Batch delivers each image's moved boxes).
   const annotations::AnnotationTable* annotations() const { return annotations_.get(); }
   std::uint32_t annotation_image(std::size_t index) const { return annotated_[index]; }
+  // A semantic label map's file for sample `index` (SampleSpec::masks names a folder).
+  const std::filesystem::path& mask_file(std::size_t index) const { return mask_files_[index]; }
+  bool has_mask_files() const { return !mask_files_.empty(); }
   // Used by the format builders.
   struct Builder;
 
@@ -162,7 +166,8 @@ class FEEDRATE_API Dataset {
   std::vector<std::uint64_t> value_at_;
   std::vector<std::string> classes_;
   std::shared_ptr<const annotations::AnnotationTable> annotations_;
-  std::vector<std::uint32_t> annotated_;  // per sample: its image in annotations_
+  std::vector<std::uint32_t> annotated_;           // per sample: its image in annotations_
+  std::vector<std::filesystem::path> mask_files_;  // per sample, with a mask folder
   std::uint64_t total_bytes_ = 0;
   std::size_t ignored_files_ = 0;
   std::vector<std::string> ignored_examples_;

@@ -27,6 +27,9 @@ enum class OutputLayout {
   kFloat16NCHW,  // the same in half precision; CUDA devices only (converted on the GPU)
 };
 
+// LoaderOptions::masks for COCO's instance masks (anything else names a folder of label maps).
+inline constexpr std::string_view kInstanceMasks = "instances";
+
 // How a detection source's category ids become labels (LoaderOptions::labels). kCategoryId: the
 // source's own ids (COCO's 1..90, YOLO's class ids, a VOC class's index in the class list);
 // kContiguous: 1..C in ascending id order, 0 left for the background, as torchvision's detection
@@ -74,6 +77,11 @@ struct LoaderOptions {
   // `detection` is the transform and batches carry each image's boxes (Batch::targets()).
   std::string annotations;
   LabelMode labels = LabelMode::kCategoryId;
+  // Masks moved with the pixels (nearest sampling): "instances" rasterizes COCO's segmentations,
+  // one plane per box (pycocotools' annToMask); a folder holds semantic label maps (one-channel
+  // or palette PNGs, read as indices) matched to the images by file stem, with or without
+  // annotations (then the images of `source` carry a label map and no boxes). Empty: none.
+  std::string masks;
   DetectionSpec detection;
 
   std::size_t batch_size = 64;

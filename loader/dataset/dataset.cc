@@ -76,6 +76,7 @@ SampleSpec SampleSpec::of(const LoaderOptions& options) {
   spec.on_bad = options.on_bad;
   spec.annotations = options.annotations;
   spec.labels = options.labels;
+  spec.masks = options.masks;
   return spec;
 }
 
@@ -89,12 +90,11 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
   const std::string text = source.string();
   dataset.root_ = source;
   std::error_code error;
-  if (!spec.annotations.empty()) {
-    if (io::is_url(text) || io::is_url(spec.annotations.string())) {
+  if (!spec.annotations.empty() || !spec.masks.empty()) {
+    if (io::is_url(text) || io::is_url(spec.annotations.string()) || io::is_url(spec.masks)) {
       throw Error(text +
                   ": detection datasets are read from a local disk only for now: copy the "
-                  "images and " +
-                  spec.annotations.string() + " to a local folder");
+                  "images and their annotations or masks to a local folder");
     }
     dataset.format_ = DatasetFormat::kDetection;
     Builder::detection(dataset, source);

@@ -141,11 +141,16 @@ ImageTargets Batch::targets(std::size_t i) const {
                 (slot_->targets.empty() ? ", without targets (no option annotations)" : ""));
   }
   const detail::TargetPlace& place = slot_->targets[i];
+  const std::size_t plane =
+      static_cast<std::size_t>(slot_->size) * static_cast<std::size_t>(slot_->size);
   return {
       .boxes = std::span<const float>(slot_->boxes)
                    .subspan(4 * std::size_t{place.first}, 4 * std::size_t{place.count}),
       .labels = std::span<const std::int64_t>(slot_->box_labels).subspan(place.first, place.count),
       .flags = std::span<const std::uint8_t>(slot_->box_flags).subspan(place.first, place.count),
+      .masks = std::span<const std::uint8_t>(slot_->masks)
+                   .subspan(place.mask_first, plane * place.mask_planes),
+      .mask_planes = place.mask_planes,
       .image_id = place.image_id,
       .orig_width = place.orig_width,
       .orig_height = place.orig_height,

@@ -31,7 +31,10 @@ BatchReader::BatchReader(const Dataset& dataset, const LoaderOptions& options,
     : dataset_(dataset),
       fields_(std::make_shared<const std::vector<FieldSpec>>(dataset.spec().fields)),
       keys_(std::any_of(fields_->begin(), fields_->end(),
-                        [](const FieldSpec& field) { return field.kind == FieldKind::kKey; })) {
+                        [](const FieldSpec& field) { return field.kind == FieldKind::kKey; })),
+      plane_bytes_(options.masks.empty() ? 0
+                                         : static_cast<std::size_t>(options.transform.size) *
+                                               static_cast<std::size_t>(options.transform.size)) {
   std::string fallback;
   std::unique_ptr<io::Reader> reader = make_reader ? make_reader(reader_options, &fallback)
                                                    : io::Reader::create(reader_options, &fallback);
@@ -52,12 +55,18 @@ void BatchReader::place_targets(Slot& slot) const {
   const annotations::AnnotationTable* table = dataset_.annotations();
   if (table == nullptr) return;
   std::uint32_t boxes = 0;
+  std::size_t mask_bytes = 0;
   for (std::size_t i = 0; i < slot.count; ++i) {
     const annotations::ImageRecord& image =
         table->images[dataset_.annotation_image(slot.indices[i])];
-    slot.targets.push_back({.first = boxes, .capacity = image.count, .image_id = image.image_id});
+    slot.targets.push_back({.first = boxes,
+                            .capacity = image.count,
+                            .mask_first = mask_bytes,
+                            .image_id = image.image_id});
     boxes += image.count;
+    mask_bytes += plane_bytes_ * (dataset_.has_mask_files() ? 1 : image.count);
   }
+  slot.masks.resize(mask_bytes);
   slot.boxes.resize(4 * std::size_t{boxes});
   slot.box_labels.resize(boxes);
   slot.box_flags.resize(boxes);

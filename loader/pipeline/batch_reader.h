@@ -55,7 +55,8 @@ class BatchReader {
 
   const Dataset& dataset_;
   const std::shared_ptr<const std::vector<FieldSpec>> fields_;
-  const bool keys_;  // __key__ asked
+  const bool keys_;                // __key__ asked
+  const std::size_t plane_bytes_;  // a mask plane's, when masks are asked
   std::unique_ptr<SampleSource> source_;
 };
 

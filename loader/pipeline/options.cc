@@ -102,7 +102,12 @@ void check_transform_bounds(const TransformSpec& spec) {
 // and the normalization of float layouts), so that every stage sized by it is sized right.
 // Such a sample's fields are its targets: cls means nothing there, and only __key__ is added.
 void resolve_detection(LoaderOptions& options) {
-  if (options.annotations.empty()) return;
+  if (options.annotations.empty() && options.masks.empty()) return;
+  if (options.masks == kInstanceMasks && options.annotations.empty()) {
+    throw Error(
+        "option masks: instance masks are rasterized from a COCO json's segmentations: "
+        "give it as option annotations");
+  }
   const DetectionSpec& detection = options.detection;
   if (const std::string problem = decode::validate(detection); !problem.empty()) {
     throw Error("option transform: " + problem);

@@ -4,7 +4,7 @@
 #include "decode/layout.h"
 #include "decode/random.h"
 #include "gpu/trace.h"
-#include "loader/dataset/annotations/annotation_table.h"
+#include "io/file.h"
 #include "loader/host/system_info.h"
 #include "loader/pipeline/field_check.h"
 
@@ -17,12 +17,10 @@ SampleDecoder::SampleDecoder(const Dataset& dataset, const LoaderOptions& option
       decode_to_u8_(decode_to_u8),
       pixels_(static_cast<std::size_t>(options.transform.size) * options.transform.size),
       sample_bytes_(bytes_per_sample(options.transform.size, decode_to_u8)),
+      limits_{.max_pixels = options.max_pixels, .on_warning = options.on_warning},
       telemetry_(telemetry),
       trace_(trace),
-      workers_([limits = decode::DecodeLimits{.max_pixels = options.max_pixels,
-                                              .on_warning = options.on_warning}] {
-        return std::make_unique<Worker>(limits);
-      }) {
+      workers_([this] { return std::make_unique<Worker>(limits_); }) {
   for (const FieldSpec& field : dataset.spec().fields) {
     if (reads_member(field.kind)) member_fields_.push_back(field);
   }
@@ -123,7 +121,80 @@ decode::DecodeStatus SampleDecoder::decode_whole(const detail::Slot& slot, std::
   }
   targets.masks.clear();
   targets.planes = 0;
+  targets.semantic = false;
+  if (options_.masks == kInstanceMasks) return rasterize_instances(table, image, worker);
+  if (dataset_.has_mask_files()) return read_label_map(slot.indices[i], worker);
   return status;
+}
+
+decode::DecodeStatus SampleDecoder::rasterize_instances(const annotations::AnnotationTable& table,
+                                                        const annotations::ImageRecord& image,
+                                                        Worker& worker) const {
+  const int width = worker.decoder.width();
+  const int height = worker.decoder.height();
+  const std::size_t plane = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  decode::DetectionTargets& targets = worker.targets;
+  targets.masks.assign(plane * image.count, 0);
+  targets.planes = static_cast<int>(image.count);
+  for (std::uint32_t k = 0; k < image.count; ++k) {
+    const annotations::Segment& segment = table.segments[image.first + k];
+    const std::span<std::uint8_t> mask(targets.masks.data() + k * plane, plane);
+    if (segment.kind == annotations::SegmentKind::kPolygons) {
+      worker.polygons.clear();
+      for (std::uint32_t p = segment.first; p < segment.first + segment.count; ++p) {
+        worker.polygons.push_back({table.polygons[p].first, table.polygons[p].count});
+      }
+      decode::rasterize_polygons(table.points, worker.polygons, height, width, mask);
+    } else if (segment.kind == annotations::SegmentKind::kRle) {
+      if (segment.rle_height != height || segment.rle_width != width) {
+        return {decode::DecodeErrc::kCorrupt,
+                "annotation " + std::to_string(k) + "'s RLE mask is " +
+                    std::to_string(segment.rle_width) + "x" + std::to_string(segment.rle_height) +
+                    ", its image " + std::to_string(width) + "x" + std::to_string(height)};
+      }
+      const std::span<const std::uint32_t> counts(table.rle_counts.data() + segment.first,
+                                                  segment.count);
+      if (std::string problem = decode::decode_rle(counts, height, width, mask); !problem.empty()) {
+        return {decode::DecodeErrc::kCorrupt,
+                "annotation " + std::to_string(k) + "'s RLE mask: " + problem};
+      }
+    }
+  }
+  return {};
+}
+
+decode::DecodeStatus SampleDecoder::read_label_map(std::uint32_t index, Worker& worker) const {
+  const std::filesystem::path& path = dataset_.mask_file(index);
+  std::error_code error;
+  const io::File file = io::File::open(path, error);
+  const std::uint64_t size = error ? 0 : file.size(error);
+  if (!error) {
+    worker.encoded_mask.resize(size);
+    io::pread_exact(file.fd(), 0, worker.encoded_mask.data(), size, error);
+  }
+  if (error) {
+    return {decode::DecodeErrc::kCorrupt,
+            "label map " + path.string() + " cannot be read: " + error.message()};
+  }
+  decode::DecodeStatus status =
+      decode::decode_png_label_map(worker.encoded_mask, limits_, worker.label_map);
+  if (!status.ok()) {
+    status.message = "label map " + path.string() + ": " + status.message;
+    return status;
+  }
+  if (worker.label_map.width != worker.decoder.width() ||
+      worker.label_map.height != worker.decoder.height()) {
+    return {decode::DecodeErrc::kCorrupt,
+            "label map " + path.string() + " is " + std::to_string(worker.label_map.width) + "x" +
+                std::to_string(worker.label_map.height) + ", its image " +
+                std::to_string(worker.decoder.width()) + "x" +
+                std::to_string(worker.decoder.height())};
+  }
+  decode::DetectionTargets& targets = worker.targets;
+  targets.masks.swap(worker.label_map.pixels);
+  targets.planes = 1;
+  targets.semantic = true;
+  return {};
 }
 
 void SampleDecoder::keep_targets(detail::Slot& slot, std::size_t i,
@@ -142,6 +213,12 @@ void SampleDecoder::keep_targets(detail::Slot& slot, std::size_t i,
   place.pad_y = result.pad_y;
   std::copy(targets.boxes.begin(), targets.boxes.begin() + 4 * std::ptrdiff_t{place.count},
             slot.boxes.begin() + 4 * std::ptrdiff_t{place.first});
+  if (!options_.masks.empty()) {
+    // The kept planes at the output's size: one a kept box, or the one semantic map.
+    place.mask_planes = static_cast<std::uint32_t>(targets.masks.size() / pixels_);
+    std::copy(targets.masks.begin(), targets.masks.end(),
+              slot.masks.begin() + static_cast<std::ptrdiff_t>(place.mask_first));
+  }
   // A kept box's index runs over the parts' boxes in order: find its part, then its annotation.
   for (std::uint32_t k = 0; k < place.count; ++k) {
     std::uint32_t index = targets.kept[k];

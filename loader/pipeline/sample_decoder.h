@@ -24,9 +24,12 @@
 
 #include "decode/decoder.h"
 #include "decode/detection_transform.h"
+#include "decode/format.h"
+#include "decode/mask_raster.h"
 #include "feedrate/dataset.h"
 #include "feedrate/options.h"
 #include "feedrate/trace.h"
+#include "loader/dataset/annotations/annotation_table.h"
 #include "loader/pipeline/slot.h"
 #include "loader/pipeline/telemetry.h"
 
@@ -51,12 +54,23 @@ class SampleDecoder {
     std::vector<std::uint8_t> image;
     decode::DetectionTargets targets;
     decode::DetectionTransformer transformer;
+    std::vector<decode::PolygonRange> polygons;  // an annotation's, for the rasterizer
+    std::vector<std::uint8_t> encoded_mask;      // a label map's file
+    decode::RgbImage label_map;
   };
 
   // A detection sample's whole image into worker.image, its boxes in pixels into
   // worker.targets.
   decode::DecodeStatus decode_whole(const detail::Slot& slot, std::size_t i,
                                     std::span<const std::uint8_t> encoded, Worker& worker) const;
+  // options.masks "instances": every annotation's segmentation rasterized at the decoded
+  // image's size into worker.targets' planes, as pycocotools' annToMask.
+  decode::DecodeStatus rasterize_instances(const annotations::AnnotationTable& table,
+                                           const annotations::ImageRecord& image,
+                                           Worker& worker) const;
+  // A folder of label maps: sample `index`'s, read on this thread and decoded as indices into
+  // worker.targets (one semantic plane), which must be the decoded image's size.
+  decode::DecodeStatus read_label_map(std::uint32_t index, Worker& worker) const;
   // Copies the kept boxes of sample i into its place in the slot, with the labels and flags of
   // their annotations: `parts` are the samples whose boxes the transform was given, in order.
   void keep_targets(detail::Slot& slot, std::size_t i, std::span<const std::uint32_t> parts,
@@ -76,6 +90,7 @@ class SampleDecoder {
   const bool decode_to_u8_;
   const std::size_t pixels_;
   const std::size_t sample_bytes_;
+  const decode::DecodeLimits limits_;
   Telemetry& telemetry_;
   TraceRecorder& trace_;
   tbb::enumerable_thread_specific<std::unique_ptr<Worker>> workers_;

@@ -56,11 +56,15 @@ constexpr gpu::ElementType element_type(OutputLayout layout) {
 
 // Where a detection sample's targets lie in its slot's arrays, and what the decode stage found:
 // a region of `capacity` boxes from `first` (the image's annotations: a transform drops boxes,
-// never adds them), of which `count` were kept, and the map back to the source image.
+// never adds them), of which `count` were kept, and the map back to the source image. Its mask
+// planes (size x size bytes each: one a kept box, or one semantic map) start at `mask_first`
+// of Slot::masks.
 struct TargetPlace {
   std::uint32_t first = 0;
   std::uint32_t capacity = 0;
   std::uint32_t count = 0;
+  std::size_t mask_first = 0;
+  std::uint32_t mask_planes = 0;
   std::int64_t image_id = 0;
   int orig_width = 0, orig_height = 0;
   float scale_x = 1, scale_y = 1, pad_x = 0, pad_y = 0;
@@ -107,6 +111,7 @@ struct Slot {
   std::vector<float> boxes;
   std::vector<std::int64_t> box_labels;
   std::vector<std::uint8_t> box_flags;
+  std::vector<std::uint8_t> masks;
   std::vector<std::string> errors;  // per sample; empty means decoded
   std::vector<SkippedSample> skipped;
   // Set by the copier when the batch must end the epoch (a bad sample under the `error`

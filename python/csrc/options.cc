@@ -167,6 +167,17 @@ const std::map<std::string, Keyword>& keywords() {
       {"annotations",
        custom([](Parsed& p, const py::handle& v) { p.options.loader.annotations = py::str(v); },
               "Optional[Union[str, os.PathLike[str]]]", none)},
+      // True: COCO's instance masks; a folder (str or os.PathLike): semantic label maps.
+      {"masks", custom(
+                    [](Parsed& p, const py::handle& v) {
+                      if (py::isinstance<py::bool_>(v)) {
+                        p.options.loader.masks = v.cast<bool>() ? kInstanceMasks : "";
+                      } else {
+                        p.options.loader.masks =
+                            py::str(py::module_::import("os").attr("fspath")(v));
+                      }
+                    },
+                    "Optional[Union[bool, str, os.PathLike[str]]]", none)},
       {"labels",
        custom([](Parsed& p,
                  const py::handle& v) { p.options.loader.labels = parse_label_mode(word_of(v)); },
@@ -297,13 +308,18 @@ void apply_detection_transform(Parsed& p) {
   }
   normalize_with("mean", p.mean, spec.normalize, spec.normalization.mean);
   normalize_with("std", p.std, spec.normalize, spec.normalization.std);
+  if (!loader.masks.empty() && p.options.targets == TargetLayout::kYolo) {
+    throw py::value_error(
+        "feedrate.Loader(): targets='yolo' is Ultralytics' detection batch, without masks: use "
+        "targets='dicts' or 'flat' with masks=");
+  }
 }
 
 // The spec text ("train", "eval", "rrc(176),ta_wide,...") with size, then the geometry
 // keywords and the normalization on top of it.
 void apply_transform(Parsed& p) {
   LoaderOptions& loader = p.options.loader;
-  if (!loader.annotations.empty()) {
+  if (!loader.annotations.empty() || !loader.masks.empty()) {
     apply_detection_transform(p);
     return;
   }

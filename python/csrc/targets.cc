@@ -19,8 +19,10 @@ struct Gathered {
   std::vector<float> boxes;  // 4 a box
   std::vector<std::int64_t> labels;
   std::vector<std::uint8_t> crowd, difficult;
-  std::vector<std::int64_t> image_of;  // the box's image in the batch
-  std::vector<std::size_t> first;      // per image, then the total
+  std::vector<std::int64_t> image_of;    // the box's image in the batch
+  std::vector<std::size_t> first;        // per image, then the total
+  std::vector<std::uint8_t> masks;       // the planes of every image back to back
+  std::vector<std::size_t> first_plane;  // per image, then the total
 };
 
 Gathered gather(const Batch& batch) {
@@ -28,6 +30,8 @@ Gathered gather(const Batch& batch) {
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const ImageTargets t = batch.targets(i);
     g.first.push_back(g.labels.size());
+    g.first_plane.push_back(g.masks.size());
+    g.masks.insert(g.masks.end(), t.masks.begin(), t.masks.end());
     g.boxes.insert(g.boxes.end(), t.boxes.begin(), t.boxes.end());
     g.labels.insert(g.labels.end(), t.labels.begin(), t.labels.end());
     for (const std::uint8_t flags : t.flags) {
@@ -37,6 +41,7 @@ Gathered gather(const Batch& batch) {
     }
   }
   g.first.push_back(g.labels.size());
+  g.first_plane.push_back(g.masks.size());
   return g;
 }
 
@@ -44,34 +49,34 @@ template <typename T>
 const char* torch_dtype() {
   if constexpr (std::is_same_v<T, float>) return "float32";
   if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
-  return "bool";
+  return "uint8";
 }
 
 // `values` (copied) as an array of `shape`: a torch tensor over a bytearray (torch.frombuffer
 // needs no numpy interop, which a torch built against numpy 1 lacks under numpy 2), or a numpy
-// array. uint8 values become bool.
+// array; as booleans when `boolean` (flags kept as bytes).
 template <typename T>
 py::object make_array(const std::vector<T>& values, const std::vector<py::ssize_t>& shape,
-                      ArrayKind arrays) {
+                      ArrayKind arrays, bool boolean = false) {
   const std::size_t bytes = values.size() * sizeof(T);
+  py::object array;
   if (arrays == ArrayKind::kTorch) {
     const py::module_ torch = py::module_::import("torch");
-    const bool flags = std::is_same_v<T, std::uint8_t>;
-    const py::object dtype = torch.attr(flags ? "uint8" : torch_dtype<T>());
-    py::object tensor =
-        values.empty() ? torch.attr("empty")(py::tuple(py::cast(shape)), py::arg("dtype") = dtype)
-                       : torch
-                             .attr("frombuffer")(
-                                 py::bytearray(reinterpret_cast<const char*>(values.data()), bytes),
-                                 py::arg("dtype") = dtype)
-                             .attr("view")(py::tuple(py::cast(shape)));
-    return flags ? tensor.attr("bool")() : tensor;
+    const py::object dtype = torch.attr(torch_dtype<T>());
+    array = values.empty()
+                ? torch.attr("empty")(py::tuple(py::cast(shape)), py::arg("dtype") = dtype)
+                : torch
+                      .attr("frombuffer")(
+                          py::bytearray(reinterpret_cast<const char*>(values.data()), bytes),
+                          py::arg("dtype") = dtype)
+                      .attr("view")(py::tuple(py::cast(shape)));
+    return boolean ? array.attr("bool")() : array;
   }
   std::vector<py::ssize_t> strides(shape.size(), sizeof(T));
   for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  py::array array(py::dtype::of<T>(), shape, strides);
-  if (bytes > 0) std::memcpy(array.mutable_data(), values.data(), bytes);
-  return std::is_same_v<T, std::uint8_t> ? array.attr("astype")("bool") : py::object(array);
+  py::array numpy(py::dtype::of<T>(), shape, strides);
+  if (bytes > 0) std::memcpy(numpy.mutable_data(), values.data(), bytes);
+  return boolean ? numpy.attr("astype")("bool") : py::object(numpy);
 }
 
 py::object rows(const py::object& array, std::size_t first, std::size_t last) {
@@ -82,11 +87,24 @@ py::ssize_t count(const std::vector<std::int64_t>& labels) {
   return static_cast<py::ssize_t>(labels.size());
 }
 
-py::list dicts(const Batch& batch, const Gathered& g, ArrayKind arrays) {
+// The batch's mask planes as one array [planes, height, width].
+py::object mask_planes(const Batch& batch, const Gathered& g, ArrayKind arrays) {
+  const auto plane = static_cast<std::size_t>(batch.height()) * batch.width();
+  return make_array(
+      g.masks, {static_cast<py::ssize_t>(g.masks.size() / plane), batch.height(), batch.width()},
+      arrays);
+}
+
+py::list dicts(const Batch& batch, const Gathered& g, const PythonOptions& options,
+               ArrayKind arrays) {
   const py::object boxes = make_array(g.boxes, {count(g.labels), 4}, arrays);
   const py::object labels = make_array(g.labels, {count(g.labels)}, arrays);
-  const py::object crowd = make_array(g.crowd, {count(g.labels)}, arrays);
-  const py::object difficult = make_array(g.difficult, {count(g.labels)}, arrays);
+  const py::object crowd = make_array(g.crowd, {count(g.labels)}, arrays, true);
+  const py::object difficult = make_array(g.difficult, {count(g.labels)}, arrays, true);
+  const bool semantic = !options.loader.masks.empty() && options.loader.masks != kInstanceMasks;
+  const py::object masks =
+      options.loader.masks.empty() ? py::object(py::none()) : mask_planes(batch, g, arrays);
+  const auto plane = static_cast<std::size_t>(batch.height()) * batch.width();
   py::list out;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const ImageTargets t = batch.targets(i);
@@ -100,6 +118,12 @@ py::list dicts(const Batch& batch, const Gathered& g, ArrayKind arrays) {
     target["difficult"] = rows(difficult, first, last);
     target["scale"] = py::make_tuple(t.scale_x, t.scale_y);
     target["pad"] = py::make_tuple(t.pad_x, t.pad_y);
+    const std::size_t first_plane = g.first_plane[i] / plane;
+    if (semantic) {
+      target["mask"] = masks[py::int_(first_plane)];
+    } else if (!masks.is_none()) {
+      target["masks"] = rows(masks, first_plane, g.first_plane[i + 1] / plane);
+    }
     out.append(target);
   }
   return out;
@@ -139,15 +163,19 @@ py::dict yolo(const Batch& batch, const Gathered& g, ArrayKind arrays) {
 
 }  // namespace
 
-py::object targets_to_python(const Batch& batch, TargetLayout layout, ArrayKind arrays) {
+py::object targets_to_python(const Batch& batch, const PythonOptions& options, ArrayKind arrays) {
   const Gathered g = gather(batch);
-  switch (layout) {
+  switch (options.targets) {
     case TargetLayout::kDicts:
-      return dicts(batch, g, arrays);
-    case TargetLayout::kFlat:
-      return py::make_tuple(make_array(g.boxes, {count(g.labels), 4}, arrays),
-                            make_array(g.labels, {count(g.labels)}, arrays),
-                            make_array(g.image_of, {count(g.labels)}, arrays));
+      return dicts(batch, g, options, arrays);
+    case TargetLayout::kFlat: {
+      py::list flat;
+      flat.append(make_array(g.boxes, {count(g.labels), 4}, arrays));
+      flat.append(make_array(g.labels, {count(g.labels)}, arrays));
+      flat.append(make_array(g.image_of, {count(g.labels)}, arrays));
+      if (!options.loader.masks.empty()) flat.append(mask_planes(batch, g, arrays));
+      return py::tuple(flat);
+    }
     case TargetLayout::kYolo:
       return yolo(batch, g, arrays);
   }

@@ -137,8 +137,8 @@ py::tuple to_python(const Batch& batch, ArrayKind arrays, const PythonOptions& o
   } else {
     items.append(numpy_view(batch.images_dlpack()));
   }
-  py::object targets = batch.has_targets() ? targets_to_python(batch, options.targets, arrays)
-                                           : py::object(py::none());
+  py::object targets =
+      batch.has_targets() ? targets_to_python(batch, options, arrays) : py::object(py::none());
   if (options.targets == TargetLayout::kFlat && !targets.is_none()) {
     for (const py::handle item : targets) items.append(item);
   } else if (!targets.is_none()) {

@@ -47,6 +47,7 @@ class Loader:
         fields: Sequence[str] = ('cls',),
         image: str = '',
         annotations: Optional[Union[str, os.PathLike[str]]] = None,
+        masks: Optional[Union[bool, str, os.PathLike[str]]] = None,
         labels: Literal['category_id', 'contiguous', 'zero_based'] = 'category_id',
         targets: Literal['dicts', 'flat', 'yolo'] = 'dicts',
         prefetch_batches: int = 3,

@@ -90,6 +90,7 @@ class DataLoader:
         fields: Optional[Sequence[str]] = None,
         image: Optional[str] = None,
         annotations: Optional[Union[str, os.PathLike[str]]] = None,
+        masks: Optional[Union[bool, str, os.PathLike[str]]] = None,
         labels: Optional[Literal['category_id', 'contiguous', 'zero_based']] = None,
         targets: Optional[Literal['dicts', 'flat', 'yolo']] = None,
         prefetch_batches: Optional[int] = None,
@@ -110,7 +111,8 @@ class DataLoader:
         cache_gb: Optional[float] = None,
     ) -> None:
         given = locals()
-        for key in ("fields", "image", "on_missing", "annotations", "labels", "targets"):
+        for key in ("fields", "image", "on_missing", "annotations", "masks", "labels",
+                    "targets"):
             if given[key] is not None:
                 raise TypeError(f"feedrate.DataLoader keeps torch's (images, labels) batches over "
                                 f"a torchvision dataset and takes no {key}=; use "

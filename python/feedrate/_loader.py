@@ -62,6 +62,9 @@ class Loader(_C.Loader):
     (images, boxes, labels, batch_idx); "yolo" Ultralytics' batch dict but its img (cls,
     bboxes, batch_idx, ori_shape, resized_shape, ratio_pad: {"img": images, **targets} is
     Ultralytics' batch). labels="category_id" | "contiguous" (1..C) | "zero_based" (0..C-1).
+    masks=True adds COCO's instance masks (uint8 [N, H, W] per image, as "masks"); masks=FOLDER
+    semantic label maps matched by file stem (uint8 [H, W], as "mask"; 255 where a transform
+    filled), also without annotations=.
 
     Options (defaults as the C++ LoaderOptions): batch_size=64, num_workers=1,
     shuffle=True|False|"full"|"blocks"|"none" (True is "full", False "none"),
@@ -118,6 +121,7 @@ class Loader(_C.Loader):
         fields: Sequence[str] = ('cls',),
         image: str = '',
         annotations: Optional[Union[str, os.PathLike[str]]] = None,
+        masks: Optional[Union[bool, str, os.PathLike[str]]] = None,
         labels: Literal['category_id', 'contiguous', 'zero_based'] = 'category_id',
         targets: Literal['dicts', 'flat', 'yolo'] = 'dicts',
         prefetch_batches: int = 3,
@@ -147,7 +151,7 @@ class Loader(_C.Loader):
             path = self._manifest.path
             options["allow_paths_outside_root"] = True
         if transform is not None and not isinstance(transform, str):
-            read = (spec_from_torchvision(transform) if annotations is None
+            read = (spec_from_torchvision(transform) if annotations is None and not masks
                     else detection_spec_from_torchvision(transform))
             options["transform"] = read.spec
             if options.get("dtype") is None:

@@ -98,6 +98,7 @@ def read(
         fields: Sequence[str] = ('cls',),
         image: str = '',
         annotations: Optional[Union[str, os.PathLike[str]]] = None,
+        masks: Optional[Union[bool, str, os.PathLike[str]]] = None,
         labels: Literal['category_id', 'contiguous', 'zero_based'] = 'category_id',
         targets: Literal['dicts', 'flat', 'yolo'] = 'dicts',
         shuffle: Union[bool, Literal['full', 'blocks', 'none']] = True,
@@ -148,8 +149,8 @@ def read(
         if given[name] is not None:
             raise TypeError(f"feedrate.ray.read: {name} is not an option here ({why})")
     loader_options = given_options(given, _TASK_OPTIONS)
-    if annotations is not None:
-        raise TypeError("feedrate.ray.read: annotations= (detection) is not read into Ray Data "
+    if annotations is not None or masks is not None:
+        raise TypeError("feedrate.ray.read: annotations= and masks= (detection, segmentation) are not read into Ray Data "
                         "columns yet; use feedrate.Loader(source, annotations=...)")
     _ray_task.field_columns(fields)
     if device is not None and str(device) != "cpu":

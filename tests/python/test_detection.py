@@ -174,3 +174,77 @@ def test_what_a_detection_dataset_refuses(coco):
         loader(coco, targets="coco")
     with pytest.raises(TypeError, match="feedrate.Loader"):
         feedrate.DataLoader(None, annotations="x.json")
+
+
+@pytest.fixture(scope="module")
+def coco_polygons(tmp_path_factory):
+    """Square images whose annotations carry a polygon each: a rectangle inside the box."""
+    root = tmp_path_factory.mktemp("coco_masks")
+    (root / "images").mkdir()
+    images, annotations = [], []
+    for k in range(6):
+        write_jpeg(root / "images" / f"m_{k}.jpg", k, 64, 64)
+        images.append({"id": k, "file_name": f"m_{k}.jpg", "width": 64, "height": 64})
+        for b in range(1 + k % 3):
+            x, y, w, h = 4 + 18 * b, 6 + 5 * b, 14, 20
+            annotations.append({"id": len(annotations) + 1, "image_id": k, "category_id": 1,
+                                "bbox": [x, y, w, h], "iscrowd": 0, "area": w * h,
+                                "segmentation": [[x, y, x + w, y, x + w, y + h, x, y + h]]})
+    (root / "instances.json").write_text(json.dumps(
+        {"images": images, "annotations": annotations, "categories": CATEGORIES[:1]}))
+    return root
+
+
+def test_instance_masks_move_with_their_boxes(coco_polygons):
+    kept = 0
+    for transform in ("resize(64,64)", "hflip(p=1),resize(64,64)", "ssd(48)"):
+        for _, targets in feedrate.Loader(coco_polygons / "images",
+                                          annotations=coco_polygons / "instances.json",
+                                          masks=True, transform=transform, batch_size=4,
+                                          arrays="numpy", seed=5):
+            for target in targets:
+                masks, boxes = target["masks"], target["boxes"]
+                assert masks.dtype == np.uint8 and masks.shape[0] == len(boxes)
+                for mask, box in zip(masks, boxes):
+                    ys, xs = np.nonzero(mask)
+                    if len(xs) == 0:  # a box sanitize kept may have lost its few pixels
+                        continue
+                    # The mask's pixels lie inside its box, and fill it to within a pixel.
+                    assert xs.min() >= np.floor(box[0]) - 1 and xs.max() <= np.ceil(box[2]), transform
+                    assert ys.min() >= np.floor(box[1]) - 1 and ys.max() <= np.ceil(box[3]), transform
+                    assert xs.min() <= box[0] + 1.5 and xs.max() >= box[2] - 2.5, transform
+                    kept += 1
+    assert kept > 20
+
+
+def test_semantic_label_maps_are_indices_moved_with_the_image(tmp_path):
+    from PIL import Image
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    maps = {}
+    for k in range(3):
+        write_jpeg(tmp_path / "images" / f"s_{k}.jpg", k, 32, 32)
+        label = np.zeros((32, 32), np.uint8)
+        label[4:20, 2 + k:12 + k] = 7 + k
+        label[25:, :] = 1
+        indexed = Image.fromarray(label, mode="P")
+        indexed.putpalette([0, 0, 0, 128, 0, 0] * 128)
+        indexed.save(tmp_path / "labels" / f"s_{k}.png")
+        maps[f"s_{k}.jpg"] = label
+    for transform, change in (("resize(32,32)", lambda m: m),
+                              ("hflip(p=1),resize(32,32)", lambda m: m[:, ::-1])):
+        seen = 0
+        for _, targets, keys in feedrate.Loader(tmp_path / "images", masks=tmp_path / "labels",
+                                                transform=transform, batch_size=2, arrays="numpy",
+                                                fields=("__key__",)):
+            for target, key in zip(targets, keys):
+                np.testing.assert_array_equal(target["mask"], change(maps[key]))
+                assert len(target["boxes"]) == 0
+                seen += 1
+        assert seen == 3
+    (tmp_path / "labels" / "s_1.png").unlink()
+    loader = feedrate.Loader(tmp_path / "images", masks=tmp_path / "labels",
+                             transform="resize(32,32)", batch_size=2, arrays="numpy")
+    assert sum(len(images) for images, _ in loader) == 2
+    assert "no label map" in str(loader.report()["skipped_samples"])

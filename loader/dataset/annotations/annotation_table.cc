@@ -1,6 +1,34 @@
 #include "loader/dataset/annotations/annotation_table.h"
 
+#include <algorithm>
+
+#include "feedrate/dataset.h"
+#include "feedrate/error.h"
+
 namespace feedrate::annotations {
+
+std::vector<ImageRecord> list_images(const std::filesystem::path& folder) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) throw Error(folder.string() + ": not a folder of images");
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(folder, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (it->is_regular_file() && is_image_name(it->path().filename().string())) {
+      files.push_back(it->path());
+    }
+  }
+  if (error) throw Error(folder.string() + ": cannot list: " + error.message());
+  std::sort(files.begin(), files.end());
+  std::vector<ImageRecord> images;
+  for (const fs::path& file : files) {
+    ImageRecord record;
+    record.image_id = static_cast<std::int64_t>(images.size());
+    record.file_name = file.lexically_relative(folder).string();
+    images.push_back(std::move(record));
+  }
+  return images;
+}
 
 std::int64_t label_of(LabelMode mode, std::size_t index, std::int64_t source_id) {
   switch (mode) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -92,6 +93,11 @@ std::int64_t label_of(LabelMode mode, std::size_t index, std::int64_t source_id)
 // Normalized XYXY to pixels for an image of width x height: x * width, y * height in float32
 // (Ultralytics' Instances.denormalize).
 void to_pixels(std::span<float> boxes, int width, int height);
+
+// Every image file (is_image_name) under `folder`, recursively, sorted by path (as Ultralytics
+// and a plain listing order them): file_name relative to `folder`, image_id the position, no
+// annotations. Throws feedrate::Error naming a folder that cannot be listed.
+std::vector<ImageRecord> list_images(const std::filesystem::path& folder);
 
 // Reorders the per-annotation arrays (boxes, labels, flags, segments) so that each image's
 // annotations are contiguous, in the order the images are listed, and sets every image's

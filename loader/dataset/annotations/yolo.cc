@@ -156,24 +156,11 @@ AnnotationTable read_yolo(const fs::path& images, const fs::path& data_yaml,
     label_of_class[id] = label;
     ++index;
   }
-  std::error_code error;
-  if (!fs::is_directory(images, error)) throw Error(images.string() + ": not a folder of images");
-  std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(images, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (it->is_regular_file() && is_image_name(it->path().filename().string()))
-      files.push_back(it->path());
-  }
-  if (error) throw Error(images.string() + ": cannot list: " + error.message());
-  std::sort(files.begin(), files.end());
-  for (const fs::path& file : files) {
-    ImageRecord record;
-    record.image_id = static_cast<std::int64_t>(table.images.size());
-    record.file_name = file.lexically_relative(images).string();
+  table.images = list_images(images);
+  for (ImageRecord& record : table.images) {
     record.first = static_cast<std::uint32_t>(table.labels.size());
-    read_labels(label_path(file), label_of_class, table);
+    read_labels(label_path(images / record.file_name), label_of_class, table);
     record.count = static_cast<std::uint32_t>(table.labels.size()) - record.first;
-    table.images.push_back(std::move(record));
   }
   // A table without a segment line has no segmentation at all.
   if (table.polygons.empty()) table.segments.clear();

@@ -7,6 +7,7 @@
 
 #include "decode/augment.h"
 #include "decode/box_geometry.h"
+#include "decode/detection_ultralytics.h"
 #include "decode/photometric_v2.h"
 #include "decode/transform.h"
 
@@ -15,8 +16,6 @@ namespace feedrate::decode {
 namespace {
 
 using Kind = DetectionStep::Kind;
-using StepDraws = DetectionTransformer::StepDraws;
-
 // RandomIoUCrop draws min_jaccard options until one is accepted or is the "leave as is" (>= 1);
 // torchvision loops without a bound (forever when the options lack 1 and no crop can satisfy
 // any, e.g. an image without boxes). After this many options the image is left as is: with
@@ -167,17 +166,15 @@ struct DetectionTransformer::Run {
     crop(left, top, w, h);
   }
 
-  void sanitize(const DetectionStep& step) {
-    const std::vector<std::uint32_t> keep =
-        sanitize_boxes(t.boxes_, width(), height(), static_cast<float>(step.min_size),
-                       static_cast<float>(step.min_area));
-    for (std::size_t k = 0; k < keep.size(); ++k) {
-      std::copy_n(&t.boxes_[4 * keep[k]], 4, &t.boxes_[4 * k]);
-      t.kept_[k] = t.kept_[keep[k]];
+  // Keeps the boxes at `indices` (ascending), their input indices and instance masks.
+  void keep(const std::vector<std::uint32_t>& indices) {
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      std::copy_n(&t.boxes_[4 * indices[k]], 4, &t.boxes_[4 * k]);
+      t.kept_[k] = t.kept_[indices[k]];
     }
-    t.boxes_.resize(4 * keep.size());
-    t.kept_.resize(keep.size());
-    if (instance_masks) t.masks_.keep(keep);
+    t.boxes_.resize(4 * indices.size());
+    t.kept_.resize(indices.size());
+    if (instance_masks) t.masks_.keep(indices);
   }
 
   void apply(const DetectionStep& step, const StepDraws& d) {
@@ -230,12 +227,24 @@ struct DetectionTransformer::Run {
         clamp_boxes(t.boxes_, width(), height());
         break;
       case Kind::kSanitize:
-        sanitize(step);
+        keep(sanitize_boxes(t.boxes_, width(), height(), static_cast<float>(step.min_size),
+                            static_cast<float>(step.min_area)));
         break;
-      case Kind::kLetterbox:
+      case Kind::kLetterbox: {
+        const Geometry g = letterbox_image(step, t.canvas_, t.masks_, t.work_);
+        move_boxes(g);
+        scale_x *= g.scale_x;
+        scale_y *= g.scale_y;
+        offset_x = offset_x * g.scale_x + g.offset_x;
+        offset_y = offset_y * g.scale_y + g.offset_y;
+        break;
+      }
       case Kind::kHsv:
+        hsv_image(d, t.canvas_);
+        break;
       case Kind::kPerspective:
-        throw std::invalid_argument("detection transform: " + validate(spec));
+        keep(perspective_step(step, d, t.canvas_, t.masks_, t.boxes_, t.work_));
+        break;
     }
   }
 };
@@ -282,6 +291,12 @@ DetectionResult DetectionTransformer::run(const DetectionSpec& spec,
       case Kind::kHorizontalFlip:
       case Kind::kVerticalFlip:
         d.apply = unit_float(rng) < step.p;
+        break;
+      case Kind::kHsv:
+        draw_hsv(step, rng, d);
+        break;
+      case Kind::kPerspective:
+        draw_perspective(step, rng, run.width(), run.height(), d);
         break;
       case Kind::kRandomResizedCrop: {
         const CropBox c = random_resized_crop(step.scale[0], step.scale[1], step.ratio[0],

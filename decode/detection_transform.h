@@ -56,14 +56,15 @@ class DetectionTransformer {
   // a flip's yes/no, the photometric factors and channel order), which it may overwrite.
   struct StepDraws {
     bool apply = true;  // p draws; IoU crop: false leaves the image as is
-    double left = 0, top = 0, width = 0, height = 0;  // crop windows, in pixels
+    double left = 0, top = 0, width = 0, height = 0;  // crop windows (IoU crop, rrc), pixels
     double ratio = 1, u = 0, v = 0;                   // zoom out: side ratio, corner fractions
     double brightness = 1, contrast = 1, saturation = 1, hue = 0;
     bool do_brightness = false, do_contrast = false, do_saturation = false, do_hue = false;
     bool contrast_before = true;             // RandomPhotometricDistort's order
     std::array<int, 3> channels{0, 1, 2};    // its channel permutation (identity: none)
-    double hgain = 0, sgain = 0, vgain = 0;  // HSV
-    std::array<double, 9> perspective{1, 0, 0, 0, 1, 0, 0, 0, 1};  // the 3x3 matrix
+    double hgain = 0, sgain = 0, vgain = 0;  // HSV: its r = uniform(-1, 1) * gain
+    std::array<double, 9> perspective{1, 0, 0, 0, 1, 0, 0, 0, 1};  // the 3x3 matrix M
+    double perspective_scale = 1;  // its drawn scale s (box_candidates compares areas with it)
   };
   using Draws = std::function<void(std::size_t index, StepDraws& draws)>;
 
@@ -82,6 +83,7 @@ class DetectionTransformer {
   Resampler resampler_;
   std::vector<std::uint32_t> kept_;
   std::vector<float> boxes_;
+  std::vector<std::uint8_t> work_;  // a step's output before the canvas takes it
 };
 
 // The size the steps make, where the steps alone fix it: not `known` after a step whose output

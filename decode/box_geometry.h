@@ -30,9 +30,10 @@ namespace feedrate::decode {
 //     canvas_w x canvas_h: a positive offset pads (RandomZoomOut, Pad, letterbox), a negative one
 //     keeps a window (CenterCrop after Resize); clamped to the canvas when clamp_to_canvas;
 //  4. flip the canvas horizontally, then vertically.
-// It is meant for the pixel side too (crop, resize to resize_w x resize_h, paste or cut at the
-// offset, fill the rest, flip), which does not read it yet: the pipeline's transforms run from
-// their ResizePlan, which plan_geometry converts.
+// The pixels follow the same parameters (crop, resize to resize_w x resize_h, paste or cut at
+// the offset, fill the rest, flip) in the detection transform's canvas (decode/
+// detection_canvas.h); the classification transforms run from their ResizePlan, which
+// plan_geometry converts.
 struct Geometry {
   double crop_x = 0, crop_y = 0, crop_w = 0, crop_h = 0;
   bool clamp_to_crop = false;

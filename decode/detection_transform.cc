@@ -8,7 +8,7 @@
 #include "decode/augment.h"
 #include "decode/box_geometry.h"
 #include "decode/detection_ultralytics.h"
-#include "decode/photometric_v2.h"
+#include "decode/hue.h"
 #include "decode/transform.h"
 
 namespace feedrate::decode {
@@ -151,7 +151,7 @@ struct DetectionTransformer::Run {
     if (d.do_brightness) adjust_brightness(image, d.brightness);
     if (d.do_contrast && d.contrast_before) adjust_contrast(image, d.contrast);
     if (d.do_saturation) adjust_saturation(image, d.saturation);
-    if (d.do_hue) adjust_hue_v2(image, d.hue);
+    if (d.do_hue) shift_hue(image, d.hue, HueArithmetic::kV2);
     if (d.do_contrast && !d.contrast_before) adjust_contrast(image, d.contrast);
     if (permute) permute_channels(image, d.channels);
   }

@@ -21,7 +21,6 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -48,23 +47,18 @@ nlohmann::json cases(const std::string& name) {
   return nlohmann::json::parse(in);
 }
 
+// The kind whose text-form name (detection_step_name) is `name`.
+Kind kind_of(const std::string& name) {
+  for (int k = 0; k <= static_cast<int>(Kind::kPerspective); ++k) {
+    if (name == detection_step_name(static_cast<Kind>(k))) return static_cast<Kind>(k);
+  }
+  ADD_FAILURE() << "unknown step " << name;
+  return Kind::kClamp;
+}
+
 DetectionStep step_of(const nlohmann::json& j) {
-  static const std::map<std::string, Kind> kinds{{"photometric", Kind::kPhotometricDistort},
-                                                 {"zoom_out", Kind::kZoomOut},
-                                                 {"iou_crop", Kind::kIouCrop},
-                                                 {"hflip", Kind::kHorizontalFlip},
-                                                 {"vflip", Kind::kVerticalFlip},
-                                                 {"resize", Kind::kResize},
-                                                 {"rrc", Kind::kRandomResizedCrop},
-                                                 {"center_crop", Kind::kCenterCrop},
-                                                 {"pad", Kind::kPad},
-                                                 {"clamp", Kind::kClamp},
-                                                 {"sanitize", Kind::kSanitize},
-                                                 {"letterbox", Kind::kLetterbox},
-                                                 {"hsv", Kind::kHsv},
-                                                 {"perspective", Kind::kPerspective}};
   DetectionStep step;
-  step.kind = kinds.at(j["kind"].get<std::string>());
+  step.kind = kind_of(j["kind"].get<std::string>());
   step.width = j.value("width", 0);
   step.height = j.value("height", 0);
   step.left = j.value("left", 0);

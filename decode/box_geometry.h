@@ -64,8 +64,8 @@ Geometry pad_geometry(int width, int height, int left, int top, int right, int b
 // left = int((canvas_w - width) u), top = int((canvas_h - height) v); then pad_geometry.
 Geometry zoom_out_geometry(int width, int height, float r, float u, float v);
 // Ultralytics' LetterBox to new_w x new_h: r = min(new_h / h, new_w / w) (at most 1 unless
-// scaleup), the image resized to round(w r) x round(h r), padded by round(dw - 0.1) on the
-// left/top and round(dw + 0.1) on the right/bottom of half the slack when centered (all of it
+// scaleup), the image resized to round(w r) x round(h r) (at least 1), padded by round(dw - 0.1) on
+// the left/top and round(dw + 0.1) on the right/bottom of half the slack when centered (all of it
 // right/bottom otherwise); `stride` > 0 is its auto mode (the slack modulo stride). Boxes are
 // scaled by r and shifted by the left/top pad, as its _update_labels does.
 Geometry letterbox_geometry(int width, int height, int new_w, int new_h, bool scaleup = true,

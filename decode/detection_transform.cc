@@ -95,8 +95,6 @@ void draw_iou_crop(const DetectionStep& step, Rng& rng, const std::vector<float>
 // One run: the canvas, the boxes and the affine map of the output to the source.
 struct DetectionTransformer::Run {
   DetectionTransformer& t;
-  const DetectionSpec& spec;
-  DetectionTargets& targets;
   bool instance_masks;
   // Per axis, output = source * scale + offset through the steps (flips left out).
   double scale_x = 1, scale_y = 1, offset_x = 0, offset_y = 0;
@@ -273,7 +271,7 @@ DetectionResult DetectionTransformer::run(const DetectionSpec& spec,
   std::iota(kept_.begin(), kept_.end(), 0u);
   canvas_.reset(image, width, height);
   masks_.reset(targets.masks, targets.planes, width, height, targets.semantic ? 255 : 0);
-  Run run{*this, spec, targets, targets.planes > 0 && !targets.semantic};
+  Run run{*this, targets.planes > 0 && !targets.semantic};
   Rng rng(sample_seed);
   for (std::size_t i = 0; i < spec.steps.size(); ++i) {
     const DetectionStep& step = spec.steps[i];

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 #include "decode/detection_transform.h"
@@ -173,6 +174,30 @@ TEST(DetectionProperty, ASeedGivesTheSameBytes) {
     differ += first != second;
   }
   EXPECT_GT(differ, 10);
+}
+
+TEST(DetectionProperty, RunRefusesWhatDoesNotAgree) {
+  DetectionTransformer transformer;
+  Bytes image, out(static_cast<std::size_t>(kSize) * kSize * 3);
+  DetectionTargets targets;
+  make_sample(image, targets);
+  // A spec validate() refuses: the steps end at an unknown size.
+  DetectionSpec unknown = ssd_geometry(true);
+  unknown.steps.pop_back();
+  unknown.steps.pop_back();
+  EXPECT_THROW(transformer.run(unknown, image, kWidth, kHeight, targets, 1, out),
+               std::invalid_argument);
+  // Instance masks that are not one a box.
+  make_sample(image, targets);
+  targets.planes = 2;
+  targets.masks.assign(2 * static_cast<std::size_t>(kWidth) * kHeight, 0);
+  EXPECT_THROW(transformer.run(ssd_geometry(true), image, kWidth, kHeight, targets, 1, out),
+               std::invalid_argument);
+  // An output of the wrong size.
+  make_sample(image, targets);
+  Bytes small(12);
+  EXPECT_THROW(transformer.run(ssd_geometry(true), image, kWidth, kHeight, targets, 1, small),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ namespace feedrate::decode {
 namespace {
 
 using Kind = DetectionStep::Kind;
+using StepDraws = DetectionTransformer::StepDraws;
+
 // RandomIoUCrop draws min_jaccard options until one is accepted or is the "leave as is" (>= 1);
 // torchvision loops without a bound (forever when the options lack 1 and no crop can satisfy
 // any, e.g. an image without boxes). After this many options the image is left as is: with

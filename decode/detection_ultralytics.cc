@@ -12,6 +12,7 @@ namespace feedrate::decode {
 namespace {
 
 using Matrix = std::array<float, 9>;
+using StepDraws = DetectionTransformer::StepDraws;
 
 // numpy's float32 3x3 product.
 Matrix multiply(const Matrix& a, const Matrix& b) {

@@ -15,23 +15,23 @@
 
 namespace feedrate::decode {
 
-using StepDraws = DetectionTransformer::StepDraws;
-
 // RandomHSV: r = uniform(-1, 1, 3) * (hgain, sgain, vgain).
-void draw_hsv(const DetectionStep& step, Rng& rng, StepDraws& d);
+void draw_hsv(const DetectionStep& step, Rng& rng, DetectionTransformer::StepDraws& d);
 // RandomPerspective._compute_affine_matrix for an output of width x height: M = T S R P C, in
 // float32 as numpy composes it, and its scale s.
-void draw_perspective(const DetectionStep& step, Rng& rng, int width, int height, StepDraws& d);
+void draw_perspective(const DetectionStep& step, Rng& rng, int width, int height,
+                      DetectionTransformer::StepDraws& d);
 
 // LetterBox(auto=False): cv2.resize (INTER_LINEAR) to the unpadded size, then the border;
 // masks by nearest sampling. Returns its letterbox_geometry, which moves the caller's boxes.
 Geometry letterbox_image(const DetectionStep& step, ImageCanvas& image, MaskCanvas& masks,
                          std::vector<std::uint8_t>& work);
 // RandomHSV's tables through cv2's HSV.
-void hsv_image(const StepDraws& d, ImageCanvas& image);
+void hsv_image(const DetectionTransformer::StepDraws& d, ImageCanvas& image);
 // RandomPerspective: warps the image (fill 114) and the masks (nearest), moves the boxes by
 // their corners, clips them and returns the indices box_candidates keeps (area_thr 0.1).
-std::vector<std::uint32_t> perspective_step(const DetectionStep& step, const StepDraws& d,
+std::vector<std::uint32_t> perspective_step(const DetectionStep& step,
+                                            const DetectionTransformer::StepDraws& d,
                                             ImageCanvas& image, MaskCanvas& masks,
                                             std::vector<float>& boxes,
                                             std::vector<std::uint8_t>& work);

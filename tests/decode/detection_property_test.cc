@@ -4,7 +4,9 @@
 // do: every delivered box encloses its object's pixels, and fits them (IoU >= 0.9) where the
 // object is large enough for the resize's blurred edge not to matter; an object visible in the
 // output without a box is one whose box sanitize dropped (zeroed by the IoU crop, or below
-// min_size). And a seed gives the same bytes every time, photometric distortion included.
+// min_size). The same for Ultralytics' letterbox, RandomPerspective (scale and translation)
+// and flip, for the boxes its box_candidates keeps. And a seed gives the same bytes every time,
+// photometric distortion included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -106,6 +108,31 @@ float iou(const float* b, const Extent& e) {
   return inter / area;
 }
 
+// Checks the kept boxes of one output against their objects' pixels: each encloses its
+// object's pixels (give or take the blurred edge) and fits them (IoU >= 0.9) where it is at
+// least 40 px a side. Marks the objects that have a box; returns how many were fitted.
+int check_boxes(const DetectionTargets& targets, const Bytes& out, std::vector<bool>& has_box) {
+  int fitted = 0;
+  has_box.assign(kObjects.size(), false);
+  for (std::size_t i = 0; i < targets.kept.size(); ++i) {
+    const std::size_t k = targets.kept[i];
+    has_box[k] = true;
+    const float* b = &targets.boxes[4 * i];
+    const Extent e = extent_of(out, k);
+    EXPECT_GT(e.pixels, 0) << "a box without its object, label " << k;
+    if (e.pixels == 0) continue;
+    EXPECT_GE(e.x0, b[0] - 1.0f);
+    EXPECT_GE(e.y0, b[1] - 1.0f);
+    EXPECT_LE(e.x1, b[2] + 1.0f);
+    EXPECT_LE(e.y1, b[3] + 1.0f);
+    if (b[2] - b[0] >= 40 && b[3] - b[1] >= 40) {
+      EXPECT_GE(iou(b, e), 0.9f) << "label " << k;
+      ++fitted;
+    }
+  }
+  return fitted;
+}
+
 TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheSsdGeometry) {
   DetectionTransformer transformer;
   const DetectionSpec spec = ssd_geometry(true);
@@ -117,23 +144,8 @@ TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheSsdGeometry) {
     DetectionTargets targets;
     make_sample(image, targets);
     transformer.run(spec, image, kWidth, kHeight, targets, seed, out);
-    std::vector<bool> has_box(kObjects.size(), false);
-    for (std::size_t i = 0; i < targets.kept.size(); ++i) {
-      const std::size_t k = targets.kept[i];
-      has_box[k] = true;
-      const float* b = &targets.boxes[4 * i];
-      const Extent e = extent_of(out, k);
-      ASSERT_GT(e.pixels, 0) << "a box without its object, label " << k;
-      // Enclosure: the object's pixels lie inside the box, give or take the blurred edge.
-      EXPECT_GE(e.x0, b[0] - 1.0f);
-      EXPECT_GE(e.y0, b[1] - 1.0f);
-      EXPECT_LE(e.x1, b[2] + 1.0f);
-      EXPECT_LE(e.y1, b[3] + 1.0f);
-      if (b[2] - b[0] >= 40 && b[3] - b[1] >= 40) {
-        EXPECT_GE(iou(b, e), 0.9f) << "label " << k;
-        ++fitted;
-      }
-    }
+    std::vector<bool> has_box;
+    fitted += check_boxes(targets, out, has_box);
     // A visible object without a box: its box, before sanitize, is one sanitize drops.
     DetectionTargets before;
     make_sample(image, before);
@@ -149,6 +161,34 @@ TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheSsdGeometry) {
   // The seeds exercise both checks.
   EXPECT_GT(fitted, 50);
   EXPECT_GT(dropped, 0);
+}
+
+// Ultralytics' geometry without rotation or shear (its defaults): letterbox, RandomPerspective's
+// scale and translation, flip; box_candidates drops boxes, so only the kept ones are checked.
+TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheYoloGeometry) {
+  DetectionTransformer transformer;
+  DetectionSpec spec;
+  spec.size = kSize;
+  DetectionStep letterbox;
+  letterbox.kind = Kind::kLetterbox;
+  letterbox.width = letterbox.height = kSize;
+  letterbox.fill = {114, 114, 114};
+  DetectionStep perspective;
+  perspective.kind = Kind::kPerspective;
+  DetectionStep flip;
+  flip.kind = Kind::kHorizontalFlip;
+  spec.steps = {letterbox, perspective, flip};
+  Bytes image, out(static_cast<std::size_t>(kSize) * kSize * 3);
+  int fitted = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    SCOPED_TRACE(seed);
+    DetectionTargets targets;
+    make_sample(image, targets);
+    transformer.run(spec, image, kWidth, kHeight, targets, seed, out);
+    std::vector<bool> has_box;
+    fitted += check_boxes(targets, out, has_box);
+  }
+  EXPECT_GT(fitted, 50);
 }
 
 TEST(DetectionProperty, ASeedGivesTheSameBytes) {

@@ -226,15 +226,16 @@ void warp(const ImageView& src, ImageView dst, const std::array<double, 9>& m, b
       // read the fill.
       const int w[4] = {(32 - ax) * (32 - ay) * 32, ax * (32 - ay) * 32, (32 - ax) * ay * 32,
                         ax * ay * 32};
+      const std::uint8_t* taps[4];
+      for (int k = 0; k < 4; ++k) {
+        const int px = sx + (k & 1), py = sy + (k >> 1);
+        const bool inside = px >= 0 && px < src.width && py >= 0 && py < src.height;
+        taps[k] =
+            inside ? src.pixels + (static_cast<std::size_t>(py) * src.width + px) * 3 : fill.data();
+      }
       for (int c = 0; c < 3; ++c) {
-        int sum = 0;
-        for (int k = 0; k < 4; ++k) {
-          const int px = sx + (k & 1), py = sy + (k >> 1);
-          const bool inside = px >= 0 && px < src.width && py >= 0 && py < src.height;
-          const int v = inside ? src.pixels[(static_cast<std::size_t>(py) * src.width + px) * 3 + c]
-                               : fill[c];
-          sum += v * w[k];
-        }
+        const int sum =
+            taps[0][c] * w[0] + taps[1][c] * w[1] + taps[2][c] * w[2] + taps[3][c] * w[3];
         out[c] = saturate((sum + (1 << 14)) >> 15);
       }
     }

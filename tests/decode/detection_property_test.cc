@@ -133,6 +133,15 @@ int check_boxes(const DetectionTargets& targets, const Bytes& out, std::vector<b
   return fitted;
 }
 
+// Runs `spec` on a fresh sample with `seed` into `out` and checks its boxes (check_boxes).
+int run_and_check(DetectionTransformer& transformer, const DetectionSpec& spec, std::uint64_t seed,
+                  Bytes& image, Bytes& out, std::vector<bool>& has_box) {
+  DetectionTargets targets;
+  make_sample(image, targets);
+  transformer.run(spec, image, kWidth, kHeight, targets, seed, out);
+  return check_boxes(targets, out, has_box);
+}
+
 TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheSsdGeometry) {
   DetectionTransformer transformer;
   const DetectionSpec spec = ssd_geometry(true);
@@ -141,11 +150,8 @@ TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheSsdGeometry) {
   int fitted = 0, dropped = 0;
   for (std::uint64_t seed = 0; seed < 150; ++seed) {
     SCOPED_TRACE(seed);
-    DetectionTargets targets;
-    make_sample(image, targets);
-    transformer.run(spec, image, kWidth, kHeight, targets, seed, out);
     std::vector<bool> has_box;
-    fitted += check_boxes(targets, out, has_box);
+    fitted += run_and_check(transformer, spec, seed, image, out, has_box);
     // A visible object without a box: its box, before sanitize, is one sanitize drops.
     DetectionTargets before;
     make_sample(image, before);
@@ -182,11 +188,8 @@ TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheYoloGeometry) {
   int fitted = 0;
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
     SCOPED_TRACE(seed);
-    DetectionTargets targets;
-    make_sample(image, targets);
-    transformer.run(spec, image, kWidth, kHeight, targets, seed, out);
     std::vector<bool> has_box;
-    fitted += check_boxes(targets, out, has_box);
+    fitted += run_and_check(transformer, spec, seed, image, out, has_box);
   }
   EXPECT_GT(fitted, 50);
 }

@@ -219,6 +219,42 @@ TEST(DetectionProperty, ASeedGivesTheSameBytes) {
   EXPECT_GT(differ, 10);
 }
 
+// DetectionResult maps the output back to the source: output = source * scale + pad.
+TEST(DetectionProperty, TheResultMapsTheOutputBack) {
+  DetectionTransformer transformer;
+  Bytes image, out(static_cast<std::size_t>(kSize) * kSize * 3);
+  DetectionTargets targets;
+  DetectionSpec letterbox;
+  letterbox.size = kSize;
+  letterbox.steps.resize(1);
+  letterbox.steps[0].kind = Kind::kLetterbox;
+  letterbox.steps[0].width = letterbox.steps[0].height = kSize;
+  make_sample(image, targets);
+  // 200 x 150 to 300 x 225, 37 rows above (round(37.5 - 0.1)).
+  DetectionResult r = transformer.run(letterbox, image, kWidth, kHeight, targets, 1, out);
+  EXPECT_EQ(r.width, kSize);
+  EXPECT_FLOAT_EQ(r.scale_x, 1.5f);
+  EXPECT_FLOAT_EQ(r.scale_y, 1.5f);
+  EXPECT_FLOAT_EQ(r.pad_x, 0);
+  EXPECT_FLOAT_EQ(r.pad_y, 37);
+  EXPECT_FLOAT_EQ(targets.boxes[1], kObjects[0][1] * 1.5f + 37);
+  // A centre crop after a resize shifts: Resize(300) of 200 x 150 is 400 x 300, the crop's
+  // corner at (50, 0).
+  DetectionSpec eval;
+  eval.size = kSize;
+  eval.steps.resize(2);
+  eval.steps[0].kind = Kind::kResize;
+  eval.steps[0].width = kSize;
+  eval.steps[1].kind = Kind::kCenterCrop;
+  eval.steps[1].width = eval.steps[1].height = kSize;
+  make_sample(image, targets);
+  r = transformer.run(eval, image, kWidth, kHeight, targets, 1, out);
+  EXPECT_FLOAT_EQ(r.scale_x, 2.0f);
+  EXPECT_FLOAT_EQ(r.scale_y, 2.0f);
+  EXPECT_FLOAT_EQ(r.pad_x, -50);
+  EXPECT_FLOAT_EQ(r.pad_y, 0);
+}
+
 TEST(DetectionProperty, RunRefusesWhatDoesNotAgree) {
   DetectionTransformer transformer;
   Bytes image, out(static_cast<std::size_t>(kSize) * kSize * 3);

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <numbers>
 
+#include "decode/hue.h"
+
 namespace feedrate::decode {
 namespace {
 
@@ -36,38 +38,6 @@ struct Blend {
   }
   float a, b;
 };
-
-// Python's x % 1.0 (torch.remainder): the result has the divisor's sign.
-float unit_remainder(float x) {
-  const float r = std::fmod(x, 1.0f);
-  return r < 0 ? r + 1.0f : r;
-}
-
-// _rgb2hsv, _hsv2rgb of functional_tensor on one pixel in [0, 1].
-void hue_shift_pixel(float r, float g, float b, float hue_factor, float out[3]) {
-  const float maxc = std::max({r, g, b});
-  const float minc = std::min({r, g, b});
-  const bool eqc = maxc == minc;
-  const float cr = maxc - minc;
-  const float s = cr / (eqc ? 1.0f : maxc);
-  const float divisor = eqc ? 1.0f : cr;
-  const float rc = (maxc - r) / divisor, gc = (maxc - g) / divisor, bc = (maxc - b) / divisor;
-  const float hr = maxc == r ? bc - gc : 0.0f;
-  const float hg = (maxc == g && maxc != r) ? 2.0f + rc - bc : 0.0f;
-  const float hb = (maxc != g && maxc != r) ? 4.0f + gc - rc : 0.0f;
-  float h = std::fmod((hr + hg + hb) / 6.0f + 1.0f, 1.0f);
-  h = unit_remainder(h + hue_factor);
-  const float v = maxc;
-  const float i_float = std::floor(h * 6.0f);
-  const float f = h * 6.0f - i_float;
-  int i = static_cast<int>(i_float) % 6;
-  if (i < 0) i += 6;
-  const float p = std::clamp(v * (1.0f - s), 0.0f, 1.0f);
-  const float q = std::clamp(v * (1.0f - s * f), 0.0f, 1.0f);
-  const float t = std::clamp(v * (1.0f - s * (1.0f - f)), 0.0f, 1.0f);
-  const float table[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
-  std::memcpy(out, table[i], sizeof(table[i]));
-}
 
 // Maps every channel value through `lut`: the same bytes as computing each value, as cheap as
 // a table read, for operations that are functions of the value alone.
@@ -171,13 +141,14 @@ void adjust_contrast(ImageView image, double factor) {
 }
 
 void adjust_hue(ImageView image, double hue_factor) {
-  const auto shift = static_cast<float>(hue_factor);
+  shift_hue(image, hue_factor, HueArithmetic::kV1);
+}
+
+void permute_channels(ImageView image, const std::array<int, 3>& permutation) {
   std::uint8_t* p = image.pixels;
   for (std::size_t i = 0, n = pixel_count(image); i < n; ++i, p += 3) {
-    float rgb[3];
-    hue_shift_pixel(static_cast<float>(p[0]) / 255.0f, static_cast<float>(p[1]) / 255.0f,
-                    static_cast<float>(p[2]) / 255.0f, shift, rgb);
-    for (int c = 0; c < 3; ++c) p[c] = truncate_to_byte(rgb[c] * 255.0f);
+    const std::uint8_t in[3] = {p[0], p[1], p[2]};
+    for (int c = 0; c < 3; ++c) p[c] = in[permutation[c]];
   }
 }
 

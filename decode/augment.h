@@ -65,6 +65,8 @@ void adjust_contrast(ImageView image, double factor);
 void adjust_saturation(ImageView image, double factor);
 void adjust_hue(ImageView image, double hue_factor);
 void adjust_sharpness(ImageView image, double factor, AugmentScratch& scratch);
+// F.permute_channels (v2): output channel c is input channel permutation[c].
+void permute_channels(ImageView image, const std::array<int, 3>& permutation);
 // F.posterize (bits 0..8), F.solarize, F.invert, F.autocontrast, F.equalize.
 void posterize(ImageView image, int bits);
 void solarize(ImageView image, double threshold);

@@ -116,8 +116,9 @@ Geometry letterbox_geometry(int width, int height, int new_w, int new_h, bool sc
                             int stride) {
   double r = std::min(static_cast<double>(new_h) / height, static_cast<double>(new_w) / width);
   if (!scaleup) r = std::min(r, 1.0);
-  const int unpad_w = py_round(width * r);
-  const int unpad_h = py_round(height * r);
+  // At least one pixel, as Ultralytics keeps thin images.
+  const int unpad_w = std::max(py_round(width * r), 1);
+  const int unpad_h = std::max(py_round(height * r), 1);
   double dw = new_w - unpad_w;
   double dh = new_h - unpad_h;
   if (stride > 0) {

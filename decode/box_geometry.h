@@ -30,9 +30,10 @@ namespace feedrate::decode {
 //     canvas_w x canvas_h: a positive offset pads (RandomZoomOut, Pad, letterbox), a negative one
 //     keeps a window (CenterCrop after Resize); clamped to the canvas when clamp_to_canvas;
 //  4. flip the canvas horizontally, then vertically.
-// The detection transform (decode/detection_transform.h) moves boxes with it, and pixels and
-// masks with the same step parameters on its canvas (decode/detection_canvas.h); the
-// classification transforms run from their ResizePlan, which plan_geometry converts.
+// The pixels follow the same parameters (crop, resize to resize_w x resize_h, paste or cut at
+// the offset, fill the rest, flip) in the detection transform's canvas (decode/
+// detection_canvas.h); the classification transforms run from their ResizePlan, which
+// plan_geometry converts.
 struct Geometry {
   double crop_x = 0, crop_y = 0, crop_w = 0, crop_h = 0;
   bool clamp_to_crop = false;
@@ -63,8 +64,8 @@ Geometry pad_geometry(int width, int height, int left, int top, int right, int b
 // left = int((canvas_w - width) u), top = int((canvas_h - height) v); then pad_geometry.
 Geometry zoom_out_geometry(int width, int height, float r, float u, float v);
 // Ultralytics' LetterBox to new_w x new_h: r = min(new_h / h, new_w / w) (at most 1 unless
-// scaleup), the image resized to round(w r) x round(h r), padded by round(dw - 0.1) on the
-// left/top and round(dw + 0.1) on the right/bottom of half the slack when centered (all of it
+// scaleup), the image resized to round(w r) x round(h r) (at least 1), padded by round(dw - 0.1) on
+// the left/top and round(dw + 0.1) on the right/bottom of half the slack when centered (all of it
 // right/bottom otherwise); `stride` > 0 is its auto mode (the slack modulo stride). Boxes are
 // scaled by r and shifted by the left/top pad, as its _update_labels does.
 Geometry letterbox_geometry(int width, int height, int new_w, int new_h, bool scaleup = true,

@@ -182,6 +182,11 @@ ImageView ImageCanvas::pixels() {
   return ImageView{source_.data(), p.width, p.height};
 }
 
+ImageView ImageCanvas::flat() {
+  if (!placement_.is_identity()) materialize();
+  return ImageView{source_.data(), placement_.width, placement_.height};
+}
+
 void ImageCanvas::write_rect(const Placement::Rect& r, std::uint8_t* dst) const {
   const Placement& p = placement_;
   const Placement::Rect v = p.visible();

@@ -87,6 +87,9 @@ class ImageCanvas {
   // which such a step does not see.
   ImageView pixels();
 
+  // The canvas as the whole buffer, mirroring done: for a step that moves pixels itself.
+  ImageView flat();
+
   // Writes the canvas (mirrored) to `out`: width() x height() packed RGB.
   void write(std::uint8_t* out) const;
 
@@ -108,6 +111,7 @@ class MaskCanvas {
   void reset(std::vector<std::uint8_t>& masks, int planes, int width, int height,
              std::uint8_t fill);
   int planes() const { return planes_; }
+  std::uint8_t fill() const { return fill_; }
 
   void pad(int left, int top, int right, int bottom) { placement_.pad(left, top, right, bottom); }
   void crop(int left, int top, int crop_w, int crop_h) {

@@ -10,14 +10,7 @@ namespace feedrate::decode {
 namespace {
 
 using Kind = DetectionStep::Kind;
-using text::interp_name;
-using text::num;
-using text::pair;
-using text::ParseError;
-using text::rgb;
-using text::split_top;
-using text::Step;
-using text::trim;
+using namespace text;  // the shared tokenizer (decode/step_text.h)
 
 // torchvision's SSD reference (references/detection/presets.py) zooms out onto the ImageNet
 // mean, 255 * (0.485, 0.456, 0.406) truncated; Ultralytics letterboxes onto grey 114.
@@ -157,12 +150,7 @@ void parse_items(std::string_view text, DetectionSpec& spec) {
       add_recipe(s, spec.steps);
     } else if (s.name() == "normalize") {
       spec.normalize = true;
-      const auto mean = s.triple(0, "mean", kImageNetMean);
-      const auto stdev = s.triple(1, "std", kImageNetStd);
-      for (int c = 0; c < 3; ++c) {
-        spec.normalization.mean[c] = static_cast<float>(mean[c]);
-        spec.normalization.std[c] = static_cast<float>(stdev[c]);
-      }
+      spec.normalization = read_normalization(s);
     } else {
       spec.steps.push_back(parse_step(s));
     }
@@ -230,22 +218,10 @@ std::string format_step(const DetectionStep& s) {
 }  // namespace
 
 std::string parse_detection_transform(std::string_view text, DetectionSpec& out) {
-  DetectionSpec parsed;
-  std::string problem;
-  try {
-    if (trim(text).empty()) throw ParseError("empty");
+  return text::parse_spec(text, out, [&](DetectionSpec& parsed) {
     parse_items(text, parsed);
-    problem = validate(parsed);
-  } catch (const ParseError& e) {
-    problem = e.what();
-  }
-  if (!problem.empty()) {
-    std::string message = "'";
-    message.append(text).append("': ").append(problem);
-    return message;
-  }
-  out = std::move(parsed);
-  return {};
+    return validate(parsed);
+  });
 }
 
 std::string format_detection_transform(const DetectionSpec& spec) {
@@ -254,10 +230,7 @@ std::string format_detection_transform(const DetectionSpec& spec) {
     if (!text.empty()) text += ',';
     text += format_step(step);
   }
-  if (spec.normalize) {
-    text += ",normalize(mean=" + rgb(spec.normalization.mean) +
-            ",std=" + rgb(spec.normalization.std) + ")";
-  }
+  if (spec.normalize) text.append(",").append(normalization_text(spec.normalization));
   return text;
 }
 

@@ -7,7 +7,8 @@
 
 #include "decode/augment.h"
 #include "decode/box_geometry.h"
-#include "decode/photometric_v2.h"
+#include "decode/detection_ultralytics.h"
+#include "decode/hue.h"
 #include "decode/transform.h"
 
 namespace feedrate::decode {
@@ -96,8 +97,6 @@ void draw_iou_crop(const DetectionStep& step, Rng& rng, const std::vector<float>
 // One run: the canvas, the boxes and the affine map of the output to the source.
 struct DetectionTransformer::Run {
   DetectionTransformer& t;
-  const DetectionSpec& spec;
-  DetectionTargets& targets;
   bool instance_masks;
   // Per axis, output = source * scale + offset through the steps (flips left out).
   double scale_x = 1, scale_y = 1, offset_x = 0, offset_y = 0;
@@ -152,7 +151,7 @@ struct DetectionTransformer::Run {
     if (d.do_brightness) adjust_brightness(image, d.brightness);
     if (d.do_contrast && d.contrast_before) adjust_contrast(image, d.contrast);
     if (d.do_saturation) adjust_saturation(image, d.saturation);
-    if (d.do_hue) adjust_hue_v2(image, d.hue);
+    if (d.do_hue) shift_hue(image, d.hue, HueArithmetic::kV2);
     if (d.do_contrast && !d.contrast_before) adjust_contrast(image, d.contrast);
     if (permute) permute_channels(image, d.channels);
   }
@@ -167,17 +166,15 @@ struct DetectionTransformer::Run {
     crop(left, top, w, h);
   }
 
-  void sanitize(const DetectionStep& step) {
-    const std::vector<std::uint32_t> keep =
-        sanitize_boxes(t.boxes_, width(), height(), static_cast<float>(step.min_size),
-                       static_cast<float>(step.min_area));
-    for (std::size_t k = 0; k < keep.size(); ++k) {
-      std::copy_n(&t.boxes_[4 * keep[k]], 4, &t.boxes_[4 * k]);
-      t.kept_[k] = t.kept_[keep[k]];
+  // Keeps the boxes at `indices` (ascending), their input indices and instance masks.
+  void keep(const std::vector<std::uint32_t>& indices) {
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      std::copy_n(&t.boxes_[4 * indices[k]], 4, &t.boxes_[4 * k]);
+      t.kept_[k] = t.kept_[indices[k]];
     }
-    t.boxes_.resize(4 * keep.size());
-    t.kept_.resize(keep.size());
-    if (instance_masks) t.masks_.keep(keep);
+    t.boxes_.resize(4 * indices.size());
+    t.kept_.resize(indices.size());
+    if (instance_masks) t.masks_.keep(indices);
   }
 
   void apply(const DetectionStep& step, const StepDraws& d) {
@@ -230,12 +227,24 @@ struct DetectionTransformer::Run {
         clamp_boxes(t.boxes_, width(), height());
         break;
       case Kind::kSanitize:
-        sanitize(step);
+        keep(sanitize_boxes(t.boxes_, width(), height(), static_cast<float>(step.min_size),
+                            static_cast<float>(step.min_area)));
         break;
-      case Kind::kLetterbox:
+      case Kind::kLetterbox: {
+        const Geometry g = letterbox_image(step, t.canvas_, t.masks_, t.work_);
+        move_boxes(g);
+        scale_x *= g.scale_x;
+        scale_y *= g.scale_y;
+        offset_x = offset_x * g.scale_x + g.offset_x;
+        offset_y = offset_y * g.scale_y + g.offset_y;
+        break;
+      }
       case Kind::kHsv:
+        hsv_image(d, t.canvas_);
+        break;
       case Kind::kPerspective:
-        throw std::invalid_argument("detection transform: " + validate(spec));
+        keep(perspective_step(step, d, t.canvas_, t.masks_, t.boxes_, t.work_));
+        break;
     }
   }
 };
@@ -264,7 +273,7 @@ DetectionResult DetectionTransformer::run(const DetectionSpec& spec,
   std::iota(kept_.begin(), kept_.end(), 0u);
   canvas_.reset(image, width, height);
   masks_.reset(targets.masks, targets.planes, width, height, targets.semantic ? 255 : 0);
-  Run run{*this, spec, targets, targets.planes > 0 && !targets.semantic};
+  Run run{*this, targets.planes > 0 && !targets.semantic};
   Rng rng(sample_seed);
   for (std::size_t i = 0; i < spec.steps.size(); ++i) {
     const DetectionStep& step = spec.steps[i];
@@ -282,6 +291,12 @@ DetectionResult DetectionTransformer::run(const DetectionSpec& spec,
       case Kind::kHorizontalFlip:
       case Kind::kVerticalFlip:
         d.apply = unit_float(rng) < step.p;
+        break;
+      case Kind::kHsv:
+        draw_hsv(step, rng, d);
+        break;
+      case Kind::kPerspective:
+        draw_perspective(step, rng, run.width(), run.height(), d);
         break;
       case Kind::kRandomResizedCrop: {
         const CropBox c = random_resized_crop(step.scale[0], step.scale[1], step.ratio[0],

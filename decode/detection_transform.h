@@ -7,7 +7,14 @@
 //
 // The random draws come from Rng(sample_seed) in step order, so the result is a pure function of
 // the seed, the image and its boxes. A test fixes a step's draws through
-// DetectionTransformer::Draws instead of the Rng.
+// DetectionTransformer::Draws instead of the Rng. RandomIoUCrop draws options until one is
+// accepted, as torchvision's make_params, but at most 1000 of them (torchvision loops without
+// a bound); after them the image is left as is.
+//
+// The image lives on a virtual canvas (decode/detection_canvas.h): RandomZoomOut, Pad and the
+// crops move a placement instead of pixels, flips are pending, a resize reads only the pixels
+// its filter taps touch and a photometric step changes the image before the zoom out, as the
+// SSD recipe orders them. Ultralytics' steps (decode/detection_ultralytics.h) materialize it.
 //
 // Thread-safety: a DetectionTransformer holds scratch buffers; use one per thread.
 #pragma once
@@ -42,7 +49,9 @@ struct DetectionTargets {
 };
 
 // What maps a prediction on the output back to the source image, after a letterbox (scale and
-// padding, Ultralytics' ratio_pad) or a plain resize (scale only).
+// padding, Ultralytics' ratio_pad) or a plain resize (scale only): output = source * scale +
+// pad per axis, composed through the resizes, crops, pads and letterboxes; flips and
+// RandomPerspective's warp are not in it (an evaluation transform has neither).
 struct DetectionResult {
   int width = 0, height = 0;  // of the output
   float scale_x = 1, scale_y = 1;
@@ -56,20 +65,23 @@ class DetectionTransformer {
   // a flip's yes/no, the photometric factors and channel order), which it may overwrite.
   struct StepDraws {
     bool apply = true;  // p draws; IoU crop: false leaves the image as is
-    double left = 0, top = 0, width = 0, height = 0;  // crop windows, in pixels
+    double left = 0, top = 0, width = 0, height = 0;  // crop windows (IoU crop, rrc), pixels
     double ratio = 1, u = 0, v = 0;                   // zoom out: side ratio, corner fractions
     double brightness = 1, contrast = 1, saturation = 1, hue = 0;
     bool do_brightness = false, do_contrast = false, do_saturation = false, do_hue = false;
     bool contrast_before = true;             // RandomPhotometricDistort's order
     std::array<int, 3> channels{0, 1, 2};    // its channel permutation (identity: none)
-    double hgain = 0, sgain = 0, vgain = 0;  // HSV
-    std::array<double, 9> perspective{1, 0, 0, 0, 1, 0, 0, 0, 1};  // the 3x3 matrix
+    double hgain = 0, sgain = 0, vgain = 0;  // HSV: its r = uniform(-1, 1) * gain
+    std::array<double, 9> perspective{1, 0, 0, 0, 1, 0, 0, 0, 1};  // the 3x3 matrix M
+    double perspective_scale = 1;  // its drawn scale s (box_candidates compares areas with it)
   };
   using Draws = std::function<void(std::size_t index, StepDraws& draws)>;
 
-  // Runs `spec` on `image` (packed RGB, width x height; used as scratch, its content is lost)
-  // and writes spec.size x spec.size packed RGB uint8 to `out`. Draws come from
-  // Rng(sample_seed); `draws`, when set, may overwrite them (tests).
+  // Runs `spec` on `image` (packed RGB, width x height; used as scratch: on return it holds one
+  // of the transformer's buffers, content meaningless) and writes spec.size x spec.size packed
+  // RGB uint8 to `out`. Draws come from Rng(sample_seed); `draws`, when set, may overwrite them
+  // (tests). Throws std::invalid_argument for a spec validate() refuses, or an image, boxes,
+  // masks or output whose sizes disagree.
   DetectionResult run(const DetectionSpec& spec, std::vector<std::uint8_t>& image, int width,
                       int height, DetectionTargets& targets, std::uint64_t sample_seed,
                       std::span<std::uint8_t> out, const Draws& draws = {});
@@ -82,6 +94,7 @@ class DetectionTransformer {
   Resampler resampler_;
   std::vector<std::uint32_t> kept_;
   std::vector<float> boxes_;
+  std::vector<std::uint8_t> work_;  // a step's output before the canvas takes it
 };
 
 // The size the steps make, where the steps alone fix it: not `known` after a step whose output

@@ -103,9 +103,23 @@ std::string check_step(const DetectionStep& s) {
     case Kind::kSanitize:
       return s.min_size >= 1 && s.min_area >= 1 ? "" : "min_size and min_area must be >= 1";
     case Kind::kLetterbox:
+      if (s.width < 1 || s.height < 1) return "the size must be at least 1";
+      return fill_ok(s.fill) ? "" : "fill must be in [0, 255]";
     case Kind::kHsv:
+      return s.hgain >= 0 && s.sgain >= 0 && s.vgain >= 0 && s.hgain <= 1 && s.sgain <= 1 &&
+                     s.vgain <= 1
+                 ? ""
+                 : "gains must be in [0, 1]";
     case Kind::kPerspective:
-      return "not implemented yet by the detection transformer";
+      if (!(s.degrees >= 0 && s.degrees <= 180 && s.shear >= 0 && s.shear < 90)) {
+        return "degrees must be in [0, 180] and shear in [0, 90)";
+      }
+      if (!(s.translate >= 0 && s.translate <= 0.5)) return "translate must be in [0, 0.5]";
+      if (!(s.perspective_scale >= 0 && s.perspective_scale < 1)) {
+        return "scale must be in [0, 1)";
+      }
+      return s.perspective >= 0 && s.perspective <= 0.001 ? ""
+                                                          : "perspective must be in [0, 0.001]";
     case Kind::kHorizontalFlip:
     case Kind::kVerticalFlip:
     case Kind::kClamp:

@@ -135,6 +135,21 @@ std::vector<double> Step::list(const std::string& key, std::string_view text) co
   return values;
 }
 
+Normalization read_normalization(Step& step) {
+  const auto mean = step.triple(0, "mean", kImageNetMean);
+  const auto stdev = step.triple(1, "std", kImageNetStd);
+  Normalization n;
+  for (int c = 0; c < 3; ++c) {
+    n.mean[c] = static_cast<float>(mean[c]);
+    n.std[c] = static_cast<float>(stdev[c]);
+  }
+  return n;
+}
+
+std::string normalization_text(const Normalization& normalization) {
+  return "normalize(mean=" + rgb(normalization.mean) + ",std=" + rgb(normalization.std) + ")";
+}
+
 namespace {
 
 template <typename T>

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "feedrate/decode_spec.h"
@@ -77,6 +78,33 @@ class Step {
   std::vector<std::string> positional_;
   std::map<std::string, std::string> keyword_;
 };
+
+// normalize(mean=a/b/c, std=a/b/c): ImageNet's where not given.
+Normalization read_normalization(Step& step);
+// Its canonical text, "normalize(mean=...,std=...)".
+std::string normalization_text(const Normalization& normalization);
+
+// The parsers' frame: `parse` fills a fresh Spec from `text` (non-empty) and returns
+// validate()'s message; a ParseError it throws is caught. Returns an empty string (the spec
+// then moved into `out`) or "'TEXT': problem", `out` left as it was.
+template <typename Spec, typename Parse>
+std::string parse_spec(std::string_view text, Spec& out, Parse parse) {
+  Spec parsed;
+  std::string problem;
+  try {
+    if (trim(text).empty()) throw ParseError("empty");
+    problem = parse(parsed);
+  } catch (const ParseError& e) {
+    problem = e.what();
+  }
+  if (!problem.empty()) {
+    std::string message = "'";
+    message.append(text).append("': ").append(problem);
+    return message;
+  }
+  out = std::move(parsed);
+  return {};
+}
 
 // The shortest text that reads back as `value`.
 std::string num(double value);

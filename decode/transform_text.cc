@@ -9,14 +9,7 @@ namespace feedrate::decode {
 namespace {
 
 using Kind = PixelStep::Kind;
-using text::interp_name;
-using text::num;
-using text::pair;
-using text::ParseError;
-using text::rgb;
-using text::split_top;
-using text::Step;
-using text::trim;
+using namespace text;  // the shared tokenizer (decode/step_text.h)
 
 // jitter(x): [max(0, 1 - x), 1 + x]; hue x: [-x, x].
 std::array<double, 2> around_one(double x) {
@@ -116,12 +109,7 @@ void parse_steps(std::string_view text, int size, TransformSpec& spec) {
       if (spec.normalize || spec.erase.p > 0)
         throw ParseError("normalize: given twice or after erase");
       spec.normalize = true;
-      const auto mean = step.triple(0, "mean", kImageNetMean);
-      const auto stdev = step.triple(1, "std", kImageNetStd);
-      for (int c = 0; c < 3; ++c) {
-        spec.normalization.mean[c] = static_cast<float>(mean[c]);
-        spec.normalization.std[c] = static_cast<float>(stdev[c]);
-      }
+      spec.normalization = read_normalization(step);
       output_stage = true;
     } else if (step.name() == "erase") {
       if (spec.erase.p > 0) throw ParseError("erase: given twice");
@@ -161,22 +149,10 @@ const char* transform_step_names() {
 }
 
 std::string parse_transform(std::string_view text, int size, TransformSpec& spec) {
-  TransformSpec parsed;
-  std::string problem;
-  try {
-    if (trim(text).empty()) throw ParseError("empty");
+  return text::parse_spec(text, spec, [&](TransformSpec& parsed) {
     parse_steps(text, size, parsed);
-    problem = validate(parsed);
-  } catch (const ParseError& e) {
-    problem = e.what();
-  }
-  if (!problem.empty()) {
-    std::string message = "'";
-    message.append(text).append("': ").append(problem);
-    return message;
-  }
-  spec = std::move(parsed);
-  return {};
+    return validate(parsed);
+  });
 }
 
 std::string format_transform(const TransformSpec& spec) {
@@ -218,10 +194,7 @@ std::string format_transform(const TransformSpec& spec) {
         break;
     }
   }
-  if (spec.normalize) {
-    text += ",normalize(mean=" + rgb(spec.normalization.mean) +
-            ",std=" + rgb(spec.normalization.std) + ")";
-  }
+  if (spec.normalize) text.append(",").append(normalization_text(spec.normalization));
   if (spec.erase.p > 0) {
     const EraseSpec& e = spec.erase;
     text += ",erase(" + num(e.p) + ",scale=" + pair({e.scale_min, e.scale_max}) +

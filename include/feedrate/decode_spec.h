@@ -123,6 +123,7 @@ struct DetectionStep {
   // RandomPerspective's (Ultralytics' defaults).
   double degrees = 0, translate = 0.1, perspective_scale = 0.5, shear = 0, perspective = 0;
   bool scaleup = true, center = true;  // LetterBox
+  // Resize and RandomResizedCrop's filter (antialiased); LetterBox is cv2's INTER_LINEAR.
   Interpolation interpolation = Interpolation::kBilinear;
 };
 

@@ -4,13 +4,16 @@
 // do: every delivered box encloses its object's pixels, and fits them (IoU >= 0.9) where the
 // object is large enough for the resize's blurred edge not to matter; an object visible in the
 // output without a box is one whose box sanitize dropped (zeroed by the IoU crop, or below
-// min_size). And a seed gives the same bytes every time, photometric distortion included.
+// min_size). The same for Ultralytics' letterbox, RandomPerspective (scale and translation)
+// and flip, for the boxes its box_candidates keeps. And a seed gives the same bytes every time,
+// photometric distortion included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 #include "decode/detection_transform.h"
@@ -105,6 +108,40 @@ float iou(const float* b, const Extent& e) {
   return inter / area;
 }
 
+// Checks the kept boxes of one output against their objects' pixels: each encloses its
+// object's pixels (give or take the blurred edge) and fits them (IoU >= 0.9) where it is at
+// least 40 px a side. Marks the objects that have a box; returns how many were fitted.
+int check_boxes(const DetectionTargets& targets, const Bytes& out, std::vector<bool>& has_box) {
+  int fitted = 0;
+  has_box.assign(kObjects.size(), false);
+  for (std::size_t i = 0; i < targets.kept.size(); ++i) {
+    const std::size_t k = targets.kept[i];
+    has_box[k] = true;
+    const float* b = &targets.boxes[4 * i];
+    const Extent e = extent_of(out, k);
+    EXPECT_GT(e.pixels, 0) << "a box without its object, label " << k;
+    if (e.pixels == 0) continue;
+    EXPECT_GE(e.x0, b[0] - 1.0f);
+    EXPECT_GE(e.y0, b[1] - 1.0f);
+    EXPECT_LE(e.x1, b[2] + 1.0f);
+    EXPECT_LE(e.y1, b[3] + 1.0f);
+    if (b[2] - b[0] >= 40 && b[3] - b[1] >= 40) {
+      EXPECT_GE(iou(b, e), 0.9f) << "label " << k;
+      ++fitted;
+    }
+  }
+  return fitted;
+}
+
+// Runs `spec` on a fresh sample with `seed` into `out` and checks its boxes (check_boxes).
+int run_and_check(DetectionTransformer& transformer, const DetectionSpec& spec, std::uint64_t seed,
+                  Bytes& image, Bytes& out, std::vector<bool>& has_box) {
+  DetectionTargets targets;
+  make_sample(image, targets);
+  transformer.run(spec, image, kWidth, kHeight, targets, seed, out);
+  return check_boxes(targets, out, has_box);
+}
+
 TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheSsdGeometry) {
   DetectionTransformer transformer;
   const DetectionSpec spec = ssd_geometry(true);
@@ -113,26 +150,8 @@ TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheSsdGeometry) {
   int fitted = 0, dropped = 0;
   for (std::uint64_t seed = 0; seed < 150; ++seed) {
     SCOPED_TRACE(seed);
-    DetectionTargets targets;
-    make_sample(image, targets);
-    transformer.run(spec, image, kWidth, kHeight, targets, seed, out);
-    std::vector<bool> has_box(kObjects.size(), false);
-    for (std::size_t i = 0; i < targets.kept.size(); ++i) {
-      const std::size_t k = targets.kept[i];
-      has_box[k] = true;
-      const float* b = &targets.boxes[4 * i];
-      const Extent e = extent_of(out, k);
-      ASSERT_GT(e.pixels, 0) << "a box without its object, label " << k;
-      // Enclosure: the object's pixels lie inside the box, give or take the blurred edge.
-      EXPECT_GE(e.x0, b[0] - 1.0f);
-      EXPECT_GE(e.y0, b[1] - 1.0f);
-      EXPECT_LE(e.x1, b[2] + 1.0f);
-      EXPECT_LE(e.y1, b[3] + 1.0f);
-      if (b[2] - b[0] >= 40 && b[3] - b[1] >= 40) {
-        EXPECT_GE(iou(b, e), 0.9f) << "label " << k;
-        ++fitted;
-      }
-    }
+    std::vector<bool> has_box;
+    fitted += run_and_check(transformer, spec, seed, image, out, has_box);
     // A visible object without a box: its box, before sanitize, is one sanitize drops.
     DetectionTargets before;
     make_sample(image, before);
@@ -148,6 +167,31 @@ TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheSsdGeometry) {
   // The seeds exercise both checks.
   EXPECT_GT(fitted, 50);
   EXPECT_GT(dropped, 0);
+}
+
+// Ultralytics' geometry without rotation or shear (its defaults): letterbox, RandomPerspective's
+// scale and translation, flip; box_candidates drops boxes, so only the kept ones are checked.
+TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheYoloGeometry) {
+  DetectionTransformer transformer;
+  DetectionSpec spec;
+  spec.size = kSize;
+  DetectionStep letterbox;
+  letterbox.kind = Kind::kLetterbox;
+  letterbox.width = letterbox.height = kSize;
+  letterbox.fill = {114, 114, 114};
+  DetectionStep perspective;
+  perspective.kind = Kind::kPerspective;
+  DetectionStep flip;
+  flip.kind = Kind::kHorizontalFlip;
+  spec.steps = {letterbox, perspective, flip};
+  Bytes image, out(static_cast<std::size_t>(kSize) * kSize * 3);
+  int fitted = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    SCOPED_TRACE(seed);
+    std::vector<bool> has_box;
+    fitted += run_and_check(transformer, spec, seed, image, out, has_box);
+  }
+  EXPECT_GT(fitted, 50);
 }
 
 TEST(DetectionProperty, ASeedGivesTheSameBytes) {
@@ -173,6 +217,66 @@ TEST(DetectionProperty, ASeedGivesTheSameBytes) {
     differ += first != second;
   }
   EXPECT_GT(differ, 10);
+}
+
+// DetectionResult maps the output back to the source: output = source * scale + pad.
+TEST(DetectionProperty, TheResultMapsTheOutputBack) {
+  DetectionTransformer transformer;
+  Bytes image, out(static_cast<std::size_t>(kSize) * kSize * 3);
+  DetectionTargets targets;
+  DetectionSpec letterbox;
+  letterbox.size = kSize;
+  letterbox.steps.resize(1);
+  letterbox.steps[0].kind = Kind::kLetterbox;
+  letterbox.steps[0].width = letterbox.steps[0].height = kSize;
+  make_sample(image, targets);
+  // 200 x 150 to 300 x 225, 37 rows above (round(37.5 - 0.1)).
+  DetectionResult r = transformer.run(letterbox, image, kWidth, kHeight, targets, 1, out);
+  EXPECT_EQ(r.width, kSize);
+  EXPECT_FLOAT_EQ(r.scale_x, 1.5f);
+  EXPECT_FLOAT_EQ(r.scale_y, 1.5f);
+  EXPECT_FLOAT_EQ(r.pad_x, 0);
+  EXPECT_FLOAT_EQ(r.pad_y, 37);
+  EXPECT_FLOAT_EQ(targets.boxes[1], kObjects[0][1] * 1.5f + 37);
+  // A centre crop after a resize shifts: Resize(300) of 200 x 150 is 400 x 300, the crop's
+  // corner at (50, 0).
+  DetectionSpec eval;
+  eval.size = kSize;
+  eval.steps.resize(2);
+  eval.steps[0].kind = Kind::kResize;
+  eval.steps[0].width = kSize;
+  eval.steps[1].kind = Kind::kCenterCrop;
+  eval.steps[1].width = eval.steps[1].height = kSize;
+  make_sample(image, targets);
+  r = transformer.run(eval, image, kWidth, kHeight, targets, 1, out);
+  EXPECT_FLOAT_EQ(r.scale_x, 2.0f);
+  EXPECT_FLOAT_EQ(r.scale_y, 2.0f);
+  EXPECT_FLOAT_EQ(r.pad_x, -50);
+  EXPECT_FLOAT_EQ(r.pad_y, 0);
+}
+
+TEST(DetectionProperty, RunRefusesWhatDoesNotAgree) {
+  DetectionTransformer transformer;
+  Bytes image, out(static_cast<std::size_t>(kSize) * kSize * 3);
+  DetectionTargets targets;
+  make_sample(image, targets);
+  // A spec validate() refuses: the steps end at an unknown size.
+  DetectionSpec unknown = ssd_geometry(true);
+  unknown.steps.pop_back();
+  unknown.steps.pop_back();
+  EXPECT_THROW(transformer.run(unknown, image, kWidth, kHeight, targets, 1, out),
+               std::invalid_argument);
+  // Instance masks that are not one a box.
+  make_sample(image, targets);
+  targets.planes = 2;
+  targets.masks.assign(2 * static_cast<std::size_t>(kWidth) * kHeight, 0);
+  EXPECT_THROW(transformer.run(ssd_geometry(true), image, kWidth, kHeight, targets, 1, out),
+               std::invalid_argument);
+  // An output of the wrong size.
+  make_sample(image, targets);
+  Bytes small(12);
+  EXPECT_THROW(transformer.run(ssd_geometry(true), image, kWidth, kHeight, targets, 1, small),
+               std::invalid_argument);
 }
 
 }  // namespace

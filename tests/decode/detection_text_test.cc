@@ -44,6 +44,31 @@ TEST(DetectionText, SsdIsTorchvisionsReferenceRecipe) {
                        "sanitize")));
 }
 
+TEST(DetectionText, YoloIsUltralyticsTrainingRecipe) {
+  const DetectionSpec spec = parsed("yolo");
+  ASSERT_EQ(spec.steps.size(), 4u);
+  EXPECT_EQ(spec.size, 640);
+  EXPECT_EQ(spec.steps[0].kind, Kind::kLetterbox);
+  EXPECT_EQ(spec.steps[0].fill, (std::array<double, 3>{114, 114, 114}));
+  EXPECT_EQ(spec.steps[1].kind, Kind::kPerspective);
+  EXPECT_EQ(spec.steps[1].translate, 0.1);
+  EXPECT_EQ(spec.steps[1].perspective_scale, 0.5);
+  EXPECT_EQ(spec.steps[2].kind, Kind::kHsv);
+  EXPECT_EQ(spec.steps[2].hgain, 0.015);
+  EXPECT_EQ(spec.steps[2].sgain, 0.7);
+  EXPECT_EQ(spec.steps[2].vgain, 0.4);
+  EXPECT_EQ(spec.steps[3].kind, Kind::kHorizontalFlip);
+  EXPECT_EQ(parsed("yolo(320)").size, 320);
+  const DetectionSpec custom = parsed(
+      "letterbox(256,scaleup=0,center=0,fill=0),perspective(degrees=10,shear=2),"
+      "hsv(0.1,0.2,0.3)");
+  EXPECT_FALSE(custom.steps[0].scaleup);
+  EXPECT_FALSE(custom.steps[0].center);
+  EXPECT_EQ(custom.steps[1].degrees, 10);
+  EXPECT_EQ(custom.steps[1].shear, 2);
+  EXPECT_EQ(custom.steps[2].vgain, 0.3);
+}
+
 TEST(DetectionText, StepsReadTheirArguments) {
   const DetectionSpec spec = parsed(
       "photometric(0.9/1.1,contrast=0.6/1.4,p=0.3),zoom_out(7,1/2.5,0.25),"
@@ -86,7 +111,7 @@ TEST(DetectionText, StepsReadTheirArguments) {
 }
 
 TEST(DetectionText, TheCanonicalTextReadsBackAsTheSameSpec) {
-  for (const char* text : {"ssd", "ssd(512)",
+  for (const char* text : {"ssd", "ssd(512)", "yolo", "letterbox(64,center=0),hsv(0.5),vflip",
                            "photometric(0.9/1.1,p=0.3),zoom_out(fill=1/2/3,side_range=1/3),"
                            "iou_crop(trials=7),hflip(0.25),rrc(64,64,ratio=0.5/2),clamp,"
                            "sanitize,normalize",

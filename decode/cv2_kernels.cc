@@ -1,0 +1,259 @@
+#include "decode/cv2_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace feedrate::decode::cv2 {
+
+namespace {
+
+// cvRound: to nearest, halves to even (lrint in the default rounding mode).
+int round_int(double v) {
+  return static_cast<int>(std::lrint(v));
+}
+
+// One axis of cv::resize's INTER_LINEAR table: the first source index and its two 11-bit
+// weights (the second tap is index + 1; its weight is 0 at the borders).
+struct LinearTaps {
+  std::vector<int> index;
+  std::vector<int> w0, w1;
+};
+
+LinearTaps linear_taps(int src, int dst) {
+  LinearTaps taps;
+  taps.index.resize(static_cast<std::size_t>(dst));
+  taps.w0.resize(static_cast<std::size_t>(dst));
+  taps.w1.resize(static_cast<std::size_t>(dst));
+  const double scale = 1.0 / (static_cast<double>(dst) / src);
+  for (int d = 0; d < dst; ++d) {
+    float f = static_cast<float>((d + 0.5) * scale - 0.5);
+    int s = static_cast<int>(std::floor(f));
+    f -= static_cast<float>(s);
+    if (s < 0) f = 0, s = 0;
+    if (s >= src - 1) f = 0, s = src - 1;
+    taps.index[d] = s;
+    taps.w0[d] = round_int((1.0f - f) * 2048.0f);
+    taps.w1[d] = round_int(f * 2048.0f);
+  }
+  return taps;
+}
+
+// _mm_mulhi_epi16: the high 16 bits of a signed 16 x 16 product.
+int mul_hi(int a, int b) {
+  return (a * b) >> 16;
+}
+
+std::uint8_t saturate(int v) {
+  return static_cast<std::uint8_t>(std::clamp(v, 0, 255));
+}
+
+}  // namespace
+
+void resize_linear(const ImageView& src, ImageView dst) {
+  const LinearTaps xs = linear_taps(src.width, dst.width);
+  const LinearTaps ys = linear_taps(src.height, dst.height);
+  const std::size_t row = static_cast<std::size_t>(dst.width) * 3;
+  // Horizontal pass of a source row into ints (weights sum to 2048).
+  std::vector<int> rows[2];
+  const auto horizontal = [&](int sy, std::vector<int>& out) {
+    out.resize(row);
+    const std::uint8_t* s = src.pixels + static_cast<std::size_t>(sy) * src.width * 3;
+    for (int d = 0; d < dst.width; ++d) {
+      const std::uint8_t* p = s + static_cast<std::size_t>(xs.index[d]) * 3;
+      const bool second = xs.index[d] + 1 < src.width;
+      for (int c = 0; c < 3; ++c) {
+        out[d * 3 + c] = p[c] * xs.w0[d] + (second ? p[3 + c] * xs.w1[d] : 0);
+      }
+    }
+  };
+  int cached[2] = {-1, -1};
+  for (int d = 0; d < dst.height; ++d) {
+    const int sy0 = ys.index[d];
+    const int sy1 = std::min(sy0 + 1, src.height - 1);
+    for (int k = 0; k < 2; ++k) {
+      const int sy = k == 0 ? sy0 : sy1;
+      if (cached[k] != sy) {
+        if (cached[1 - k] == sy) {
+          rows[k] = rows[1 - k];
+        } else {
+          horizontal(sy, rows[k]);
+        }
+        cached[k] = sy;
+      }
+    }
+    // VResizeLinearVec_32s8u: ((S0 >> 4) * b0 >> 16) + ((S1 >> 4) * b1 >> 16), rounded >> 2.
+    std::uint8_t* out = dst.pixels + static_cast<std::size_t>(d) * row;
+    for (std::size_t i = 0; i < row; ++i) {
+      const int sum = mul_hi(rows[0][i] >> 4, ys.w0[d]) + mul_hi(rows[1][i] >> 4, ys.w1[d]);
+      out[i] = saturate((sum + 2) >> 2);
+    }
+  }
+}
+
+void hsv_lut(ImageView image, double gain_h, double gain_s, double gain_v) {
+  // RandomHSV's tables, in float64 as numpy computes them, truncated to uint8.
+  std::uint8_t lut_h[256], lut_s[256], lut_v[256];
+  for (int x = 0; x < 256; ++x) {
+    const double h = std::fmod(x + gain_h * 180, 180.0);
+    lut_h[x] = static_cast<std::uint8_t>(h < 0 ? h + 180 : h);
+    lut_s[x] = static_cast<std::uint8_t>(std::clamp(x * (gain_s + 1), 0.0, 255.0));
+    lut_v[x] = static_cast<std::uint8_t>(std::clamp(x * (gain_v + 1), 0.0, 255.0));
+  }
+  lut_s[0] = 0;
+  // RGB2HSV_b's tables (hsv_shift 12, hue range 180).
+  constexpr int kShift = 12;
+  static const auto tables = [] {
+    std::array<std::array<int, 256>, 2> t{};
+    for (int i = 1; i < 256; ++i) {
+      t[0][i] = round_int((255 << kShift) / (1.0 * i));
+      t[1][i] = round_int((180 << kShift) / (6.0 * i));
+    }
+    return t;
+  }();
+  const auto& sdiv = tables[0];
+  const auto& hdiv = tables[1];
+  std::uint8_t* p = image.pixels;
+  const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
+  for (std::size_t k = 0; k < n; ++k, p += 3) {
+    const int r = p[0], g = p[1], b = p[2];
+    const int v = std::max({r, g, b});
+    const int diff = v - std::min({r, g, b});
+    const int s = (diff * sdiv[v] + (1 << (kShift - 1))) >> kShift;
+    int h = v == r ? g - b : v == g ? b - r + 2 * diff : r - g + 4 * diff;
+    h = (h * hdiv[diff] + (1 << (kShift - 1))) >> kShift;
+    if (h < 0) h += 180;
+    // The tables, then HSV2RGB_b's vectorised arithmetic (HSV2RGB_simd): floats, the hue scaled
+    // by 6/180, the sector from the truncated hue, each value times 255 truncated.
+    const float hh = static_cast<float>(lut_h[std::min(h, 255)]) * (6.0f / 180.0f);
+    const float ss = static_cast<float>(lut_s[s]) * (1.0f / 255.0f);
+    const float vv = static_cast<float>(lut_v[v]) * (1.0f / 255.0f);
+    const auto pre_sector = static_cast<float>(static_cast<int>(hh));
+    const float f = hh - pre_sector;
+    const float tab[4] = {vv, vv * (1.0f - ss), vv * (1.0f - ss * f),
+                          vv * (1.0f - ss * (1.0f - f))};
+    const int sector = static_cast<int>(pre_sector) % 6;
+    // OpenCV's sector_data: which of tab is b, g, r.
+    static constexpr int kSectors[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
+                                           {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
+    const float rgb[3] = {tab[kSectors[sector][2]], tab[kSectors[sector][1]],
+                          tab[kSectors[sector][0]]};
+    for (int c = 0; c < 3; ++c) p[c] = saturate(static_cast<int>(rgb[c] * 255.0f));
+  }
+}
+
+namespace {
+
+// cv::warpAffine / warpPerspective's inverse map: for output pixel (x, y), the source position
+// in 1/32 pixels (INTER_BITS 5), as they compute it.
+class InverseMap {
+ public:
+  InverseMap(const std::array<double, 9>& m, bool perspective, bool nearest)
+      : perspective_(perspective), nearest_(nearest) {
+    if (perspective) {
+      // cv::invert of the 3x3 matrix (LU; the adjugate over the determinant is equal to it up
+      // to rounding).
+      const double a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5], g = m[6], h = m[7],
+                   i = m[8];
+      const double det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
+      const double s = det != 0 ? 1.0 / det : 0;
+      inv_ = {(e * i - f * h) * s, (c * h - b * i) * s, (b * f - c * e) * s,
+              (f * g - d * i) * s, (a * i - c * g) * s, (c * d - a * f) * s,
+              (d * h - e * g) * s, (b * g - a * h) * s, (a * e - b * d) * s};
+    } else {
+      // warpAffine's inversion of the 2x3 matrix.
+      double det = m[0] * m[4] - m[1] * m[3];
+      det = det != 0 ? 1.0 / det : 0;
+      const double a11 = m[4] * det, a22 = m[0] * det;
+      const double a12 = -m[1] * det, a21 = -m[3] * det;
+      inv_ = {a11, a12, -a11 * m[2] - a12 * m[5], a21, a22, -a21 * m[2] - a22 * m[5], 0, 0, 1};
+    }
+  }
+
+  // The source position of output (x, y): in 1/32 pixels (bilinear) or whole pixels (nearest).
+  void at(int x, int y, int& sx, int& sy) const {
+    const double* m = inv_.data();
+    if (perspective_) {
+      const double x0 = m[0] * x + m[1] * y + m[2];
+      const double y0 = m[3] * x + m[4] * y + m[5];
+      double w = m[6] * x + m[7] * y + m[8];
+      if (nearest_) {
+        w = w != 0 ? 1.0 / w : 0;
+        sx = clamp_int(x0 * w);
+        sy = clamp_int(y0 * w);
+      } else {
+        w = w != 0 ? 32.0 / w : 0;
+        sx = clamp_int(x0 * w);
+        sy = clamp_int(y0 * w);
+      }
+      return;
+    }
+    // AB_BITS 10: the row's part and the column's part in 1/1024 pixels, then shifted.
+    constexpr double kScale = 1024;
+    const int round_delta = nearest_ ? 512 : 16;
+    const int x0 = round_int((m[1] * y + m[2]) * kScale) + round_delta;
+    const int y0 = round_int((m[4] * y + m[5]) * kScale) + round_delta;
+    const int shift = nearest_ ? 10 : 5;
+    sx = (x0 + round_int(m[0] * x * kScale)) >> shift;
+    sy = (y0 + round_int(m[3] * x * kScale)) >> shift;
+  }
+
+ private:
+  static int clamp_int(double v) { return round_int(std::clamp(v, -2147483648.0, 2147483647.0)); }
+
+  std::array<double, 9> inv_{};
+  bool perspective_, nearest_;
+};
+
+}  // namespace
+
+void warp(const ImageView& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
+          const std::array<std::uint8_t, 3>& fill) {
+  const InverseMap map(m, perspective, false);
+  for (int y = 0; y < dst.height; ++y) {
+    std::uint8_t* out = dst.pixels + static_cast<std::size_t>(y) * dst.width * 3;
+    for (int x = 0; x < dst.width; ++x, out += 3) {
+      int fx = 0, fy = 0;
+      map.at(x, y, fx, fy);
+      const int sx = fx >> 5, sy = fy >> 5;
+      const int ax = fx & 31, ay = fy & 31;
+      if (sx >= src.width || sx + 1 < 0 || sy >= src.height || sy + 1 < 0) {
+        std::copy_n(fill.data(), 3, out);
+        continue;
+      }
+      // remapBilinear: 15-bit weights of the 1/32 fractions (exact products), outside taps
+      // read the fill.
+      const int w[4] = {(32 - ax) * (32 - ay) * 32, ax * (32 - ay) * 32, (32 - ax) * ay * 32,
+                        ax * ay * 32};
+      const std::uint8_t* taps[4];
+      for (int k = 0; k < 4; ++k) {
+        const int px = sx + (k & 1), py = sy + (k >> 1);
+        const bool inside = px >= 0 && px < src.width && py >= 0 && py < src.height;
+        taps[k] =
+            inside ? src.pixels + (static_cast<std::size_t>(py) * src.width + px) * 3 : fill.data();
+      }
+      for (int c = 0; c < 3; ++c) {
+        const int sum =
+            taps[0][c] * w[0] + taps[1][c] * w[1] + taps[2][c] * w[2] + taps[3][c] * w[3];
+        out[c] = saturate((sum + (1 << 14)) >> 15);
+      }
+    }
+  }
+}
+
+void warp_nearest(const std::uint8_t* src, int src_w, int src_h, std::uint8_t* dst, int dst_w,
+                  int dst_h, const std::array<double, 9>& m, bool perspective, std::uint8_t fill) {
+  const InverseMap map(m, perspective, true);
+  for (int y = 0; y < dst_h; ++y) {
+    for (int x = 0; x < dst_w; ++x) {
+      int sx = 0, sy = 0;
+      map.at(x, y, sx, sy);
+      const bool inside = sx >= 0 && sx < src_w && sy >= 0 && sy < src_h;
+      dst[static_cast<std::size_t>(y) * dst_w + x] =
+          inside ? src[static_cast<std::size_t>(sy) * src_w + sx] : fill;
+    }
+  }
+}
+
+}  // namespace feedrate::decode::cv2

@@ -1,0 +1,36 @@
+// The OpenCV kernels that Ultralytics' augmentations run (cv2 4.x on uint8 images), on packed
+// RGB, as OpenCV computes them: fixed-point weights and shifts where it uses them. Ultralytics
+// stores BGR and converts with COLOR_BGR2HSV; on RGB bytes that is COLOR_RGB2HSV, as here.
+// OpenCV's SIMD paths round a few values differently from its scalar code (by 1); these follow
+// the vectorised arithmetic where the two differ, and tests allow 1.
+//
+// Thread-safety: pure functions of their arguments.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "decode/augment.h"
+
+namespace feedrate::decode::cv2 {
+
+// cv2.resize(src, (dst.width, dst.height), interpolation=INTER_LINEAR): bilinear at source
+// (x + 0.5) * scale - 0.5, clamped at the borders, with 11-bit weights; not antialiased.
+void resize_linear(const ImageView& src, ImageView dst);
+
+// RandomHSV's look-up tables through cv2.cvtColor(RGB2HSV) and back (HSV2RGB), H in 0..179:
+// gains are its drawn r = uniform(-1, 1) * (hgain, sgain, vgain). HSV2RGB as its vectorised
+// path computes it (the values truncated; its scalar tail of a row rounds).
+void hsv_lut(ImageView image, double gain_h, double gain_s, double gain_v);
+
+// cv2.warpAffine (perspective false: the first two rows of `m`) or cv2.warpPerspective of
+// `src` into `dst` with the forward 3x3 matrix `m` (row-major), INTER_LINEAR with 5 fractional
+// bits of the source position and 15-bit weights, BORDER_CONSTANT `fill`.
+void warp(const ImageView& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
+          const std::array<std::uint8_t, 3>& fill);
+
+// The same warp with INTER_NEAREST, of one byte a pixel (a mask plane), fill outside.
+void warp_nearest(const std::uint8_t* src, int src_w, int src_h, std::uint8_t* dst, int dst_w,
+                  int dst_h, const std::array<double, 9>& m, bool perspective, std::uint8_t fill);
+
+}  // namespace feedrate::decode::cv2

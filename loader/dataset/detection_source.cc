@@ -39,17 +39,19 @@ Source read_source(const fs::path& source, const SampleSpec& spec) {
     return {std::move(table), source};
   }
   const bool instances = spec.masks == kInstanceMasks;
+  const bool skip_bad = spec.on_bad == BadInputPolicy::kSkip;
   if (has_extension(file, {".json"})) {
     // The segmentations only when masks are asked: without them the parse of a COCO-sized
     // file takes half the time (docs/detection.md).
-    return {annotations::read_coco(file, {spec.labels, instances}), source};
+    return {annotations::read_coco(file, {spec.labels, instances, skip_bad}), source};
   }
   if (instances) {
-    throw Error(file.string() + ": option masks: instance masks come from a COCO json's "
-                                "segmentations; give a folder of label maps for semantic masks");
+    throw Error(file.string() +
+                ": option masks: instance masks come from a COCO json's "
+                "segmentations; give a folder of label maps for semantic masks");
   }
   if (has_extension(file, {".yaml", ".yml"})) {
-    return {annotations::read_yolo(source, file, {spec.labels}), source};
+    return {annotations::read_yolo(source, file, {spec.labels, skip_bad}), source};
   }
   if (fs::is_directory(file, error)) {
     // A VOC Annotations/ folder: the root is its parent, which holds JPEGImages/. VOC has no
@@ -57,7 +59,7 @@ Source read_source(const fs::path& source, const SampleSpec& spec) {
     const fs::path root = file.lexically_normal().parent_path();
     const LabelMode labels =
         spec.labels == LabelMode::kCategoryId ? LabelMode::kZeroBased : spec.labels;
-    return {annotations::read_voc(root, {{}, labels, {}}), root};
+    return {annotations::read_voc(root, {{}, labels, {}, skip_bad}), root};
   }
   if (!fs::exists(file, error)) throw Error(file.string() + ": option annotations: no such file");
   throw Error(file.string() +
@@ -98,8 +100,8 @@ void Dataset::Builder::detection(Dataset& dataset, const fs::path& source) {
   std::error_code error;
   for (std::size_t i = 0; i < table.images.size(); ++i) {
     const annotations::ImageRecord& image = table.images[i];
-    std::string where = listed + ": image " + std::to_string(image.image_id) + " (" +
-                        image.file_name + ")";
+    std::string where =
+        listed + ": image " + std::to_string(image.image_id) + " (" + image.file_name + ")";
     if (label_maps && maps[i].empty()) {
       std::string reason = "no label map of its stem in " + spec.masks;
       if (spec.on_missing == BadInputPolicy::kError) throw Error(where + ": " + reason);
@@ -108,8 +110,10 @@ void Dataset::Builder::detection(Dataset& dataset, const fs::path& source) {
     }
     fs::path path = read.image_root / image.file_name;
     const std::uint64_t size = fs::file_size(path, error);
-    std::string reason = error ? "its file " + path.string() + " cannot be read: " + error.message()
-                               : box_problem(table, image);
+    std::string reason = !image.problem.empty() ? image.problem
+                         : error
+                             ? "its file " + path.string() + " cannot be read: " + error.message()
+                             : box_problem(table, image);
     if (!reason.empty()) {
       if (spec.on_bad == BadInputPolicy::kError) throw Error(where + ": " + reason);
       skip(dataset, std::move(where), std::move(reason));

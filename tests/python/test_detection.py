@@ -248,3 +248,62 @@ def test_semantic_label_maps_are_indices_moved_with_the_image(tmp_path):
                              transform="resize(32,32)", batch_size=2, arrays="numpy")
     assert sum(len(images) for images, _ in loader) == 2
     assert "no label map" in str(loader.report()["skipped_samples"])
+
+
+def test_bad_annotations_are_named_or_skipped_with_their_image(tmp_path):
+    (tmp_path / "coco").mkdir()
+    for k in range(4):
+        write_jpeg(tmp_path / "coco" / f"{k}.jpg", k, 40, 30)
+    annotations = [
+        {"id": 1, "image_id": 0, "category_id": 1, "bbox": [1, 1, 5, 5]},
+        {"id": 2, "image_id": 1, "category_id": 1, "bbox": [1, 1, -5, 5]},  # negative width
+        {"id": 3, "image_id": 2, "category_id": 9, "bbox": [1, 1, 5, 5]},   # unknown category
+        {"id": 4, "image_id": 3, "category_id": 1, "bbox": [50, 1, 5, 5]},  # outside 40x30
+    ]
+    (tmp_path / "coco.json").write_text(json.dumps({
+        "images": [{"id": k, "file_name": f"{k}.jpg", "width": 40, "height": 30}
+                   for k in range(4)],
+        "annotations": annotations, "categories": CATEGORIES[:1]}))
+    options = dict(annotations=tmp_path / "coco.json", transform="resize(16,16)",
+                   arrays="numpy", batch_size=4)
+    with pytest.raises(feedrate.Error, match=r"annotations\[1\] \(id 2\): bbox has a negative"):
+        feedrate.Loader(tmp_path / "coco", **options)
+    loader = feedrate.Loader(tmp_path / "coco", on_bad="skip", **options)
+    ids = [t["image_id"] for _, targets in loader for t in targets]
+    assert ids == [0]
+    skipped = " ".join(str(s) for s in loader.report()["skipped_samples"])
+    for named in ("id 2): bbox has a negative width", "category_id 9, not in categories",
+                  "entirely outside its 40x30 image"):
+        assert named in skipped, (named, skipped)
+
+    # YOLO: a line of 4 numbers; VOC: XML that does not parse.
+    (tmp_path / "yolo" / "images").mkdir(parents=True)
+    (tmp_path / "yolo" / "labels").mkdir()
+    for k in range(2):
+        write_jpeg(tmp_path / "yolo" / "images" / f"{k}.jpg", k, 32, 32)
+    (tmp_path / "yolo" / "labels" / "0.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    (tmp_path / "yolo" / "labels" / "1.txt").write_text("0 0.5 0.5 0.2\n")
+    (tmp_path / "yolo" / "data.yaml").write_text("names: [thing]\n")
+    yolo = dict(annotations=tmp_path / "yolo" / "data.yaml", transform="resize(16,16)",
+                arrays="numpy")
+    with pytest.raises(feedrate.Error, match=r"1\.txt:1"):
+        feedrate.Loader(tmp_path / "yolo" / "images", **yolo)
+    loader = feedrate.Loader(tmp_path / "yolo" / "images", on_bad="skip", **yolo)
+    assert [t["image_id"] for _, targets in loader for t in targets] == [0]
+    assert "1.txt:1" in str(loader.report()["skipped_samples"])
+
+    (tmp_path / "voc" / "JPEGImages").mkdir(parents=True)
+    (tmp_path / "voc" / "Annotations").mkdir()
+    for name in ("a", "b"):
+        write_jpeg(tmp_path / "voc" / "JPEGImages" / f"{name}.jpg", 1, 32, 32)
+    (tmp_path / "voc" / "Annotations" / "a.xml").write_text(
+        "<annotation><filename>a.jpg</filename><object><name>dog</name><bndbox><xmin>2</xmin>"
+        "<ymin>2</ymin><xmax>9</xmax><ymax>9</ymax></bndbox></object></annotation>")
+    (tmp_path / "voc" / "Annotations" / "b.xml").write_text("<annotation><filename>b.jpg")
+    voc = dict(annotations=tmp_path / "voc" / "Annotations", transform="resize(16,16)",
+               arrays="numpy")
+    with pytest.raises(feedrate.Error, match="b.xml"):
+        feedrate.Loader(tmp_path / "voc", **voc)
+    loader = feedrate.Loader(tmp_path / "voc", on_bad="skip", **voc)
+    assert [t["image_id"] for _, targets in loader for t in targets] == [0]
+    assert "b.xml" in str(loader.report()["skipped_samples"])

@@ -35,6 +35,10 @@ struct ImageRecord {
   std::int32_t height = 0;
   std::uint32_t first = 0;  // its annotations: [first, first + count)
   std::uint32_t count = 0;
+  // Read under a skip policy (the readers' skip_bad): what is wrong with the image's
+  // annotations, naming the entry; empty when they are good. The Loader leaves such an image
+  // out, counted.
+  std::string problem;
 };
 
 // A class as the labels name it: the label it became and the source's name.

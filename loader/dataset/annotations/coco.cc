@@ -21,6 +21,8 @@ struct Raw {
   std::vector<std::int64_t> image_ids;     // per annotation, the source's image_id
   std::vector<std::int64_t> category_ids;  // per annotation, the source's category_id
   std::vector<std::int64_t> annotation_ids;
+  std::vector<std::string> problems;  // per annotation under skip_bad: empty, or what is wrong
+  bool skip_bad = false;
 };
 
 void read_images(od::array images, AnnotationTable& table) {
@@ -147,6 +149,7 @@ void read_annotations(od::array annotations, Raw& raw, bool segmentation) {
     double box[4] = {0, 0, 0, 0};
     std::uint8_t flags = 0;
     Segment segment;
+    std::string problem;
     for (od::field field : annotation) {
       const std::string_view key = field.unescaped_key();
       if (key == "image_id") {
@@ -165,9 +168,7 @@ void read_annotations(od::array annotations, Raw& raw, bool segmentation) {
           if (n < 4) box[n] = v;
           ++n;
         }
-        if (n != 4)
-          throw std::runtime_error(where + ": bbox has " + std::to_string(n) +
-                                   " values, not [x, y, w, h]");
+        if (n != 4) problem = "bbox has " + std::to_string(n) + " values, not [x, y, w, h]";
         has_box = true;
       } else if (key == "segmentation" && segmentation) {
         od::value value = field.value();
@@ -177,15 +178,15 @@ void read_annotations(od::array annotations, Raw& raw, bool segmentation) {
       }
     }
     const std::string named = where + (id >= 0 ? " (id " + std::to_string(id) + ")" : "");
-    if (!has_image || !has_category || !has_box) {
-      throw std::runtime_error(named + " lacks " +
-                               (!has_image      ? "image_id"
-                                : !has_category ? "category_id"
-                                                : "bbox"));
+    if (!has_image) throw std::runtime_error(named + " lacks image_id");
+    if (problem.empty() && (!has_category || !has_box)) {
+      problem = !has_category ? "lacks category_id" : "lacks bbox";
     }
-    if (box[2] < 0 || box[3] < 0) {
-      throw std::runtime_error(named + ": bbox has a negative width or height");
+    if (problem.empty() && (box[2] < 0 || box[3] < 0)) {
+      problem = "bbox has a negative width or height";
     }
+    if (!problem.empty() && !raw.skip_bad) throw std::runtime_error(named + ": " + problem);
+    raw.problems.push_back(problem.empty() ? problem : named + ": " + problem);
     const float x = static_cast<float>(box[0]), y = static_cast<float>(box[1]);
     table.boxes.insert(table.boxes.end(),
                        {x, y, x + static_cast<float>(box[2]), y + static_cast<float>(box[3])});
@@ -258,12 +259,16 @@ void resolve(Raw& raw, LabelMode mode) {
                                ", which is not in images");
     }
     const auto category = label.find(raw.category_ids[a]);
-    if (category == label.end()) {
-      throw std::runtime_error(named + " has category_id " + std::to_string(raw.category_ids[a]) +
-                               ", not in categories");
+    std::string problem = raw.problems[a];
+    if (problem.empty() && category == label.end()) {
+      problem =
+          named + " has category_id " + std::to_string(raw.category_ids[a]) + ", not in categories";
+      if (!raw.skip_bad) throw std::runtime_error(problem);
     }
+    ImageRecord& record = table.images[image->second];
+    if (!problem.empty() && record.problem.empty()) record.problem = problem;
     image_of[a] = image->second;
-    table.labels[a] = category->second;
+    table.labels[a] = category == label.end() ? 0 : category->second;
   }
   group_by_image(table, image_of);
 }
@@ -276,6 +281,7 @@ AnnotationTable read_coco(const std::filesystem::path& json, const CocoOptions& 
     throw Error(json.string() + ": cannot read: " + simdjson::error_message(error));
   }
   Raw raw;
+  raw.skip_bad = options.skip_bad;
   try {
     parse(text, raw, options.segmentation);
     resolve(raw, options.label_mode);

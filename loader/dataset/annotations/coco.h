@@ -24,6 +24,10 @@ struct CocoOptions {
   LabelMode label_mode = LabelMode::kCategoryId;
   // False skips the segmentations (a detection-only table: no points, no RLE counts).
   bool segmentation = true;
+  // An annotation with a bad box (negative width or height, not 4 values) or an unknown
+  // category marks its image's ImageRecord::problem instead of failing the read. A malformed
+  // file, an annotation without image_id or of an unknown image still fails.
+  bool skip_bad = false;
 };
 
 AnnotationTable read_coco(const std::filesystem::path& json, const CocoOptions& options = {});

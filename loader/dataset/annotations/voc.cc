@@ -60,6 +60,48 @@ double number(const pugi::xml_node& parent, const char* name, const std::string&
   return value;
 }
 
+// One Annotations/*.xml: its image and objects appended to `table` (the names to `names`, each
+// resolved to a label once every class is known). Throws feedrate::Error naming the file.
+void read_file(const fs::path& file, AnnotationTable& table, std::vector<std::string>& names) {
+  const std::string where = file.string();
+  pugi::xml_document doc;
+  const pugi::xml_parse_result parsed = doc.load_file(file.c_str());
+  if (!parsed) {
+    throw Error(where + ": " + parsed.description() + " at byte " + std::to_string(parsed.offset));
+  }
+  const pugi::xml_node annotation = doc.child("annotation");
+  if (!annotation) throw Error(where + ": no <annotation> element");
+  ImageRecord record;
+  record.image_id = static_cast<std::int64_t>(table.images.size());
+  const std::string filename = annotation.child("filename").text().as_string();
+  if (filename.empty()) throw Error(where + ": no <filename>");
+  record.file_name = "JPEGImages/" + filename;
+  const pugi::xml_node size = annotation.child("size");
+  if (size) {
+    record.width = static_cast<std::int32_t>(number(size, "width", where));
+    record.height = static_cast<std::int32_t>(number(size, "height", where));
+  }
+  record.first = static_cast<std::uint32_t>(table.flags.size());
+  for (const pugi::xml_node object : annotation.children("object")) {
+    const std::string name = object.child("name").text().as_string();
+    if (name.empty()) throw Error(where + ": an <object> without <name>");
+    const pugi::xml_node box = object.child("bndbox");
+    if (!box) throw Error(where + ": object '" + name + "' has no <bndbox>");
+    const double xmin = number(box, "xmin", where), ymin = number(box, "ymin", where);
+    const double xmax = number(box, "xmax", where), ymax = number(box, "ymax", where);
+    if (xmax < xmin || ymax < ymin) {
+      throw Error(where + ": object '" + name + "' has xmax < xmin or ymax < ymin");
+    }
+    table.boxes.insert(table.boxes.end(),
+                       {static_cast<float>(xmin - 1), static_cast<float>(ymin - 1),
+                        static_cast<float>(xmax), static_cast<float>(ymax)});
+    table.flags.push_back(object.child("difficult").text().as_int() != 0 ? kDifficult : 0);
+    names.push_back(name);
+  }
+  record.count = static_cast<std::uint32_t>(table.flags.size()) - record.first;
+  table.images.push_back(std::move(record));
+}
+
 }  // namespace
 
 AnnotationTable read_voc(const fs::path& root, const VocOptions& options) {
@@ -69,44 +111,21 @@ AnnotationTable read_voc(const fs::path& root, const VocOptions& options) {
   AnnotationTable table;
   std::vector<std::string> names;  // per annotation, resolved once every class is known
   for (const fs::path& file : annotation_files(root, options)) {
-    const std::string where = file.string();
-    pugi::xml_document doc;
-    const pugi::xml_parse_result parsed = doc.load_file(file.c_str());
-    if (!parsed) {
-      throw Error(where + ": " + parsed.description() + " at byte " +
-                  std::to_string(parsed.offset));
+    const std::size_t first = table.flags.size();
+    try {
+      read_file(file, table, names);
+    } catch (const Error& e) {
+      if (!options.skip_bad) throw;
+      table.boxes.resize(4 * first);
+      table.flags.resize(first);
+      names.resize(first);
+      ImageRecord record;
+      record.image_id = static_cast<std::int64_t>(table.images.size());
+      record.file_name = "JPEGImages/" + file.stem().string() + ".jpg";
+      record.first = static_cast<std::uint32_t>(first);
+      record.problem = e.what();
+      table.images.push_back(std::move(record));
     }
-    const pugi::xml_node annotation = doc.child("annotation");
-    if (!annotation) throw Error(where + ": no <annotation> element");
-    ImageRecord record;
-    record.image_id = static_cast<std::int64_t>(table.images.size());
-    const std::string filename = annotation.child("filename").text().as_string();
-    if (filename.empty()) throw Error(where + ": no <filename>");
-    record.file_name = "JPEGImages/" + filename;
-    const pugi::xml_node size = annotation.child("size");
-    if (size) {
-      record.width = static_cast<std::int32_t>(number(size, "width", where));
-      record.height = static_cast<std::int32_t>(number(size, "height", where));
-    }
-    record.first = static_cast<std::uint32_t>(table.flags.size());
-    for (const pugi::xml_node object : annotation.children("object")) {
-      const std::string name = object.child("name").text().as_string();
-      if (name.empty()) throw Error(where + ": an <object> without <name>");
-      const pugi::xml_node box = object.child("bndbox");
-      if (!box) throw Error(where + ": object '" + name + "' has no <bndbox>");
-      const double xmin = number(box, "xmin", where), ymin = number(box, "ymin", where);
-      const double xmax = number(box, "xmax", where), ymax = number(box, "ymax", where);
-      if (xmax < xmin || ymax < ymin) {
-        throw Error(where + ": object '" + name + "' has xmax < xmin or ymax < ymin");
-      }
-      table.boxes.insert(table.boxes.end(),
-                         {static_cast<float>(xmin - 1), static_cast<float>(ymin - 1),
-                          static_cast<float>(xmax), static_cast<float>(ymax)});
-      table.flags.push_back(object.child("difficult").text().as_int() != 0 ? kDifficult : 0);
-      names.push_back(name);
-    }
-    record.count = static_cast<std::uint32_t>(table.flags.size()) - record.first;
-    table.images.push_back(std::move(record));
   }
   std::vector<std::string> classes = options.classes;
   if (classes.empty()) {

@@ -30,6 +30,10 @@ struct VocOptions {
   std::vector<std::string> classes;  // empty: the sorted names found
   LabelMode label_mode = LabelMode::kZeroBased;
   std::filesystem::path image_set;  // relative to the root, or absolute; empty: every xml
+  // A file that does not parse, or an object without a name or a box or with xmax < xmin,
+  // marks its image's ImageRecord::problem instead of failing the read (the image keeps no
+  // annotations; its file name is the xml's stem + .jpg when the file does not say).
+  bool skip_bad = false;
 };
 
 AnnotationTable read_voc(const std::filesystem::path& root, const VocOptions& options = {});

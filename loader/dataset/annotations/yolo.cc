@@ -159,7 +159,19 @@ AnnotationTable read_yolo(const fs::path& images, const fs::path& data_yaml,
   table.images = list_images(images);
   for (ImageRecord& record : table.images) {
     record.first = static_cast<std::uint32_t>(table.labels.size());
-    read_labels(label_path(images / record.file_name), label_of_class, table);
+    const std::size_t polygons = table.polygons.size(), points = table.points.size();
+    try {
+      read_labels(label_path(images / record.file_name), label_of_class, table);
+    } catch (const Error& e) {
+      if (!options.skip_bad) throw;
+      record.problem = e.what();
+      table.boxes.resize(4 * std::size_t{record.first});
+      table.labels.resize(record.first);
+      table.flags.resize(record.first);
+      table.segments.resize(std::min<std::size_t>(table.segments.size(), record.first));
+      table.polygons.resize(polygons);
+      table.points.resize(points);
+    }
     record.count = static_cast<std::uint32_t>(table.labels.size()) - record.first;
   }
   // A table without a segment line has no segmentation at all.

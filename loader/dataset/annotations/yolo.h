@@ -31,6 +31,9 @@ struct YoloOptions {
   // kCategoryId keeps the files' class ids (names' keys); kZeroBased and kContiguous number the
   // names in id order from 0 or 1 (for names 0..C-1, kZeroBased is kCategoryId).
   LabelMode label_mode = LabelMode::kCategoryId;
+  // A label file with a bad line marks its image's ImageRecord::problem (the file and line)
+  // instead of failing the read; the image then has no annotations.
+  bool skip_bad = false;
 };
 
 AnnotationTable read_yolo(const std::filesystem::path& images,

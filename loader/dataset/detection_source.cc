@@ -43,7 +43,11 @@ Source read_source(const fs::path& source, const SampleSpec& spec) {
   if (has_extension(file, {".json"})) {
     // The segmentations only when masks are asked: without them the parse of a COCO-sized
     // file takes half the time (docs/detection.md).
-    return {annotations::read_coco(file, {spec.labels, instances, skip_bad}), source};
+    AnnotationTable table = annotations::read_coco(file, {spec.labels, instances, skip_bad});
+    if (instances && table.segments.empty() && table.annotation_count() > 0) {
+      throw Error(file.string() + ": option masks: no annotation has a segmentation");
+    }
+    return {std::move(table), source};
   }
   if (instances) {
     throw Error(file.string() +

@@ -307,3 +307,62 @@ def test_bad_annotations_are_named_or_skipped_with_their_image(tmp_path):
     loader = feedrate.Loader(tmp_path / "voc", on_bad="skip", **voc)
     assert [t["image_id"] for _, targets in loader for t in targets] == [0]
     assert "b.xml" in str(loader.report()["skipped_samples"])
+
+
+def v2(name, **attributes):
+    """An object that reads as torchvision.transforms.v2's `name` (Debian's torchvision has no
+    v2): the Compose reader goes by class names and attributes."""
+    return type(name, (), attributes)()
+
+
+def test_a_v2_ssd_compose_runs_as_the_ssd_recipe(coco):
+    from collections import defaultdict
+
+    from feedrate._torchvision_detection import detection_spec_from_torchvision
+
+    mask = type("Mask", (), {})
+    image = type("Image", (), {})
+    compose = v2("Compose", transforms=[
+        v2("RandomPhotometricDistort", brightness=(0.875, 1.125), contrast=(0.5, 1.5),
+           saturation=(0.5, 1.5), hue=(-0.05, 0.05), p=0.5),
+        v2("RandomZoomOut", fill=defaultdict(lambda: (123, 117, 104), {mask: 0}),
+           side_range=(1.0, 4.0), p=0.5),
+        v2("RandomIoUCrop", min_scale=0.3, max_scale=1.0, min_aspect_ratio=0.5,
+           max_aspect_ratio=2.0, options=[0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0], trials=40),
+        v2("RandomHorizontalFlip", p=0.5),
+        v2("Resize", size=[48, 48], max_size=None, interpolation="bilinear", antialias=True),
+        v2("ToImage"), v2("ConvertBoundingBoxFormat", format="XYXY"),
+        v2("SanitizeBoundingBoxes", min_size=1.0, min_area=1.0), v2("ToPureTensor"),
+    ])
+    read = detection_spec_from_torchvision(compose)
+    assert read.dtype == "uint8" and read.channels_first
+    assert "zoom_out(fill=123.0/117.0/104.0," in read.spec  # the defaultdict's default for images
+    # The Compose gives the batches of the recipe it spells out, pixels and boxes.
+    for (a_images, a_targets), (b_images, b_targets) in zip(
+            loader(coco, transform=compose, seed=9), loader(coco, transform="ssd(48)", seed=9)):
+        np.testing.assert_array_equal(a_images.transpose(0, 2, 3, 1), b_images)
+        for a, b in zip(a_targets, b_targets):
+            np.testing.assert_array_equal(a["boxes"], b["boxes"])
+            np.testing.assert_array_equal(a["labels"], b["labels"])
+    with_image = v2("RandomZoomOut", fill={image: (1, 2, 3), mask: 0}, side_range=(1.0, 2.0), p=1.0)
+    assert detection_spec_from_torchvision(with_image).spec.startswith("zoom_out(fill=1.0/2.0/3.0")
+    with pytest.raises(TypeError, match="RandomAffine"):
+        detection_spec_from_torchvision(v2("Compose", transforms=[v2("RandomAffine")]))
+
+
+def test_a_read_compose_runs(coco):
+    from feedrate._torchvision_detection import detection_spec_from_torchvision
+
+    compose = v2("Compose", transforms=[
+        v2("RandomHorizontalFlip", p=1.0),
+        v2("Resize", size=[32, 32], max_size=None, interpolation="bilinear", antialias=True),
+        v2("ToImage"), v2("ToDtype", dtype=None, scale=False),
+    ])
+    spec = detection_spec_from_torchvision(compose).spec
+    assert spec == "hflip(p=1.0),resize(32,32,interp=bilinear)"
+    flipped = {t["image_id"]: t["boxes"] for _, targets in loader(coco, transform=compose)
+               for t in targets}
+    for k in range(IMAGES):
+        want = expected_xyxy(k)
+        np.testing.assert_allclose(flipped[100 + k][:, [2, 1, 0, 3]] * [-1, 1, -1, 1] + [32, 0, 32, 0],
+                                   want, atol=1e-4)

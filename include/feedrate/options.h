@@ -27,6 +27,8 @@ enum class OutputLayout {
   kFloat16NCHW,  // the same in half precision; CUDA devices only (converted on the GPU)
 };
 
+// LoaderOptions::annotations for tar shards whose KEY.json holds each image's annotations.
+inline constexpr std::string_view kAnnotationsInShards = "json";
 // LoaderOptions::masks for COCO's instance masks (anything else names a folder of label maps).
 inline constexpr std::string_view kInstanceMasks = "instances";
 
@@ -73,8 +75,10 @@ struct LoaderOptions {
   // Detection and segmentation (docs/detection.md): the annotations of the images under
   // `source`, read once at start: a COCO instances .json (source: its image folder), a YOLO
   // data.yaml or labels/ folder (source: its images folder), or a Pascal VOC Annotations/ folder
-  // (source: the VOC root or its JPEGImages/). Empty: a classification dataset. With annotations,
-  // `detection` is the transform and batches carry each image's boxes (Batch::targets()).
+  // (source: the VOC root or its JPEGImages/), or "json": tar shards whose KEY.json holds each
+  // image's COCO-style annotations (local shards). Empty: a classification dataset. With
+  // annotations, `detection` is the transform and batches carry each image's boxes
+  // (Batch::targets()).
   std::string annotations;
   LabelMode labels = LabelMode::kCategoryId;
   // Masks moved with the pixels (nearest sampling): "instances" rasterizes COCO's segmentations,

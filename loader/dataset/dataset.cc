@@ -90,7 +90,8 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
   const std::string text = source.string();
   dataset.root_ = source;
   std::error_code error;
-  if (!spec.annotations.empty() || !spec.masks.empty()) {
+  const bool in_shards = spec.annotations == kAnnotationsInShards;
+  if ((!spec.annotations.empty() || !spec.masks.empty()) && !in_shards) {
     if (io::is_url(text) || io::is_url(spec.annotations.string()) || io::is_url(spec.masks)) {
       throw Error(text +
                   ": detection datasets are read from a local disk only for now: copy the "
@@ -142,6 +143,7 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
                 "name is for manifests (.jsonl, .csv) only, and " +
                 text + " is " + format_name(dataset.format_));
   }
+  if (in_shards) Builder::shard_annotations(dataset);
   Builder::finish(dataset, source);
   return dataset;
 }

@@ -79,6 +79,11 @@ struct __attribute__((visibility("hidden"))) Dataset::Builder {
   // spec().annotations lists (a COCO json, a YOLO data.yaml or a VOC Annotations/ folder), under
   // `source`, each with its boxes. An image whose file is missing follows spec().on_bad.
   static void detection(Dataset& dataset, const std::filesystem::path& source);
+  // Tar shards whose KEY.json holds each image's COCO-style annotations (SampleSpec::annotations
+  // "json", loader/dataset/detection_shards.cc): after tar_shards, each sample's member is read
+  // and parsed into the annotation table; a sample without one follows spec().on_missing, one
+  // with a bad annotation spec().on_bad.
+  static void shard_annotations(Dataset& dataset);
   // Counts a file left out because it is not an image, keeping the first few as examples.
   static void ignore(Dataset& dataset, std::string what);
   // Counts a sample left out of the index under a skip policy, keeping the first few.

@@ -286,13 +286,15 @@ void normalize_with(const char* name, const std::optional<std::array<float, 3>>&
 }
 
 // A detection dataset's transform (feedrate::parse_detection_transform): the spec text, or a
-// stretching resize to size x size when none is given.
+// stretching resize to size x size when none is given (feedrate.Loader's signature passes the
+// classification default, "train", for none).
 void apply_detection_transform(Parsed& p) {
   LoaderOptions& loader = p.options.loader;
   const std::string size = std::to_string(p.size);
+  const bool given = p.transform_given && p.transform != kDefaultTransform;
   try {
-    loader.detection = parse_detection_transform(
-        p.transform_given ? p.transform : "resize(" + size + "," + size + ")");
+    loader.detection =
+        parse_detection_transform(given ? p.transform : "resize(" + size + "," + size + ")");
   } catch (const Error& e) {
     throw py::value_error(e.what());
   }

@@ -366,3 +366,40 @@ def test_a_read_compose_runs(coco):
         want = expected_xyxy(k)
         np.testing.assert_allclose(flipped[100 + k][:, [2, 1, 0, 3]] * [-1, 1, -1, 1] + [32, 0, 32, 0],
                                    want, atol=1e-4)
+
+
+def test_tar_shards_with_json_annotations(coco, tmp_path):
+    """The COCO images as WebDataset shards, each KEY.json the image's annotations (a list, or
+    an object with "annotations"), deliver the folder's boxes."""
+    import io
+    import tarfile
+
+    with tarfile.open(tmp_path / "00000.tar", "w") as tar:
+        for k in range(IMAGES):
+            anns = [{"bbox": box, "category_id": category, "iscrowd": 0}
+                    for box, category in boxes_of(k)]
+            payload = anns if k % 2 else {"image_id": 100 + k, "annotations": anns}
+            for name, data in ((f"s{k:03d}.jpg", (coco / "images" / f"img_{k}.jpg").read_bytes()),
+                               (f"s{k:03d}.json", json.dumps(payload).encode())):
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        info = tarfile.TarInfo("s999.jpg")  # a key without its .json
+        data = (coco / "images" / "img_0.jpg").read_bytes()
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    shards = feedrate.Loader(tmp_path / "00000.tar", annotations="json", transform="resize(32,32)",
+                             batch_size=4, arrays="numpy", shuffle=False, fields=("__key__",))
+    seen = 0
+    for _, targets, keys in shards:
+        for target, key in zip(targets, keys):
+            k = int(key[1:])
+            np.testing.assert_allclose(target["boxes"], expected_xyxy(k), atol=1e-4)
+            assert target["labels"].tolist() == [c for _, c in boxes_of(k)]
+            if k % 2 == 0:
+                assert target["image_id"] == 100 + k
+            seen += 1
+    assert seen == IMAGES
+    assert "s999" in str(shards.report()["skipped_samples"])
+    with pytest.raises(feedrate.Error, match="s999: no s999.json"):
+        feedrate.Loader(tmp_path / "00000.tar", annotations="json", on_missing="error")

@@ -140,7 +140,9 @@ Segment read_polygons(od::array polygons, AnnotationTable& table, const std::str
   return segment;
 }
 
-void read_annotations(od::array annotations, Raw& raw, bool segmentation) {
+// `image` is the image an annotation without image_id belongs to (a shard member's), or null.
+void read_annotations(od::array annotations, Raw& raw, bool segmentation,
+                      const std::int64_t* image = nullptr) {
   AnnotationTable& table = raw.table;
   for (od::object annotation : annotations) {
     const std::string where = "annotations[" + std::to_string(raw.image_ids.size()) + "]";
@@ -178,6 +180,10 @@ void read_annotations(od::array annotations, Raw& raw, bool segmentation) {
       }
     }
     const std::string named = where + (id >= 0 ? " (id " + std::to_string(id) + ")" : "");
+    if (!has_image && image != nullptr) {
+      image_id = *image;
+      has_image = true;
+    }
     if (!has_image) throw std::runtime_error(named + " lacks image_id");
     if (problem.empty() && (!has_category || !has_box)) {
       problem = !has_category ? "lacks category_id" : "lacks bbox";
@@ -223,6 +229,52 @@ void parse(const simdjson::padded_string& json, Raw& raw, bool segmentation) {
     }
     throw std::runtime_error(std::string("malformed JSON") + where + ": " + e.what());
   }
+}
+
+// The categories of annotations that name no list: every category_id found, its name the id.
+void categories_from_ids(Raw& raw) {
+  std::vector<std::int64_t> ids = raw.category_ids;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (const std::int64_t id : ids) raw.table.categories.push_back({0, id, std::to_string(id)});
+}
+
+// One shard member's JSON: a list of annotations, or an object holding them as "annotations"
+// with the image's "image_id", "width" and "height" when it states them.
+void parse_member(const CocoMember& member, std::int64_t fallback_id, Raw& raw, bool segmentation) {
+  const simdjson::padded_string json(member.json);
+  od::parser parser;
+  od::document doc;
+  if (const auto error = parser.iterate(json).get(doc); error) {
+    throw std::runtime_error(member.where +
+                             ": not a JSON document: " + simdjson::error_message(error));
+  }
+  ImageRecord record;
+  record.image_id = fallback_id;
+  record.file_name = member.image;
+  try {
+    if (doc.type() == od::json_type::array) {
+      read_annotations(doc.get_array(), raw, segmentation, &record.image_id);
+    } else {
+      for (od::field field : doc.get_object()) {
+        const std::string_view key = field.unescaped_key();
+        if (key == "image_id") {
+          record.image_id = field.value().get_int64();
+        } else if (key == "width") {
+          record.width = static_cast<std::int32_t>(field.value().get_int64());
+        } else if (key == "height") {
+          record.height = static_cast<std::int32_t>(field.value().get_int64());
+        } else if (key == "annotations") {
+          read_annotations(field.value().get_array(), raw, segmentation, &record.image_id);
+        }
+      }
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    throw std::runtime_error(member.where + ": malformed JSON: " + e.what());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(member.where + ": " + e.what());
+  }
+  raw.table.images.push_back(std::move(record));
 }
 
 // Sorts the images by id, remaps categories to labels and annotations to images.
@@ -274,6 +326,21 @@ void resolve(Raw& raw, LabelMode mode) {
 }
 
 }  // namespace
+
+AnnotationTable read_coco_members(std::span<const CocoMember> members, const CocoOptions& options) {
+  Raw raw;
+  raw.skip_bad = options.skip_bad;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    parse_member(members[i], static_cast<std::int64_t>(i), raw, options.segmentation);
+  }
+  categories_from_ids(raw);
+  try {
+    resolve(raw, options.label_mode);
+  } catch (const std::runtime_error& e) {
+    throw Error(std::string("KEY.json annotations: ") + e.what());
+  }
+  return std::move(raw.table);
+}
 
 AnnotationTable read_coco(const std::filesystem::path& json, const CocoOptions& options) {
   simdjson::padded_string text;

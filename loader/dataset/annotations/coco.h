@@ -15,6 +15,9 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
 
 #include "loader/dataset/annotations/annotation_table.h"
 
@@ -31,5 +34,22 @@ struct CocoOptions {
 };
 
 AnnotationTable read_coco(const std::filesystem::path& json, const CocoOptions& options = {});
+
+// WebDataset shards whose KEY.json holds one image's annotations in COCO's form: a list of
+// annotation objects (bbox [x, y, w, h], category_id, iscrowd, segmentation; no image_id
+// needed), or an object with that list as "annotations" and the image's "image_id", "width"
+// and "height" when it states them. `image` names the image (the table's file_name) and
+// `where` the member in messages.
+struct CocoMember {
+  std::string_view json;
+  std::string image;
+  std::string where;
+};
+// One table for every member, in their order unless members state image ids (then ascending
+// id, as read_coco orders images); image_id is the member's position when it states none. The
+// categories are every category_id found, named by the id. Throws feedrate::Error naming the
+// member: JSON that does not parse, a bad annotation (unless skip_bad), an image id twice.
+AnnotationTable read_coco_members(std::span<const CocoMember> members,
+                                  const CocoOptions& options = {});
 
 }  // namespace feedrate::annotations

@@ -208,7 +208,26 @@ class InverseMap {
 
 }  // namespace
 
-void warp(const ImageView& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
+WarpSource WarpSource::of(const ImageView& image) {
+  WarpSource source;
+  source.width = source.split_x = image.width;
+  source.height = source.split_y = image.height;
+  source.tiles[0] = Tile{image.pixels, image.width, 0, 0, image.width, image.height, 0, 0};
+  return source;
+}
+
+namespace {
+
+// The canvas pixel (x, y) of `src`: a tile's pixel or `fill`.
+const std::uint8_t* canvas_pixel(const WarpSource& src, int x, int y, const std::uint8_t* fill) {
+  const WarpSource::Tile& t = src.tiles[(x >= src.split_x ? 1 : 0) + (y >= src.split_y ? 2 : 0)];
+  if (x < t.x0 || x >= t.x1 || y < t.y0 || y >= t.y1) return fill;
+  return t.pixels + (static_cast<std::size_t>(y - t.pad_y) * t.width + (x - t.pad_x)) * 3;
+}
+
+}  // namespace
+
+void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
           const std::array<std::uint8_t, 3>& fill) {
   const InverseMap map(m, perspective, false);
   for (int y = 0; y < dst.height; ++y) {
@@ -227,11 +246,22 @@ void warp(const ImageView& src, ImageView dst, const std::array<double, 9>& m, b
       const int w[4] = {(32 - ax) * (32 - ay) * 32, ax * (32 - ay) * 32, (32 - ax) * ay * 32,
                         ax * ay * 32};
       const std::uint8_t* taps[4];
-      for (int k = 0; k < 4; ++k) {
-        const int px = sx + (k & 1), py = sy + (k >> 1);
-        const bool inside = px >= 0 && px < src.width && py >= 0 && py < src.height;
-        taps[k] =
-            inside ? src.pixels + (static_cast<std::size_t>(py) * src.width + px) * 3 : fill.data();
+      const WarpSource::Tile& t =
+          src.tiles[(sx >= src.split_x ? 1 : 0) + (sy >= src.split_y ? 2 : 0)];
+      if (sx >= t.x0 && sx + 1 < t.x1 && sy >= t.y0 && sy + 1 < t.y1) {
+        // The four taps inside one tile (the common case).
+        const std::size_t row = static_cast<std::size_t>(t.width) * 3;
+        taps[0] =
+            t.pixels + (static_cast<std::size_t>(sy - t.pad_y) * t.width + (sx - t.pad_x)) * 3;
+        taps[1] = taps[0] + 3;
+        taps[2] = taps[0] + row;
+        taps[3] = taps[2] + 3;
+      } else {
+        for (int k = 0; k < 4; ++k) {
+          const int px = sx + (k & 1), py = sy + (k >> 1);
+          const bool inside = px >= 0 && px < src.width && py >= 0 && py < src.height;
+          taps[k] = inside ? canvas_pixel(src, px, py, fill.data()) : fill.data();
+        }
       }
       for (int c = 0; c < 3; ++c) {
         const int sum =

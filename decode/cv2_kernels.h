@@ -23,10 +23,32 @@ void resize_linear(const ImageView& src, ImageView dst);
 // path computes it (the values truncated; its scalar tail of a row rounds).
 void hsv_lut(ImageView image, double gain_h, double gain_s, double gain_v);
 
+// A source of warp(): a canvas of width x height that is `fill` except where up to four tiles
+// (packed RGB images) lie. The canvas is split into quadrants at (split_x, split_y), quadrant
+// q = (x >= split_x) + 2 * (y >= split_y); tile q shows only inside its rectangle
+// [x0, x1) x [y0, y1), which lies in quadrant q, and canvas pixel (x, y) there is its image's
+// pixel (x - pad_x, y - pad_y). One image is one tile with the splits beyond the canvas;
+// Ultralytics' mosaic is four, split at its centre, so its canvas is never written.
+struct WarpSource {
+  struct Tile {
+    const std::uint8_t* pixels = nullptr;
+    int width = 0;                       // of its image (the row stride)
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // empty when x0 >= x1 or y0 >= y1
+    int pad_x = 0, pad_y = 0;
+  };
+  int width = 0, height = 0;
+  int split_x = 0, split_y = 0;
+  std::array<Tile, 4> tiles{};
+
+  // `image` as the whole canvas.
+  static WarpSource of(const ImageView& image);
+};
+
 // cv2.warpAffine (perspective false: the first two rows of `m`) or cv2.warpPerspective of
 // `src` into `dst` with the forward 3x3 matrix `m` (row-major), INTER_LINEAR with 5 fractional
-// bits of the source position and 15-bit weights, BORDER_CONSTANT `fill`.
-void warp(const ImageView& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
+// bits of the source position and 15-bit weights, BORDER_CONSTANT `fill` (which is also the
+// canvas' fill outside the tiles).
+void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
           const std::array<std::uint8_t, 3>& fill);
 
 // The same warp with INTER_NEAREST, of one byte a pixel (a mask plane), fill outside.

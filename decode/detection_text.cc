@@ -56,9 +56,11 @@ void add_recipe(Step& s, std::vector<DetectionStep>& steps) {
                                of_kind(Kind::kSanitize)});
   } else {
     const int size = s.integer(0, "size", 640);
-    DetectionStep letterbox = sized(Kind::kLetterbox, size, size);
-    letterbox.fill = kYoloFill;
-    steps.insert(steps.end(), {letterbox, of_kind(Kind::kPerspective), of_kind(Kind::kHsv),
+    const int mosaic = s.integer(1, "mosaic", 1);
+    if (mosaic != 0 && mosaic != 1) throw ParseError("yolo: mosaic is 0 or 1");
+    DetectionStep first = sized(mosaic != 0 ? Kind::kMosaic : Kind::kLetterbox, size, size);
+    if (mosaic == 0) first.fill = kYoloFill;
+    steps.insert(steps.end(), {first, of_kind(Kind::kPerspective), of_kind(Kind::kHsv),
                                of_kind(Kind::kHorizontalFlip)});
   }
 }
@@ -126,6 +128,10 @@ DetectionStep parse_step(Step& s) {
     step.hgain = s.number(0, "h", step.hgain);
     step.sgain = s.number(1, "s", step.sgain);
     step.vgain = s.number(2, "v", step.vgain);
+  } else if (name == "mosaic") {
+    step.kind = Kind::kMosaic;
+    step.width = s.integer(0, "size", 0);
+    if (step.width < 1) throw ParseError("mosaic: needs its size (imgsz)");
   } else if (name == "perspective") {
     step.kind = Kind::kPerspective;
     step.degrees = s.number(0, "degrees", step.degrees);
@@ -137,7 +143,7 @@ DetectionStep parse_step(Step& s) {
     throw ParseError("unknown step '" + name +
                      "'; steps: ssd, yolo, photometric, zoom_out, iou_crop, hflip, vflip, resize, "
                      "rrc, center_crop, pad, clamp, sanitize, letterbox, hsv, perspective, "
-                     "normalize");
+                     "mosaic, normalize");
   }
   return step;
 }
@@ -211,6 +217,8 @@ std::string format_step(const DetectionStep& s) {
       return name + "(degrees=" + num(s.degrees) + ",translate=" + num(s.translate) +
              ",scale=" + num(s.perspective_scale) + ",shear=" + num(s.shear) +
              ",perspective=" + num(s.perspective) + ")";
+    case Kind::kMosaic:
+      return name + "(" + num(s.width) + ")";
   }
   return name;
 }

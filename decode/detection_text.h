@@ -6,7 +6,12 @@
 //   recipe := ssd ["(" SIZE ")"]     photometric, zoom_out(fill=123/117/104), iou_crop, hflip,
 //                                    resize(SIZE,SIZE), sanitize; SIZE 300 by default (the
 //                                    fill is torchvision's SSD reference's ImageNet mean)
-//           | yolo ["(" SIZE ")"]    letterbox(SIZE), perspective, hsv, hflip; SIZE 640
+//           | yolo ["(" SIZE ["," mosaic=1] ")"]
+//                                    Ultralytics' training pipeline (v8_transforms):
+//                                    mosaic(SIZE), perspective, hsv, hflip; SIZE 640. The
+//                                    perspective after the mosaic warps its 2*SIZE canvas
+//                                    back to SIZE x SIZE. mosaic=0 (its close_mosaic epochs):
+//                                    letterbox(SIZE), perspective, hsv, hflip
 //   step   := photometric(brightness=0.875/1.125, contrast=0.5/1.5, saturation=0.5/1.5,
 //                         hue=-0.05/0.05, p=0.5)
 //           | zoom_out(fill=0, side_range=1/4, p=0.5)
@@ -21,6 +26,8 @@
 //           | letterbox(H, W, scaleup=1, center=1, fill=114) | letterbox(S)
 //           | hsv(h=0.015, s=0.7, v=0.4)
 //           | perspective(degrees=0, translate=0.1, scale=0.5, shear=0, perspective=0)
+//           | mosaic(SIZE)   (Ultralytics' 4-image Mosaic, imgsz SIZE: first, once; a 2*SIZE
+//                             square, which the first perspective after it makes SIZE x SIZE)
 //           | normalize(mean=0.485/0.456/0.406, std=0.229/0.224/0.225)   (last, once)
 // Arguments by position in the order shown, or by keyword; a range is low/high, a fill one
 // value or r/g/b. spec.size is the size the steps end at (validate() refuses steps that do not

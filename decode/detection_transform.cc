@@ -7,9 +7,9 @@
 
 #include "decode/augment.h"
 #include "decode/box_geometry.h"
+#include "decode/detection_draws.h"
 #include "decode/detection_ultralytics.h"
 #include "decode/hue.h"
-#include "decode/transform.h"
 
 namespace feedrate::decode {
 
@@ -18,77 +18,12 @@ namespace {
 using Kind = DetectionStep::Kind;
 using StepDraws = DetectionTransformer::StepDraws;
 
-// RandomIoUCrop draws min_jaccard options until one is accepted or is the "leave as is" (>= 1);
-// torchvision loops without a bound (forever when the options lack 1 and no crop can satisfy
-// any, e.g. an image without boxes). After this many options the image is left as is: with
-// the default options, reaching it has probability (6/7)^1000, below 1e-66.
-constexpr int kIouCropRounds = 1000;
-
-// torch.rand's float32: 24 random bits, in [0, 1).
-float unit_float(Rng& rng) {
-  return static_cast<float>(rng.next() >> 40) * 0x1.0p-24f;
-}
-
-void draw_photometric(const DetectionStep& step, Rng& rng, StepDraws& d) {
-  // RandomPhotometricDistort.make_params: each factor drawn when rand < p, in this order.
-  const auto factor = [&](const std::array<double, 2>& range, bool& apply, double& value) {
-    apply = unit_float(rng) < step.p;
-    if (apply) value = rng.uniform(range[0], range[1]);
-  };
-  factor(step.brightness, d.do_brightness, d.brightness);
-  factor(step.contrast, d.do_contrast, d.contrast);
-  factor(step.saturation, d.do_saturation, d.saturation);
-  factor(step.hue, d.do_hue, d.hue);
-  d.contrast_before = unit_float(rng) < 0.5f;
-  d.channels = {0, 1, 2};
-  if (unit_float(rng) < step.p) {
-    for (int i = 2; i > 0; --i) {
-      std::swap(d.channels[i], d.channels[rng.below(static_cast<std::uint64_t>(i) + 1)]);
-    }
+void check_spec(const DetectionSpec& spec, std::span<std::uint8_t> out) {
+  if (const std::string problem = validate(spec); !problem.empty()) {
+    throw std::invalid_argument("detection transform: " + problem);
   }
-}
-
-void draw_zoom_out(const DetectionStep& step, Rng& rng, StepDraws& d) {
-  d.apply = unit_float(rng) < step.p;
-  if (!d.apply) return;
-  // make_params, float32 as torch: r = side_range[0] + rand * (side_range[1] - side_range[0]).
-  d.ratio = static_cast<float>(step.side_range[0]) +
-            unit_float(rng) * static_cast<float>(step.side_range[1] - step.side_range[0]);
-  d.u = unit_float(rng);
-  d.v = unit_float(rng);
-}
-
-void draw_iou_crop(const DetectionStep& step, Rng& rng, const std::vector<float>& boxes, int width,
-                   int height, StepDraws& d) {
-  d.apply = false;
-  const auto options = static_cast<std::uint64_t>(step.sampler_options.size());
-  const auto min_scale = static_cast<float>(step.min_scale);
-  const auto scale_span = static_cast<float>(step.max_scale - step.min_scale);
-  for (int round = 0; round < kIouCropRounds; ++round) {
-    const double min_overlap = step.sampler_options[rng.below(options)];
-    if (min_overlap >= 1.0) return;
-    for (int trial = 0; trial < step.trials; ++trial) {
-      const float rw = min_scale + scale_span * unit_float(rng);
-      const float rh = min_scale + scale_span * unit_float(rng);
-      const int new_w = static_cast<int>(static_cast<float>(width) * rw);
-      const int new_h = static_cast<int>(static_cast<float>(height) * rh);
-      // new_h == 0 is Python's ZeroDivisionError in torchvision; a rejected trial here.
-      if (new_h == 0) continue;
-      const double aspect = static_cast<double>(new_w) / new_h;
-      if (!(step.min_aspect_ratio <= aspect && aspect <= step.max_aspect_ratio)) continue;
-      const int left = static_cast<int>(static_cast<float>(width - new_w) * unit_float(rng));
-      const int top = static_cast<int>(static_cast<float>(height - new_h) * unit_float(rng));
-      if (new_w == 0) continue;
-      if (!iou_crop_test(boxes, left, top, left + new_w, top + new_h, min_overlap).accepted) {
-        continue;
-      }
-      d.apply = true;
-      d.left = left;
-      d.top = top;
-      d.width = new_w;
-      d.height = new_h;
-      return;
-    }
+  if (out.size() != static_cast<std::size_t>(spec.size) * spec.size * 3) {
+    throw std::invalid_argument("detection transform: the output is not size x size RGB");
   }
 }
 
@@ -98,6 +33,9 @@ void draw_iou_crop(const DetectionStep& step, Rng& rng, const std::vector<float>
 struct DetectionTransformer::Run {
   DetectionTransformer& t;
   bool instance_masks;
+  // After a mosaic of imgsz s: s, the size its first perspective warps to (Ultralytics' border
+  // -s/2); else 0 (a perspective keeps the canvas' size).
+  int mosaic_size = 0;
   // Per axis, output = source * scale + offset through the steps (flips left out).
   double scale_x = 1, scale_y = 1, offset_x = 0, offset_y = 0;
 
@@ -242,9 +180,16 @@ struct DetectionTransformer::Run {
       case Kind::kHsv:
         hsv_image(d, t.canvas_);
         break;
-      case Kind::kPerspective:
-        keep(perspective_step(step, d, t.canvas_, t.masks_, t.boxes_, t.work_));
+      case Kind::kPerspective: {
+        const int out = mosaic_size > 0 ? mosaic_size : width();
+        const int out_h = mosaic_size > 0 ? mosaic_size : height();
+        const cv2::WarpSource source = cv2::WarpSource::of(t.canvas_.flat());
+        keep(perspective_step(step, d, source, out, out_h, t.canvas_, t.masks_, t.boxes_, t.work_));
+        mosaic_size = 0;
         break;
+      }
+      case Kind::kMosaic:
+        throw std::logic_error("detection transform: a mosaic runs first, in run_mosaic");
     }
   }
 };
@@ -253,8 +198,9 @@ DetectionResult DetectionTransformer::run(const DetectionSpec& spec,
                                           std::vector<std::uint8_t>& image, int width, int height,
                                           DetectionTargets& targets, std::uint64_t sample_seed,
                                           std::span<std::uint8_t> out, const Draws& draws) {
-  if (const std::string problem = validate(spec); !problem.empty()) {
-    throw std::invalid_argument("detection transform: " + problem);
+  check_spec(spec, out);
+  if (spec.mosaic()) {
+    throw std::invalid_argument("detection transform: a mosaic takes four images (run_mosaic)");
   }
   const std::size_t pixels = static_cast<std::size_t>(width) * height;
   if (width < 1 || height < 1 || image.size() < pixels * 3 || targets.boxes.size() % 4 != 0 ||
@@ -265,9 +211,6 @@ DetectionResult DetectionTransformer::run(const DetectionSpec& spec,
     throw std::invalid_argument(
         "detection transform: the image, boxes and mask planes do not agree in size");
   }
-  if (out.size() != static_cast<std::size_t>(spec.size) * spec.size * 3) {
-    throw std::invalid_argument("detection transform: the output is not size x size RGB");
-  }
   boxes_.swap(targets.boxes);
   kept_.resize(boxes_.size() / 4);
   std::iota(kept_.begin(), kept_.end(), 0u);
@@ -275,44 +218,86 @@ DetectionResult DetectionTransformer::run(const DetectionSpec& spec,
   masks_.reset(targets.masks, targets.planes, width, height, targets.semantic ? 255 : 0);
   Run run{*this, targets.planes > 0 && !targets.semantic};
   Rng rng(sample_seed);
-  for (std::size_t i = 0; i < spec.steps.size(); ++i) {
-    const DetectionStep& step = spec.steps[i];
-    StepDraws d;
-    switch (step.kind) {
-      case Kind::kPhotometricDistort:
-        draw_photometric(step, rng, d);
-        break;
-      case Kind::kZoomOut:
-        draw_zoom_out(step, rng, d);
-        break;
-      case Kind::kIouCrop:
-        draw_iou_crop(step, rng, boxes_, run.width(), run.height(), d);
-        break;
-      case Kind::kHorizontalFlip:
-      case Kind::kVerticalFlip:
-        d.apply = unit_float(rng) < step.p;
-        break;
-      case Kind::kHsv:
-        draw_hsv(step, rng, d);
-        break;
-      case Kind::kPerspective:
-        draw_perspective(step, rng, run.width(), run.height(), d);
-        break;
-      case Kind::kRandomResizedCrop: {
-        const CropBox c = random_resized_crop(step.scale[0], step.scale[1], step.ratio[0],
-                                              step.ratio[1], run.width(), run.height(), rng);
-        d.left = c.x;
-        d.top = c.y;
-        d.width = c.w;
-        d.height = c.h;
-        break;
-      }
-      default:
-        break;
+  run_steps(spec, 0, rng, draws, run);
+  return finish(spec, run, targets, out);
+}
+
+DetectionResult DetectionTransformer::run_mosaic(const DetectionSpec& spec,
+                                                 std::span<const MosaicImage, 4> images,
+                                                 DetectionTargets& targets,
+                                                 std::uint64_t sample_seed,
+                                                 std::span<std::uint8_t> out, const Draws& draws) {
+  check_spec(spec, out);
+  if (!spec.mosaic()) {
+    throw std::invalid_argument(
+        "detection transform: run_mosaic needs a spec that starts with "
+        "mosaic");
+  }
+  if (targets.planes != 0 || !targets.masks.empty()) {
+    throw std::invalid_argument("detection transform: a mosaic moves no masks");
+  }
+  for (const MosaicImage& image : images) {
+    if (image.width < 1 || image.height < 1 ||
+        image.pixels.size() < static_cast<std::size_t>(image.width) * image.height * 3 ||
+        image.boxes.size() % 4 != 0) {
+      throw std::invalid_argument(
+          "detection transform: a mosaic image and its boxes do not agree in size");
     }
+  }
+  const int size = spec.steps[0].width, canvas = 2 * size;
+  Rng rng(sample_seed);
+  StepDraws centre;
+  draw_step(spec.steps[0], rng, boxes_, canvas, canvas, canvas, canvas, centre);
+  if (draws) draws(0, centre);
+  if (centre.mosaic_x < 0 || centre.mosaic_x > canvas || centre.mosaic_y < 0 ||
+      centre.mosaic_y > canvas) {
+    throw std::invalid_argument("detection transform: the mosaic's centre is outside its canvas");
+  }
+  const cv2::WarpSource source = mosaic_source(size, centre.mosaic_x, centre.mosaic_y, images);
+  mosaic_boxes(source, images, boxes_, kept_);
+  std::vector<std::uint8_t> no_masks;
+  masks_.reset(no_masks, 0, canvas, canvas, 0);
+  Run run{*this, false};
+  run.mosaic_size = size;
+  std::size_t next = 1;
+  if (spec.steps.size() > 1 && spec.steps[1].kind == Kind::kPerspective) {
+    // Ultralytics' recipe: the warp reads the four images through the source.
+    StepDraws d;
+    draw_step(spec.steps[1], rng, boxes_, canvas, canvas, size, size, d);
+    if (draws) draws(1, d);
+    run.keep(
+        perspective_step(spec.steps[1], d, source, size, size, canvas_, masks_, boxes_, work_));
+    run.mosaic_size = 0;
+    next = 2;
+  } else {
+    work_.resize(static_cast<std::size_t>(canvas) * canvas * 3);
+    write_canvas(source, work_.data());
+    canvas_.reset(work_, canvas, canvas);
+  }
+  run_steps(spec, next, rng, draws, run);
+  DetectionResult result = finish(spec, run, targets, out);
+  result.scale_x = result.scale_y = 1;
+  result.pad_x = result.pad_y = 0;
+  return result;
+}
+
+void DetectionTransformer::run_steps(const DetectionSpec& spec, std::size_t first, Rng& rng,
+                                     const Draws& draws, Run& run) {
+  for (std::size_t i = first; i < spec.steps.size(); ++i) {
+    const DetectionStep& step = spec.steps[i];
+    const bool to_mosaic_size = step.kind == Kind::kPerspective && run.mosaic_size > 0;
+    StepDraws d;
+    draw_step(step, rng, boxes_, run.width(), run.height(),
+              to_mosaic_size ? run.mosaic_size : run.width(),
+              to_mosaic_size ? run.mosaic_size : run.height(), d);
     if (draws) draws(i, d);
     run.apply(step, d);
   }
+}
+
+DetectionResult DetectionTransformer::finish(const DetectionSpec& spec, const Run& run,
+                                             DetectionTargets& targets,
+                                             std::span<std::uint8_t> out) {
   if (run.width() != spec.size || run.height() != spec.size) {
     throw std::logic_error("detection transform: the steps made " + std::to_string(run.width()) +
                            "x" + std::to_string(run.height()) + ", not the spec's size");

@@ -16,6 +16,12 @@
 // its filter taps touch and a photometric step changes the image before the zoom out, as the
 // SSD recipe orders them. Ultralytics' steps (decode/detection_ultralytics.h) materialize it.
 //
+// Ultralytics' Mosaic (a first step kMosaic) runs on four images through run_mosaic
+// (decode/detection_mosaic.h loads them as Ultralytics' load_image does): the images placed
+// around the drawn centre of a 2s x 2s canvas, their boxes shifted and clipped, then the other
+// steps. When RandomPerspective follows, as in Ultralytics' recipe, its warp reads the four
+// images directly, so the canvas is never written. No masks with a mosaic.
+//
 // Thread-safety: a DetectionTransformer holds scratch buffers; use one per thread.
 #pragma once
 
@@ -27,6 +33,7 @@
 #include <vector>
 
 #include "decode/detection_canvas.h"
+#include "decode/detection_mosaic.h"
 #include "decode/random.h"
 #include "decode/resize.h"
 #include "feedrate/decode_spec.h"
@@ -73,21 +80,42 @@ class DetectionTransformer {
     std::array<int, 3> channels{0, 1, 2};    // its channel permutation (identity: none)
     double hgain = 0, sgain = 0, vgain = 0;  // HSV: its r = uniform(-1, 1) * gain
     std::array<double, 9> perspective{1, 0, 0, 0, 1, 0, 0, 0, 1};  // the 3x3 matrix M
-    double perspective_scale = 1;  // its drawn scale s (box_candidates compares areas with it)
+    double perspective_scale = 1;    // its drawn scale s (box_candidates compares areas with it)
+    int mosaic_x = 0, mosaic_y = 0;  // Mosaic's centre (xc, yc) on its 2s x 2s canvas
   };
   using Draws = std::function<void(std::size_t index, StepDraws& draws)>;
 
   // Runs `spec` on `image` (packed RGB, width x height; used as scratch: on return it holds one
   // of the transformer's buffers, content meaningless) and writes spec.size x spec.size packed
   // RGB uint8 to `out`. Draws come from Rng(sample_seed); `draws`, when set, may overwrite them
-  // (tests). Throws std::invalid_argument for a spec validate() refuses, or an image, boxes,
-  // masks or output whose sizes disagree.
+  // (tests). Throws std::invalid_argument for a spec validate() refuses or one with a mosaic
+  // (run_mosaic runs those), or an image, boxes, masks or output whose sizes disagree.
   DetectionResult run(const DetectionSpec& spec, std::vector<std::uint8_t>& image, int width,
                       int height, DetectionTargets& targets, std::uint64_t sample_seed,
                       std::span<std::uint8_t> out, const Draws& draws = {});
 
+  // Runs a spec whose first step is a mosaic (spec.mosaic()) on four loaded images: images[0]
+  // is the sample's, images[1..3] its partners. Mosaic._mosaic4 with the centre drawn first
+  // (yc, then xc, each int(uniform(s/2, 3s/2)) for imgsz s; StepDraws::mosaic_x/y at index 0),
+  // then spec.steps[1..] (a perspective after the mosaic warps to s x s), writing
+  // spec.size x spec.size packed RGB to `out`. targets' boxes and masks in are ignored and must
+  // hold no mask planes; on return targets.boxes holds the kept boxes and targets.kept, for
+  // each, its index in the concatenation of images[0..3]'s boxes. The result is scale 1, pad 0
+  // (a mosaic has no single map back). Throws std::invalid_argument as run does, for a spec
+  // without a mosaic, for mask planes, or a centre outside [0, 2s].
+  DetectionResult run_mosaic(const DetectionSpec& spec, std::span<const MosaicImage, 4> images,
+                             DetectionTargets& targets, std::uint64_t sample_seed,
+                             std::span<std::uint8_t> out, const Draws& draws = {});
+
  private:
   struct Run;  // one run's state (detection_transform.cc)
+
+  // Draws and runs spec.steps[first..] on the canvas.
+  void run_steps(const DetectionSpec& spec, std::size_t first, Rng& rng, const Draws& draws,
+                 Run& run);
+  // Checks the size the steps made and hands the output and the kept targets over.
+  DetectionResult finish(const DetectionSpec& spec, const Run& run, DetectionTargets& targets,
+                         std::span<std::uint8_t> out);
 
   ImageCanvas canvas_;
   MaskCanvas masks_;
@@ -99,7 +127,8 @@ class DetectionTransformer {
 
 // The size the steps make, where the steps alone fix it: not `known` after a step whose output
 // depends on the image's size (zoom_out, iou_crop, resize(int)) until one fixes it again
-// (resize(h,w), rrc, center_crop, letterbox; pad adds to a known size).
+// (resize(h,w), rrc, center_crop, letterbox; pad adds to a known size). A mosaic of imgsz s
+// makes 2s x 2s, and the first perspective after it s x s.
 struct StepsSize {
   bool known = false;
   int width = 0, height = 0;
@@ -111,7 +140,8 @@ StepsSize steps_size(const std::vector<DetectionStep>& steps);
 const char* detection_step_name(DetectionStep::Kind kind);
 
 // Returns an empty string when the spec is valid, else what is wrong (naming the step): a
-// parameter out of its range, or steps that do not end at spec.size x spec.size.
+// parameter out of its range, a mosaic that is not the first step, or steps that do not end at
+// spec.size x spec.size.
 std::string validate(const DetectionSpec& spec);
 
 }  // namespace feedrate::decode

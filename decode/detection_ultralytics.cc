@@ -56,7 +56,8 @@ void draw_hsv(const DetectionStep& step, Rng& rng, StepDraws& d) {
   d.vgain = rng.uniform(-1, 1) * step.vgain;
 }
 
-void draw_perspective(const DetectionStep& step, Rng& rng, int width, int height, StepDraws& d) {
+void draw_perspective(const DetectionStep& step, Rng& rng, int width, int height, int out_width,
+                      int out_height, StepDraws& d) {
   const auto f = [](double v) { return static_cast<float>(v); };
   Matrix c = kIdentity;
   c[2] = f(-width / 2.0);
@@ -78,8 +79,8 @@ void draw_perspective(const DetectionStep& step, Rng& rng, int width, int height
   shear[1] = f(std::tan(rng.uniform(-step.shear, step.shear) * std::numbers::pi / 180));
   shear[3] = f(std::tan(rng.uniform(-step.shear, step.shear) * std::numbers::pi / 180));
   Matrix t = kIdentity;
-  t[2] = f(rng.uniform(0.5 - step.translate, 0.5 + step.translate) * width);
-  t[5] = f(rng.uniform(0.5 - step.translate, 0.5 + step.translate) * height);
+  t[2] = f(rng.uniform(0.5 - step.translate, 0.5 + step.translate) * out_width);
+  t[5] = f(rng.uniform(0.5 - step.translate, 0.5 + step.translate) * out_height);
   const Matrix m = multiply(multiply(multiply(multiply(t, shear), r), p), c);
   std::copy(m.begin(), m.end(), d.perspective.begin());
   d.perspective_scale = s;
@@ -116,19 +117,19 @@ void hsv_image(const StepDraws& d, ImageCanvas& image) {
 }
 
 std::vector<std::uint32_t> perspective_step(const DetectionStep& step, const StepDraws& d,
-                                            ImageCanvas& image, MaskCanvas& masks,
+                                            const cv2::WarpSource& source, int out_width,
+                                            int out_height, ImageCanvas& image, MaskCanvas& masks,
                                             std::vector<float>& boxes,
                                             std::vector<std::uint8_t>& work) {
-  const int width = image.width(), height = image.height();
+  const int width = out_width, height = out_height;
   const bool perspective = step.perspective != 0;
-  const ImageView src = image.flat();
   work.resize(static_cast<std::size_t>(width) * height * 3);
-  cv2::warp(src, ImageView{work.data(), width, height}, d.perspective, perspective, kBorder);
+  cv2::warp(source, ImageView{work.data(), width, height}, d.perspective, perspective, kBorder);
   image.reset(work, width, height);
-  remake_masks(masks, width, height, work, width, height, masks.fill(),
+  remake_masks(masks, source.width, source.height, work, width, height, masks.fill(),
                [&](const std::uint8_t* from, std::uint8_t* to) {
-                 cv2::warp_nearest(from, width, height, to, width, height, d.perspective,
-                                   perspective, masks.fill());
+                 cv2::warp_nearest(from, source.width, source.height, to, width, height,
+                                   d.perspective, perspective, masks.fill());
                });
   // apply_bboxes: the four corners through M (float32), divided by w in perspective mode,
   // their extent; Instances.clip; then box_candidates against the boxes scaled by s.

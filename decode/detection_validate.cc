@@ -57,6 +57,8 @@ const char* detection_step_name(Kind kind) {
       return "hsv";
     case Kind::kPerspective:
       return "perspective";
+    case Kind::kMosaic:
+      return "mosaic";
   }
   return "?";
 }
@@ -120,6 +122,8 @@ std::string check_step(const DetectionStep& s) {
       }
       return s.perspective >= 0 && s.perspective <= 0.001 ? ""
                                                           : "perspective must be in [0, 0.001]";
+    case Kind::kMosaic:
+      return s.width >= 1 ? "" : "the size must be at least 1";
     case Kind::kHorizontalFlip:
     case Kind::kVerticalFlip:
     case Kind::kClamp:
@@ -132,8 +136,21 @@ std::string check_step(const DetectionStep& s) {
 
 StepsSize steps_size(const std::vector<DetectionStep>& steps) {
   StepsSize size;
+  int mosaic_size = 0;  // the size the first perspective after a mosaic warps to
   for (const DetectionStep& step : steps) {
     switch (step.kind) {
+      case Kind::kMosaic:
+        size.known = true;
+        size.width = size.height = 2 * step.width;
+        mosaic_size = step.width;
+        break;
+      case Kind::kPerspective:
+        if (mosaic_size > 0) {  // whatever steps came between, the warp makes this size
+          size.known = true;
+          size.width = size.height = mosaic_size;
+        }
+        mosaic_size = 0;
+        break;
       case Kind::kResize:
         if (step.height == 0) {
           size.known = false;
@@ -165,10 +182,12 @@ StepsSize steps_size(const std::vector<DetectionStep>& steps) {
 }
 
 std::string validate(const DetectionSpec& spec) {
-  for (const DetectionStep& step : spec.steps) {
+  for (std::size_t i = 0; i < spec.steps.size(); ++i) {
+    const DetectionStep& step = spec.steps[i];
     if (std::string problem = check_step(step); !problem.empty()) {
       return std::string(detection_step_name(step.kind)) + ": " + problem;
     }
+    if (step.kind == Kind::kMosaic && i != 0) return "mosaic: only as the first step";
   }
   const auto [known, width, height, unknown_after] = steps_size(spec.steps);
   if (!known) {

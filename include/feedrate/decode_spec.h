@@ -101,6 +101,10 @@ struct DetectionStep {
     kLetterbox,    // Ultralytics LetterBox((height, width), auto=False, scaleup, center), fill 114
     kHsv,          // Ultralytics RandomHSV(hgain, sgain, vgain)
     kPerspective,  // Ultralytics RandomPerspective(degrees, translate, scale, shear, perspective)
+    // Ultralytics Mosaic(imgsz=width, p=1, n=4): only as the first step, on four images
+    // (DetectionTransformer::run_mosaic); it makes a 2*width square canvas, which the first
+    // perspective after it warps back to width x width (Ultralytics' border -width/2).
+    kMosaic,
   };
   Kind kind = Kind::kHorizontalFlip;
   double p = 0.5;  // flips, photometric distort, zoom out
@@ -112,8 +116,8 @@ struct DetectionStep {
   double min_scale = 0.3, max_scale = 1.0, min_aspect_ratio = 0.5, max_aspect_ratio = 2.0;
   std::vector<double> sampler_options{0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0};
   int trials = 40;
-  // The size a step makes (Resize, RandomResizedCrop, CenterCrop, LetterBox); height 0 with
-  // kResize: the shorter side becomes `width`, as Resize(int).
+  // The size a step makes (Resize, RandomResizedCrop, CenterCrop, LetterBox; Mosaic's imgsz);
+  // height 0 with kResize: the shorter side becomes `width`, as Resize(int).
   int width = 0, height = 0;
   std::array<double, 2> scale{0.08, 1.0}, ratio{3.0 / 4.0, 4.0 / 3.0};  // RandomResizedCrop
   int left = 0, top = 0, right = 0, bottom = 0;                         // Pad
@@ -135,6 +139,11 @@ struct DetectionSpec {
   int size = 0;
   bool normalize = false;
   Normalization normalization;
+
+  // The first step is a mosaic: each sample takes three partners (run_mosaic).
+  bool mosaic() const {
+    return !steps.empty() && steps.front().kind == DetectionStep::Kind::kMosaic;
+  }
 };
 
 // What to do with an image on which libjpeg emits a warning (corrupt but decodable data:

@@ -4,7 +4,11 @@
 //     make_params fixed), with one instance mask a box;
 //   - Ultralytics (fixtures/ultralytics_cases.json and ultralytics_*.bin, written by
 //     fixtures/make_ultralytics_fixtures.py: LetterBox, RandomHSV, RandomPerspective with their
-//     draws fixed), with a semantic map.
+//     draws fixed), with a semantic map;
+//   - Ultralytics' BaseDataset.load_image and Mosaic (fixtures/ultralytics_mosaic.json and
+//     ultralytics_load_*.bin, ultralytics_mosaic_*.bin, written by
+//     fixtures/make_mosaic_fixtures.py: load_image itself, Mosaic with its centre fixed, then
+//     RandomPerspective, RandomHSV, RandomFlip with their draws fixed) on four images.
 // Boxes within 0.01 px, labels (the kept indices) and masks exact. Pixels: torchvision's exact
 // where no step resamples (the photometric kernels, crops, pads, flips); after a resize within
 // the classification path's PIL-backend tolerance (torchvision_fixture_test.cc): mean absolute
@@ -49,7 +53,7 @@ nlohmann::json cases(const std::string& name) {
 
 // The kind whose text-form name (detection_step_name) is `name`.
 Kind kind_of(const std::string& name) {
-  for (int k = 0; k <= static_cast<int>(Kind::kPerspective); ++k) {
+  for (int k = 0; k <= static_cast<int>(Kind::kMosaic); ++k) {
     if (name == detection_step_name(static_cast<Kind>(k))) return static_cast<Kind>(k);
   }
   ADD_FAILURE() << "unknown step " << name;
@@ -105,7 +109,21 @@ DetectionTransformer::StepDraws draws_of(const nlohmann::json& j) {
   d.vgain = j.value("vgain", 0.0);
   if (j.contains("perspective")) d.perspective = j["perspective"].get<std::array<double, 9>>();
   d.perspective_scale = j.value("perspective_scale", 1.0);
+  d.mosaic_x = j.value("mosaic_x", 0);
+  d.mosaic_y = j.value("mosaic_y", 0);
   return d;
+}
+
+// The mean and largest absolute difference of n bytes.
+std::pair<double, int> difference(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  double sum = 0;
+  int max = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int e = std::abs(static_cast<int>(a[i]) - static_cast<int>(b[i]));
+    sum += e;
+    max = std::max(max, e);
+  }
+  return {sum / static_cast<double>(n), max};
 }
 
 // The masks a peer moves: torchvision v2 one instance mask a box, Ultralytics a semantic map
@@ -176,14 +194,7 @@ Worst check_cases(const std::string& file, const std::string& prefix, Masks mask
     const Bytes expected = read_bytes(prefix + c["name"].get<std::string>() + ".bin");
     EXPECT_EQ(expected.size(), out.size() + targets.masks.size());
     if (expected.size() != out.size() + targets.masks.size()) continue;
-    double sum = 0;
-    int max = 0;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const int e = std::abs(static_cast<int>(out[i]) - static_cast<int>(expected[i]));
-      sum += e;
-      max = std::max(max, e);
-    }
-    const double mean = sum / static_cast<double>(out.size());
+    const auto [mean, max] = difference(out.data(), expected.data(), out.size());
     const bool exact =
         exact_without_resampling && std::none_of(spec.steps.begin(), spec.steps.end(), [](auto& s) {
           return s.kind == Kind::kResize || s.kind == Kind::kRandomResizedCrop;
@@ -211,6 +222,127 @@ TEST(DetectionFixture, StepsMatchUltralytics) {
       check_cases("ultralytics_cases.json", "ultralytics_", Masks::kSemantic, 0.01, 1, false);
   std::cout << "Ultralytics fixtures: worst mean " << worst.mean << ", worst max " << worst.max
             << "\n";
+}
+
+// The four images of the mosaic fixtures in their original size, and their boxes.
+struct MosaicInputs {
+  std::vector<Bytes> images;
+  std::vector<std::pair<int, int>> sizes;
+  std::vector<std::vector<float>> boxes;
+};
+
+MosaicInputs mosaic_inputs(const nlohmann::json& doc) {
+  MosaicInputs in;
+  const Bytes rest = read_bytes("ultralytics_mosaic_inputs.bin");
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto [w, h] = doc["sizes"][i].get<std::pair<int, int>>();
+    in.sizes.emplace_back(w, h);
+    const std::size_t bytes = static_cast<std::size_t>(w) * h * 3;
+    EXPECT_GE(rest.size(), at + bytes);
+    const auto from = static_cast<std::ptrdiff_t>(std::min(at, rest.size()));
+    const auto to = static_cast<std::ptrdiff_t>(std::min(at + bytes, rest.size()));
+    in.images.emplace_back(rest.begin() + from, rest.begin() + to);
+    at += bytes;
+    in.boxes.emplace_back();
+    for (const auto& b : doc["boxes"][i]) {
+      for (float v : b.get<std::vector<float>>()) in.boxes.back().push_back(v);
+    }
+  }
+  return in;
+}
+
+TEST(DetectionFixture, LoadImageMatchesUltralytics) {
+  const nlohmann::json doc = cases("ultralytics_mosaic.json");
+  const MosaicInputs in = mosaic_inputs(doc);
+  Worst worst;
+  for (const auto& [size_text, sizes] : doc["loaded"].items()) {
+    SCOPED_TRACE(size_text);
+    const Bytes expected = read_bytes("ultralytics_load_" + size_text + ".bin");
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+      Bytes out;
+      int w = 0, h = 0;
+      std::vector<float> boxes = in.boxes[i];
+      load_image(in.images[i], in.sizes[i].first, in.sizes[i].second, std::stoi(size_text), out, w,
+                 h, boxes);
+      EXPECT_EQ(w, sizes[i][0].get<int>());
+      EXPECT_EQ(h, sizes[i][1].get<int>());
+      ASSERT_EQ(out.size(), static_cast<std::size_t>(w) * h * 3);
+      ASSERT_GE(expected.size(), at + out.size());
+      const auto [mean, max] = difference(out.data(), expected.data() + at, out.size());
+      at += out.size();
+      EXPECT_LE(mean, 0.01);
+      EXPECT_LE(max, 1);
+      worst.mean = std::max(worst.mean, mean);
+      worst.max = std::max(worst.max, max);
+    }
+    EXPECT_EQ(at, expected.size());
+  }
+  std::cout << "Ultralytics load_image fixtures: worst mean " << worst.mean << ", worst max "
+            << worst.max << "\n";
+}
+
+TEST(DetectionFixture, MosaicMatchesUltralytics) {
+  const nlohmann::json doc = cases("ultralytics_mosaic.json");
+  const MosaicInputs in = mosaic_inputs(doc);
+  const int imgsz = doc["imgsz"];
+  // The boxes as load_image moves them; the pixels as Ultralytics' load_image gives them (an
+  // HSV step turns load_image's differences of 1 into a few), so that the mosaic alone is
+  // compared.
+  const Bytes ultralytics_loaded = read_bytes("ultralytics_load_" + std::to_string(imgsz) + ".bin");
+  std::vector<Bytes> loaded(4);
+  std::vector<std::vector<float>> boxes = in.boxes;
+  std::array<MosaicImage, 4> images;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    load_image(in.images[i], in.sizes[i].first, in.sizes[i].second, imgsz, loaded[i],
+               images[i].width, images[i].height, boxes[i]);
+    ASSERT_GE(ultralytics_loaded.size(), at + loaded[i].size());
+    std::copy_n(ultralytics_loaded.begin() + static_cast<std::ptrdiff_t>(at), loaded[i].size(),
+                loaded[i].begin());
+    at += loaded[i].size();
+    images[i].pixels = loaded[i];
+    images[i].boxes = boxes[i];
+  }
+  EXPECT_GE(doc["cases"].size(), 8u);
+  Worst worst;
+  DetectionTransformer transformer;
+  for (const nlohmann::json& c : doc["cases"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    DetectionSpec spec;
+    std::vector<DetectionTransformer::StepDraws> fixed;
+    for (const nlohmann::json& s : c["steps"]) {
+      spec.steps.push_back(step_of(s));
+      fixed.push_back(draws_of(s["draws"]));
+    }
+    spec.size = c["out_width"];
+    EXPECT_EQ(validate(spec), "");
+    DetectionTargets targets;
+    Bytes out(static_cast<std::size_t>(spec.size) * spec.size * 3);
+    const DetectionResult result = transformer.run_mosaic(
+        spec, images, targets, 7, out,
+        [&](std::size_t i, DetectionTransformer::StepDraws& d) { d = fixed[i]; });
+    EXPECT_EQ(result.width, spec.size);
+    EXPECT_EQ(result.scale_x, 1);
+    EXPECT_EQ(result.pad_x, 0);
+    const std::vector<std::vector<float>> expected_boxes = c["boxes"];
+    EXPECT_EQ(targets.kept, c["kept"].get<std::vector<std::uint32_t>>());
+    ASSERT_EQ(targets.boxes.size(), 4 * expected_boxes.size());
+    for (std::size_t i = 0; i < expected_boxes.size(); ++i) {
+      for (int k = 0; k < 4; ++k) EXPECT_NEAR(targets.boxes[4 * i + k], expected_boxes[i][k], 0.01);
+    }
+    const Bytes expected =
+        read_bytes("ultralytics_mosaic_" + c["name"].get<std::string>() + ".bin");
+    ASSERT_EQ(expected.size(), out.size());
+    const auto [mean, max] = difference(out.data(), expected.data(), out.size());
+    EXPECT_LE(mean, 0.01);
+    EXPECT_LE(max, 1);
+    worst.mean = std::max(worst.mean, mean);
+    worst.max = std::max(worst.max, max);
+  }
+  std::cout << "Ultralytics mosaic fixtures: worst mean " << worst.mean << ", worst max "
+            << worst.max << "\n";
 }
 
 }  // namespace

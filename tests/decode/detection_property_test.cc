@@ -5,8 +5,9 @@
 // object is large enough for the resize's blurred edge not to matter; an object visible in the
 // output without a box is one whose box sanitize dropped (zeroed by the IoU crop, or below
 // min_size). The same for Ultralytics' letterbox, RandomPerspective (scale and translation)
-// and flip, for the boxes its box_candidates keeps. And a seed gives the same bytes every time,
-// photometric distortion included.
+// and flip, for the boxes its box_candidates keeps, and for its mosaic of four images (one
+// object each) with RandomPerspective and flip. And a seed gives the same bytes every time,
+// photometric distortion and the mosaic included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -276,6 +277,118 @@ TEST(DetectionProperty, RunRefusesWhatDoesNotAgree) {
   make_sample(image, targets);
   Bytes small(12);
   EXPECT_THROW(transformer.run(ssd_geometry(true), image, kWidth, kHeight, targets, 1, small),
+               std::invalid_argument);
+}
+
+// Four images of different sizes and aspects, object k (one box) in image k, loaded at kSize
+// as Ultralytics loads them (load_image).
+struct MosaicSample {
+  std::array<Bytes, 4> pixels;
+  std::array<std::vector<float>, 4> boxes;
+  std::array<MosaicImage, 4> images;
+};
+
+void make_mosaic_sample(MosaicSample& sample) {
+  constexpr std::array<std::array<int, 2>, 4> kSizes{
+      {{200, 150}, {150, 220}, {400, 160}, {90, 90}}};
+  constexpr std::array<std::array<int, 4>, 4> kMosaicObjects{
+      {{20, 30, 150, 120}, {10, 40, 120, 200}, {60, 20, 380, 140}, {10, 10, 80, 60}}};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const int w = kSizes[k][0], h = kSizes[k][1];
+    Bytes rgb(static_cast<std::size_t>(w) * h * 3);
+    for (std::size_t i = 0; i < rgb.size(); i += 3) std::copy_n(kBackground.data(), 3, &rgb[i]);
+    const auto& o = kMosaicObjects[k];
+    for (int y = o[1]; y < o[3]; ++y) {
+      for (int x = o[0]; x < o[2]; ++x) {
+        std::copy_n(kColours[k].data(), 3, &rgb[(static_cast<std::size_t>(y) * w + x) * 3]);
+      }
+    }
+    sample.boxes[k].assign(o.begin(), o.end());
+    MosaicImage& image = sample.images[k];
+    load_image(rgb, w, h, kSize, sample.pixels[k], image.width, image.height, sample.boxes[k]);
+    image.pixels = sample.pixels[k];
+    image.boxes = sample.boxes[k];
+  }
+}
+
+DetectionSpec mosaic_geometry() {
+  DetectionSpec spec;
+  spec.size = kSize;
+  spec.steps.resize(3);
+  spec.steps[0].kind = Kind::kMosaic;
+  spec.steps[0].width = kSize;
+  spec.steps[1].kind = Kind::kPerspective;
+  spec.steps[2].kind = Kind::kHorizontalFlip;
+  return spec;
+}
+
+// Ultralytics' mosaic, RandomPerspective (scale and translation) and flip: each kept box (its
+// index is its image's) encloses its object and fits the large ones.
+TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheMosaic) {
+  DetectionTransformer transformer;
+  const DetectionSpec spec = mosaic_geometry();
+  MosaicSample sample;
+  make_mosaic_sample(sample);
+  Bytes out(static_cast<std::size_t>(kSize) * kSize * 3);
+  int fitted = 0, kept = 0;
+  for (std::uint64_t seed = 0; seed < 150; ++seed) {
+    SCOPED_TRACE(seed);
+    DetectionTargets targets;
+    transformer.run_mosaic(spec, sample.images, targets, seed, out);
+    std::vector<bool> has_box;
+    fitted += check_boxes(targets, out, has_box);
+    kept += static_cast<int>(targets.kept.size());
+  }
+  EXPECT_GT(fitted, 200);
+  EXPECT_LT(kept, 4 * 150);  // the seeds cut some objects off
+}
+
+TEST(DetectionProperty, AMosaicSeedGivesTheSameBytes) {
+  DetectionSpec spec = mosaic_geometry();
+  DetectionStep hsv;
+  hsv.kind = Kind::kHsv;
+  spec.steps.insert(spec.steps.begin() + 2, hsv);
+  MosaicSample sample;
+  make_mosaic_sample(sample);
+  Bytes first(static_cast<std::size_t>(kSize) * kSize * 3), second(first.size());
+  DetectionTransformer a, b;
+  int differ = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    DetectionTargets ta, tb;
+    a.run_mosaic(spec, sample.images, ta, seed, first);
+    b.run_mosaic(spec, sample.images, tb, seed, second);
+    EXPECT_EQ(first, second);
+    EXPECT_EQ(ta.boxes, tb.boxes);
+    EXPECT_EQ(ta.kept, tb.kept);
+    b.run_mosaic(spec, sample.images, tb, seed + 1000, second);
+    differ += first != second;
+  }
+  EXPECT_GT(differ, 10);
+}
+
+TEST(DetectionProperty, MosaicRefusesWhatDoesNotAgree) {
+  DetectionTransformer transformer;
+  MosaicSample sample;
+  make_mosaic_sample(sample);
+  Bytes out(static_cast<std::size_t>(kSize) * kSize * 3), image;
+  DetectionTargets targets;
+  // run() takes one image: a mosaic needs run_mosaic, and run_mosaic a mosaic.
+  make_sample(image, targets);
+  EXPECT_THROW(transformer.run(mosaic_geometry(), image, kWidth, kHeight, targets, 1, out),
+               std::invalid_argument);
+  EXPECT_THROW(transformer.run_mosaic(ssd_geometry(true), sample.images, targets, 1, out),
+               std::invalid_argument);
+  // No masks with a mosaic.
+  targets = DetectionTargets{};
+  targets.planes = 1;
+  targets.semantic = true;
+  targets.masks.assign(static_cast<std::size_t>(kWidth) * kHeight, 0);
+  EXPECT_THROW(transformer.run_mosaic(mosaic_geometry(), sample.images, targets, 1, out),
+               std::invalid_argument);
+  // An image whose pixels are fewer than its size says.
+  targets = DetectionTargets{};
+  sample.images[2].pixels = sample.images[2].pixels.first(30);
+  EXPECT_THROW(transformer.run_mosaic(mosaic_geometry(), sample.images, targets, 1, out),
                std::invalid_argument);
 }
 

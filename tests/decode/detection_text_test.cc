@@ -45,11 +45,13 @@ TEST(DetectionText, SsdIsTorchvisionsReferenceRecipe) {
 }
 
 TEST(DetectionText, YoloIsUltralyticsTrainingRecipe) {
+  // v8_transforms: Mosaic, RandomPerspective (border -SIZE/2), RandomHSV, RandomFlip.
   const DetectionSpec spec = parsed("yolo");
   ASSERT_EQ(spec.steps.size(), 4u);
   EXPECT_EQ(spec.size, 640);
-  EXPECT_EQ(spec.steps[0].kind, Kind::kLetterbox);
-  EXPECT_EQ(spec.steps[0].fill, (std::array<double, 3>{114, 114, 114}));
+  EXPECT_TRUE(spec.mosaic());
+  EXPECT_EQ(spec.steps[0].kind, Kind::kMosaic);
+  EXPECT_EQ(spec.steps[0].width, 640);
   EXPECT_EQ(spec.steps[1].kind, Kind::kPerspective);
   EXPECT_EQ(spec.steps[1].translate, 0.1);
   EXPECT_EQ(spec.steps[1].perspective_scale, 0.5);
@@ -59,6 +61,22 @@ TEST(DetectionText, YoloIsUltralyticsTrainingRecipe) {
   EXPECT_EQ(spec.steps[2].vgain, 0.4);
   EXPECT_EQ(spec.steps[3].kind, Kind::kHorizontalFlip);
   EXPECT_EQ(parsed("yolo(320)").size, 320);
+  EXPECT_EQ(parsed("yolo(320)").steps[0].width, 320);
+  EXPECT_EQ(format_detection_transform(spec),
+            format_detection_transform(parsed("mosaic(640),perspective,hsv,hflip")));
+  // Without the mosaic (Ultralytics' close_mosaic epochs): the letterbox pipeline.
+  const DetectionSpec plain = parsed("yolo(320,mosaic=0)");
+  EXPECT_FALSE(plain.mosaic());
+  EXPECT_EQ(plain.size, 320);
+  EXPECT_EQ(plain.steps[0].kind, Kind::kLetterbox);
+  EXPECT_EQ(plain.steps[0].width, 320);
+  EXPECT_EQ(plain.steps[0].fill, (std::array<double, 3>{114, 114, 114}));
+  EXPECT_EQ(format_detection_transform(plain),
+            format_detection_transform(parsed("letterbox(320),perspective,hsv,hflip")));
+  // The mosaic's 2*SIZE canvas is the size until a perspective brings it back.
+  EXPECT_EQ(parsed("mosaic(64)").size, 128);
+  EXPECT_EQ(parsed("mosaic(64),hsv,perspective,hflip").size, 64);
+  EXPECT_EQ(parsed("mosaic(64),perspective,perspective").size, 64);
   const DetectionSpec custom = parsed(
       "letterbox(256,scaleup=0,center=0,fill=0),perspective(degrees=10,shear=2),"
       "hsv(0.1,0.2,0.3)");
@@ -111,11 +129,13 @@ TEST(DetectionText, StepsReadTheirArguments) {
 }
 
 TEST(DetectionText, TheCanonicalTextReadsBackAsTheSameSpec) {
-  for (const char* text : {"ssd", "ssd(512)", "yolo", "letterbox(64,center=0),hsv(0.5),vflip",
-                           "photometric(0.9/1.1,p=0.3),zoom_out(fill=1/2/3,side_range=1/3),"
-                           "iou_crop(trials=7),hflip(0.25),rrc(64,64,ratio=0.5/2),clamp,"
-                           "sanitize,normalize",
-                           "resize(80),vflip,center_crop(64,64),pad(1,2,3,2,fill=9)"}) {
+  for (const char* text :
+       {"ssd", "ssd(512)", "yolo", "yolo(96,mosaic=0)", "mosaic(32),hsv,perspective(scale=0.2)",
+        "letterbox(64,center=0),hsv(0.5),vflip",
+        "photometric(0.9/1.1,p=0.3),zoom_out(fill=1/2/3,side_range=1/3),"
+        "iou_crop(trials=7),hflip(0.25),rrc(64,64,ratio=0.5/2),clamp,"
+        "sanitize,normalize",
+        "resize(80),vflip,center_crop(64,64),pad(1,2,3,2,fill=9)"}) {
     const DetectionSpec spec = parsed(text);
     const std::string canonical = format_detection_transform(spec);
     const DetectionSpec again = parsed(canonical);
@@ -140,6 +160,10 @@ TEST(DetectionText, ErrorsNameTheStep) {
   EXPECT_NE(error_of("normalize,resize(8,8)").find("normalize comes last"), std::string::npos);
   EXPECT_NE(error_of("zoom_out(side_range=0.5/2),resize(8,8)").find("zoom_out: side_range"),
             std::string::npos);
+  EXPECT_NE(error_of("hflip,mosaic(64),perspective").find("mosaic: only as the first step"),
+            std::string::npos);
+  EXPECT_NE(error_of("mosaic,perspective").find("mosaic: needs its size"), std::string::npos);
+  EXPECT_NE(error_of("yolo(64,mosaic=2)").find("yolo: mosaic is 0 or 1"), std::string::npos);
 }
 
 }  // namespace

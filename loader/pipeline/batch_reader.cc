@@ -32,6 +32,7 @@ BatchReader::BatchReader(const Dataset& dataset, const LoaderOptions& options,
       fields_(std::make_shared<const std::vector<FieldSpec>>(dataset.spec().fields)),
       keys_(std::any_of(fields_->begin(), fields_->end(),
                         [](const FieldSpec& field) { return field.kind == FieldKind::kKey; })),
+      mosaic_(options.detection.mosaic()),
       plane_bytes_(options.masks.empty() ? 0
                                          : static_cast<std::size_t>(options.transform.size) *
                                                static_cast<std::size_t>(options.transform.size)) {
@@ -52,18 +53,29 @@ BatchReader::BatchReader(const Dataset& dataset, const LoaderOptions& options,
 
 void BatchReader::place_targets(Slot& slot) const {
   slot.targets.clear();
+  slot.phase = 0;
   const annotations::AnnotationTable* table = dataset_.annotations();
   if (table == nullptr) return;
+  if (mosaic_ && slot.loaded.size() < slot.count) slot.loaded.resize(slot.count);
+  // A mosaic gathers the boxes of its image and three partners of the batch: room for four
+  // times the batch's most.
+  std::uint32_t most = 0;
+  if (mosaic_) {
+    for (std::size_t i = 0; i < slot.count; ++i) {
+      most = std::max(most, table->images[dataset_.annotation_image(slot.indices[i])].count);
+    }
+  }
   std::uint32_t boxes = 0;
   std::size_t mask_bytes = 0;
   for (std::size_t i = 0; i < slot.count; ++i) {
     const annotations::ImageRecord& image =
         table->images[dataset_.annotation_image(slot.indices[i])];
+    const std::uint32_t capacity = mosaic_ ? 4 * most : image.count;
     slot.targets.push_back({.first = boxes,
-                            .capacity = image.count,
+                            .capacity = capacity,
                             .mask_first = mask_bytes,
                             .image_id = image.image_id});
-    boxes += image.count;
+    boxes += capacity;
     mask_bytes += plane_bytes_ * (dataset_.has_mask_files() ? 1 : image.count);
   }
   slot.masks.resize(mask_bytes);

@@ -56,6 +56,7 @@ class BatchReader {
   const Dataset& dataset_;
   const std::shared_ptr<const std::vector<FieldSpec>> fields_;
   const bool keys_;                // __key__ asked
+  const bool mosaic_;              // a detection transform that starts with a mosaic
   const std::size_t plane_bytes_;  // a mask plane's, when masks are asked
   std::unique_ptr<SampleSource> source_;
 };

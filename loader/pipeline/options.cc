@@ -113,6 +113,11 @@ void resolve_detection(LoaderOptions& options) {
     throw Error("option transform: " + problem);
   }
   check_option("size", detection.size);
+  if (detection.mosaic() && !options.masks.empty()) {
+    throw Error(
+        "option masks: a mosaic moves no masks (Ultralytics' segment masks are not "
+        "delivered); drop masks= or the mosaic (yolo(SIZE,mosaic=0))");
+  }
   TransformSpec output;
   output.size = detection.size;
   output.resize = detection.size;

@@ -238,7 +238,7 @@ void Pipeline::io_main(std::uint64_t epoch) {
 
 void Pipeline::decode_sample(Slot& slot, std::size_t i) {
   decoder_->decode(slot, i);
-  if (cache_ && !slot.from_cache[i] && slot.errors[i].empty()) {
+  if (cache_ && slot.phase == 0 && !slot.from_cache[i] && slot.errors[i].empty()) {
     cache_->offer(slot.indices[i], {reinterpret_cast<const std::uint8_t*>(slot.encoded.data() +
                                                                           slot.encoded_offset[i]),
                                     slot.encoded_size[i]});
@@ -264,6 +264,15 @@ Report Pipeline::report() const {
 void Pipeline::decode_task(Slot* slot, std::size_t i) {
   if (!cancel_) decode_sample(*slot, i);
   if (slot->pending.fetch_sub(1) != 1) return;
+  if (options_.detection.mosaic() && slot->phase == 0 && !cancel_) {
+    // Every sample is loaded: the mosaics, each of which reads three others, can start.
+    slot->phase = 1;
+    slot->pending = slot->count;
+    for (std::size_t k = 0; k < slot->count; ++k) {
+      arena_->enqueue([this, slot, k] { decode_task(slot, k); });
+    }
+    return;
+  }
   // The batch's last sample: this task is the copy stage too.
   if (!cancel_) {
     ring_->advance(*slot, Slot::State::kCopying);
@@ -306,6 +315,10 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
       // Decoding on the consumer's thread keeps the consumer waiting: a CPU stall.
       const auto start = clock_.now();
       for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
+      if (options_.detection.mosaic()) {
+        slot->phase = 1;
+        for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
+      }
       telemetry_->stalled(detail::Stall::kCpu, io::nanoseconds_between(start, clock_.now()));
       copier_->copy(*slot);
     }

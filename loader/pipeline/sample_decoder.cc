@@ -49,7 +49,9 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
 
   gpu::TraceRange range("decode");
   decode::DecodeStatus status;
-  if (decode_to_u8_) {
+  if (options_.detection.mosaic() && slot.phase == 0) {
+    status = load(slot, i, encoded, worker);
+  } else if (decode_to_u8_) {
     status = decode_pixels(slot, i, encoded, seed, worker,
                            {reinterpret_cast<std::uint8_t*>(out), sample_bytes_});
     if (status.ok()) {
@@ -94,6 +96,7 @@ decode::DecodeStatus SampleDecoder::decode_pixels(detail::Slot& slot, std::size_
                                                   std::span<std::uint8_t> hwc) const {
   const annotations::AnnotationTable* table = dataset_.annotations();
   if (table == nullptr) return worker.decoder.decode(encoded, options_.transform, seed, hwc);
+  if (options_.detection.mosaic()) return compose(slot, i, seed, worker, hwc);
 
   decode::DecodeStatus status = decode_whole(slot, i, encoded, worker);
   if (!status.ok()) return status;
@@ -194,6 +197,50 @@ decode::DecodeStatus SampleDecoder::read_label_map(std::uint32_t index, Worker& 
   targets.masks.swap(worker.label_map.pixels);
   targets.planes = 1;
   targets.semantic = true;
+  return {};
+}
+
+decode::DecodeStatus SampleDecoder::load(detail::Slot& slot, std::size_t i,
+                                         std::span<const std::uint8_t> encoded,
+                                         Worker& worker) const {
+  detail::LoadedImage& loaded = slot.loaded[i];
+  loaded.width = 0;  // not loaded: no partner of a mosaic
+  decode::DecodeStatus status = decode_whole(slot, i, encoded, worker);
+  if (!status.ok()) return status;
+  loaded.orig_width = worker.decoder.width();
+  loaded.orig_height = worker.decoder.height();
+  loaded.boxes = worker.targets.boxes;
+  int width = 0, height = 0;
+  decode::load_image(worker.image, loaded.orig_width, loaded.orig_height,
+                     options_.detection.steps.front().width, loaded.pixels, width, height,
+                     loaded.boxes);
+  loaded.height = height;
+  loaded.width = width;  // last: marks the image a candidate partner
+  return status;
+}
+
+decode::DecodeStatus SampleDecoder::compose(detail::Slot& slot, std::size_t i, std::uint64_t seed,
+                                            Worker& worker, std::span<std::uint8_t> hwc) const {
+  // Ultralytics draws a mosaic's partners from the images it loaded last; here they are drawn
+  // from the batch's loaded samples, so that a seed gives the same mosaics whatever the workers.
+  std::array<std::uint32_t, 4> parts{static_cast<std::uint32_t>(i)};
+  worker.good.clear();
+  for (std::size_t j = 0; j < slot.count; ++j) {
+    if (slot.loaded[j].width > 0) worker.good.push_back(static_cast<std::uint32_t>(j));
+  }
+  decode::Rng rng(decode::mix64(seed ^ kPartnerSalt));
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    parts[k] = worker.good[rng.below(worker.good.size())];
+  }
+  std::array<decode::MosaicImage, 4> images;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const detail::LoadedImage& loaded = slot.loaded[parts[k]];
+    images[k] = {loaded.pixels, loaded.width, loaded.height, loaded.boxes};
+  }
+  const decode::DetectionResult result =
+      worker.transformer.run_mosaic(options_.detection, images, worker.targets, seed, hwc);
+  const detail::LoadedImage& own = slot.loaded[i];
+  keep_targets(slot, i, parts, worker.targets, result, own.orig_width, own.orig_height);
   return {};
 }
 

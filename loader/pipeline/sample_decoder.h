@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "decode/decoder.h"
+#include "decode/detection_mosaic.h"
 #include "decode/detection_transform.h"
 #include "decode/format.h"
 #include "decode/mask_raster.h"
@@ -57,12 +58,23 @@ class SampleDecoder {
     std::vector<decode::PolygonRange> polygons;  // an annotation's, for the rasterizer
     std::vector<std::uint8_t> encoded_mask;      // a label map's file
     decode::RgbImage label_map;
+    std::vector<std::uint32_t> good;  // a mosaic's candidate partners
   };
 
   // A detection sample's whole image into worker.image, its boxes in pixels into
   // worker.targets.
   decode::DecodeStatus decode_whole(const detail::Slot& slot, std::size_t i,
                                     std::span<const std::uint8_t> encoded, Worker& worker) const;
+  // Salts the sample's seed for the draw of its mosaic partners.
+  static constexpr std::uint64_t kPartnerSalt = 0x70617274'6e657273ULL;
+  // A mosaic's phase 0: the image decoded and resized as Ultralytics' load_image into
+  // slot.loaded[i] (width 0 when it fails).
+  decode::DecodeStatus load(detail::Slot& slot, std::size_t i,
+                            std::span<const std::uint8_t> encoded, Worker& worker) const;
+  // A mosaic's phase 1: sample i's image and three partners drawn from the batch's loaded
+  // samples, through options.detection.
+  decode::DecodeStatus compose(detail::Slot& slot, std::size_t i, std::uint64_t seed,
+                               Worker& worker, std::span<std::uint8_t> hwc) const;
   // options.masks "instances": every annotation's segmentation rasterized at the decoded
   // image's size into worker.targets' planes, as pycocotools' annToMask.
   decode::DecodeStatus rasterize_instances(const annotations::AnnotationTable& table,

@@ -70,6 +70,16 @@ struct TargetPlace {
   float scale_x = 1, scale_y = 1, pad_x = 0, pad_y = 0;
 };
 
+// A mosaic's first phase (SampleDecoder::load): a sample's image decoded and resized as
+// Ultralytics' load_image does, with its boxes in that image's pixels; capacity kept between
+// batches.
+struct LoadedImage {
+  std::vector<std::uint8_t> pixels;  // packed RGB
+  int width = 0, height = 0;         // 0: not loaded (its decode failed)
+  int orig_width = 0, orig_height = 0;
+  std::vector<float> boxes;  // 4 a box, XYXY
+};
+
 struct Slot {
   enum class State { kFree, kReading, kRead, kDecoding, kCopying, kReady, kHeld, kReturning };
   State state = State::kFree;
@@ -112,6 +122,10 @@ struct Slot {
   std::vector<std::int64_t> box_labels;
   std::vector<std::uint8_t> box_flags;
   std::vector<std::uint8_t> masks;
+  // A mosaic transform decodes in two phases: every sample is loaded (phase 0), then each is
+  // composed with three partners of the batch (phase 1); `loaded` holds phase 0's images.
+  int phase = 0;
+  std::vector<LoadedImage> loaded;
   std::vector<std::string> errors;  // per sample; empty means decoded
   std::vector<SkippedSample> skipped;
   // Set by the copier when the batch must end the epoch (a bad sample under the `error`

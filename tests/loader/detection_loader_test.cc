@@ -200,6 +200,37 @@ TEST_F(DetectionLoaderTest, TheSameSeedGivesTheSameBatchesWhateverTheWorkersAndA
   EXPECT_EQ(rest.pixels, whole.pixels);
 }
 
+TEST_F(DetectionLoaderTest, MosaicsTakeTheirPartnersFromTheBatchTheSameWayWhateverTheWorkers) {
+  LoaderOptions o = options("yolo(64)");
+  o.num_workers = 1;
+  Loader one(o);
+  const Epoch reference = run_epoch(one);
+  ASSERT_EQ(reference.ids.size(), std::size_t{kImages});
+  for (const int workers : {0, 2}) {
+    o.num_workers = workers;
+    Loader other(o);
+    const Epoch epoch = run_epoch(other);
+    EXPECT_EQ(epoch.ids, reference.ids) << workers << " workers";
+    EXPECT_EQ(epoch.boxes, reference.boxes) << workers << " workers";
+    EXPECT_EQ(epoch.pixels, reference.pixels) << workers << " workers";
+  }
+  // A mosaic gathers boxes of four images: labels of the dataset's categories, boxes inside the
+  // output.
+  Loader loader(o);
+  std::size_t boxes = 0;
+  while (std::optional<Batch> batch = loader.next()) {
+    for (std::size_t i = 0; i < batch->size(); ++i) {
+      const ImageTargets t = batch->targets(i);
+      for (const std::int64_t label : t.labels) {
+        EXPECT_TRUE(label == 1 || label == 3 || label == 7) << label;
+      }
+      for (const float v : t.boxes) EXPECT_TRUE(v >= 0 && v <= 64) << v;
+      boxes += t.labels.size();
+    }
+  }
+  EXPECT_GT(boxes, 0u);
+}
+
 TEST_F(DetectionLoaderTest, AMissingImageIsNamedOrSkippedAndCounted) {
   std::filesystem::remove(dir_ / "images" / "img_3.jpg");
   EXPECT_NE(

@@ -403,3 +403,24 @@ def test_tar_shards_with_json_annotations(coco, tmp_path):
     assert "s999" in str(shards.report()["skipped_samples"])
     with pytest.raises(feedrate.Error, match="s999: no s999.json"):
         feedrate.Loader(tmp_path / "00000.tar", annotations="json", on_missing="error")
+
+
+def test_ultralytics_recipe_with_mosaic_gives_its_batch(tmp_path):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    for k in range(8):
+        write_jpeg(tmp_path / "images" / f"{k}.jpg", k, 80 + 8 * k, 60)
+        (tmp_path / "labels" / f"{k}.txt").write_text(f"{k % 2} 0.5 0.5 0.4 0.5\n")
+    (tmp_path / "data.yaml").write_text("names:\n  0: cat\n  1: dog\n")
+    boxes = 0
+    for images, batch in feedrate.Loader(tmp_path / "images", annotations=tmp_path / "data.yaml",
+                                         transform="yolo(64)", targets="yolo", batch_size=4,
+                                         arrays="numpy", seed=1):
+        assert images.shape == (4, 64, 64, 3)
+        m = len(batch["cls"])
+        assert batch["bboxes"].shape == (m, 4) and batch["batch_idx"].shape == (m,)
+        assert set(batch["cls"][:, 0].tolist()) <= {0.0, 1.0}
+        assert ((batch["bboxes"] >= 0) & (batch["bboxes"] <= 1)).all()
+        assert set(batch["batch_idx"].tolist()) <= {0.0, 1.0, 2.0, 3.0}
+        boxes += m
+    assert boxes > 8  # four images' boxes meet in each mosaic

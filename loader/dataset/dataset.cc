@@ -92,13 +92,16 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
   std::error_code error;
   const bool in_shards = spec.annotations == kAnnotationsInShards;
   if ((!spec.annotations.empty() || !spec.masks.empty()) && !in_shards) {
-    if (io::is_url(text) || io::is_url(spec.annotations.string()) || io::is_url(spec.masks)) {
-      throw Error(text +
-                  ": detection datasets are read from a local disk only for now: copy the "
-                  "images and their annotations or masks to a local folder");
-    }
     dataset.format_ = DatasetFormat::kDetection;
-    Builder::detection(dataset, source);
+    if (io::is_url(text)) {
+      dataset.remote_ = true;
+      Builder::remote_detection(dataset, text);
+    } else if (io::is_url(spec.annotations.string())) {
+      throw Error(spec.annotations.string() +
+                  ": remote annotations go with remote images (an s3:// or https:// source)");
+    } else {
+      Builder::detection(dataset, source);
+    }
   } else if (io::is_url(text)) {
     if (is_manifest(text)) {
       throw Error(text +

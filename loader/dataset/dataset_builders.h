@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "feedrate/dataset.h"
+#include "loader/dataset/annotations/annotation_table.h"
 
 namespace feedrate {
 namespace io {
@@ -79,6 +81,21 @@ struct __attribute__((visibility("hidden"))) Dataset::Builder {
   // spec().annotations lists (a COCO json, a YOLO data.yaml or a VOC Annotations/ folder), under
   // `source`, each with its boxes. An image whose file is missing follows spec().on_bad.
   static void detection(Dataset& dataset, const std::filesystem::path& source);
+  // A COCO json (local or a URL, fetched once) for images under an s3:// prefix, listed once, or
+  // an https:// folder, one HEAD an image (loader/dataset/remote_detection.cc).
+  static void remote_detection(Dataset& dataset, const std::string& source);
+  // The images of a detection table as samples: `locate` gives an image's file (a path or a
+  // URL), its size and ETag, or sets its problem; an image with a problem, a box outside it, or
+  // no label map in `maps` (one per image when label maps are asked) follows the policies.
+  struct AnnotatedFile {
+    std::string name;
+    std::uint64_t size = 0;
+    std::string etag;
+  };
+  static void add_annotated(
+      Dataset& dataset, annotations::AnnotationTable table, const std::string& listed,
+      std::vector<std::filesystem::path> maps,
+      const std::function<AnnotatedFile(const annotations::ImageRecord&, std::string&)>& locate);
   // Tar shards whose KEY.json holds each image's COCO-style annotations (SampleSpec::annotations
   // "json", loader/dataset/detection_shards.cc): after tar_shards, each sample's member is read
   // and parsed into the annotation table; a sample without one follows spec().on_missing, one

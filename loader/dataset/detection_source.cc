@@ -1,3 +1,4 @@
+#include <functional>
 #include <span>
 #include <string>
 #include <system_error>
@@ -94,44 +95,62 @@ std::string box_problem(const AnnotationTable& table, const annotations::ImageRe
 void Dataset::Builder::detection(Dataset& dataset, const fs::path& source) {
   const SampleSpec& spec = dataset.spec_;
   Source read = read_source(source, spec);
-  const AnnotationTable& table = read.table;
   dataset.root_ = read.image_root;
   const bool label_maps = !spec.masks.empty() && spec.masks != kInstanceMasks;
-  const std::vector<fs::path> maps =
-      label_maps ? annotations::match_masks(annotations::index_masks(spec.masks), table, false)
+  std::vector<fs::path> maps =
+      label_maps ? annotations::match_masks(annotations::index_masks(spec.masks), read.table, false)
                  : std::vector<fs::path>();
   const std::string listed = spec.annotations.empty() ? source.string() : spec.annotations.string();
-  std::error_code error;
+  add_annotated(dataset, std::move(read.table), listed, std::move(maps),
+                [&](const annotations::ImageRecord& image, std::string& problem) {
+                  std::error_code error;
+                  AnnotatedFile file;
+                  file.name = (read.image_root / image.file_name).string();
+                  file.size = fs::file_size(file.name, error);
+                  if (error) {
+                    problem = "its file " + file.name + " cannot be read: " + error.message();
+                  }
+                  return file;
+                });
+}
+
+void Dataset::Builder::add_annotated(
+    Dataset& dataset, AnnotationTable table, const std::string& listed, std::vector<fs::path> maps,
+    const std::function<AnnotatedFile(const annotations::ImageRecord&, std::string&)>& locate) {
+  const SampleSpec& spec = dataset.spec_;
   for (std::size_t i = 0; i < table.images.size(); ++i) {
     const annotations::ImageRecord& image = table.images[i];
     std::string where =
         listed + ": image " + std::to_string(image.image_id) + " (" + image.file_name + ")";
-    if (label_maps && maps[i].empty()) {
+    if (!maps.empty() && maps[i].empty()) {
       std::string reason = "no label map of its stem in " + spec.masks;
       if (spec.on_missing == BadInputPolicy::kError) throw Error(where + ": " + reason);
       skip(dataset, std::move(where), std::move(reason));
       continue;
     }
-    fs::path path = read.image_root / image.file_name;
-    const std::uint64_t size = fs::file_size(path, error);
-    std::string reason = !image.problem.empty() ? image.problem
-                         : error
-                             ? "its file " + path.string() + " cannot be read: " + error.message()
-                             : box_problem(table, image);
+    std::string reason = image.problem;
+    AnnotatedFile file;
+    if (reason.empty()) file = locate(image, reason);
+    if (reason.empty()) reason = box_problem(table, image);
     if (!reason.empty()) {
       if (spec.on_bad == BadInputPolicy::kError) throw Error(where + ": " + reason);
       skip(dataset, std::move(where), std::move(reason));
       continue;
     }
-    dataset.samples_.push_back({static_cast<std::uint32_t>(dataset.files_.size()), 0, size, 0});
-    dataset.files_.push_back(std::move(path));
+    dataset.samples_.push_back(
+        {static_cast<std::uint32_t>(dataset.files_.size()), 0, file.size, 0});
+    dataset.files_.emplace_back(file.name);
+    if (dataset.remote_) {
+      dataset.etags_.push_back(std::move(file.etag));
+      dataset.file_bytes_.push_back(file.size);
+    }
     dataset.annotated_.push_back(static_cast<std::uint32_t>(i));
-    if (label_maps) dataset.mask_files_.push_back(maps[i]);
+    if (!maps.empty()) dataset.mask_files_.push_back(std::move(maps[i]));
   }
   for (const annotations::Category& category : table.categories) {
     dataset.classes_.push_back(category.name);
   }
-  dataset.annotations_ = std::make_shared<const AnnotationTable>(std::move(read.table));
+  dataset.annotations_ = std::make_shared<const AnnotationTable>(std::move(table));
 }
 
 }  // namespace feedrate

@@ -171,32 +171,41 @@ class InverseMap {
     }
   }
 
-  // The source position of output (x, y): in 1/32 pixels (bilinear) or whole pixels (nearest).
-  void at(int x, int y, int& sx, int& sy) const {
+  // The source positions of output row y, x in [0, width): in 1/32 pixels (bilinear) or whole
+  // pixels (nearest), into sx and sy (width each).
+  void row(int y, int width, int* sx, int* sy) {
     const double* m = inv_.data();
     if (perspective_) {
-      const double x0 = m[0] * x + m[1] * y + m[2];
-      const double y0 = m[3] * x + m[4] * y + m[5];
-      double w = m[6] * x + m[7] * y + m[8];
-      if (nearest_) {
-        w = w != 0 ? 1.0 / w : 0;
-        sx = clamp_int(x0 * w);
-        sy = clamp_int(y0 * w);
-      } else {
-        w = w != 0 ? 32.0 / w : 0;
-        sx = clamp_int(x0 * w);
-        sy = clamp_int(y0 * w);
+      const double scale = nearest_ ? 1.0 : 32.0;
+      for (int x = 0; x < width; ++x) {
+        const double x0 = m[0] * x + m[1] * y + m[2];
+        const double y0 = m[3] * x + m[4] * y + m[5];
+        double w = m[6] * x + m[7] * y + m[8];
+        w = w != 0 ? scale / w : 0;
+        sx[x] = clamp_int(x0 * w);
+        sy[x] = clamp_int(y0 * w);
       }
       return;
     }
-    // AB_BITS 10: the row's part and the column's part in 1/1024 pixels, then shifted.
+    // AB_BITS 10: the row's part and the column's part (warpAffine's adelta and bdelta, the same
+    // for every row) in 1/1024 pixels, then shifted.
     constexpr double kScale = 1024;
+    if (static_cast<int>(adelta_.size()) != width) {
+      adelta_.resize(static_cast<std::size_t>(width));
+      bdelta_.resize(static_cast<std::size_t>(width));
+      for (int x = 0; x < width; ++x) {
+        adelta_[x] = round_int(m[0] * x * kScale);
+        bdelta_[x] = round_int(m[3] * x * kScale);
+      }
+    }
     const int round_delta = nearest_ ? 512 : 16;
     const int x0 = round_int((m[1] * y + m[2]) * kScale) + round_delta;
     const int y0 = round_int((m[4] * y + m[5]) * kScale) + round_delta;
     const int shift = nearest_ ? 10 : 5;
-    sx = (x0 + round_int(m[0] * x * kScale)) >> shift;
-    sy = (y0 + round_int(m[3] * x * kScale)) >> shift;
+    for (int x = 0; x < width; ++x) {
+      sx[x] = (x0 + adelta_[x]) >> shift;
+      sy[x] = (y0 + bdelta_[x]) >> shift;
+    }
   }
 
  private:
@@ -204,6 +213,7 @@ class InverseMap {
 
   std::array<double, 9> inv_{};
   bool perspective_, nearest_;
+  std::vector<int> adelta_, bdelta_;
 };
 
 }  // namespace
@@ -229,12 +239,13 @@ const std::uint8_t* canvas_pixel(const WarpSource& src, int x, int y, const std:
 
 void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
           const std::array<std::uint8_t, 3>& fill) {
-  const InverseMap map(m, perspective, false);
+  InverseMap map(m, perspective, false);
+  std::vector<int> xs(static_cast<std::size_t>(dst.width)), ys(xs.size());
   for (int y = 0; y < dst.height; ++y) {
+    map.row(y, dst.width, xs.data(), ys.data());
     std::uint8_t* out = dst.pixels + static_cast<std::size_t>(y) * dst.width * 3;
     for (int x = 0; x < dst.width; ++x, out += 3) {
-      int fx = 0, fy = 0;
-      map.at(x, y, fx, fy);
+      const int fx = xs[x], fy = ys[x];
       const int sx = fx >> 5, sy = fy >> 5;
       const int ax = fx & 31, ay = fy & 31;
       if (sx >= src.width || sx + 1 < 0 || sy >= src.height || sy + 1 < 0) {
@@ -274,11 +285,12 @@ void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, 
 
 void warp_nearest(const std::uint8_t* src, int src_w, int src_h, std::uint8_t* dst, int dst_w,
                   int dst_h, const std::array<double, 9>& m, bool perspective, std::uint8_t fill) {
-  const InverseMap map(m, perspective, true);
+  InverseMap map(m, perspective, true);
+  std::vector<int> xs(static_cast<std::size_t>(dst_w)), ys(xs.size());
   for (int y = 0; y < dst_h; ++y) {
+    map.row(y, dst_w, xs.data(), ys.data());
     for (int x = 0; x < dst_w; ++x) {
-      int sx = 0, sy = 0;
-      map.at(x, y, sx, sy);
+      const int sx = xs[x], sy = ys[x];
       const bool inside = sx >= 0 && sx < src_w && sy >= 0 && sy < src_h;
       dst[static_cast<std::size_t>(y) * dst_w + x] =
           inside ? src[static_cast<std::size_t>(sy) * src_w + sx] : fill;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 namespace feedrate::decode::cv2 {
@@ -39,6 +40,10 @@ LinearTaps linear_taps(int src, int dst) {
   }
   return taps;
 }
+
+// Four lanes (GCC vector extensions, as decode/hue.cc).
+using V4f = float __attribute__((vector_size(16)));
+using V4i = int __attribute__((vector_size(16)));
 
 // _mm_mulhi_epi16: the high 16 bits of a signed 16 x 16 product.
 int mul_hi(int a, int b) {
@@ -114,32 +119,57 @@ void hsv_lut(ImageView image, double gain_h, double gain_s, double gain_v) {
   }();
   const auto& sdiv = tables[0];
   const auto& hdiv = tables[1];
+  // In blocks: RGB2HSV and the tables pixel by pixel, then HSV2RGB_b's vectorised arithmetic
+  // (HSV2RGB_simd) four pixels at a time: floats, the hue scaled by 6/180, the
+  // sector from the truncated hue, each value times 255 truncated.
+  constexpr std::size_t kBlock = 512;  // a multiple of 4
+  float hs[kBlock] = {}, ss[kBlock] = {}, vs[kBlock] = {};
+  int out[3][kBlock];
   std::uint8_t* p = image.pixels;
   const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
-  for (std::size_t k = 0; k < n; ++k, p += 3) {
-    const int r = p[0], g = p[1], b = p[2];
-    const int v = std::max({r, g, b});
-    const int diff = v - std::min({r, g, b});
-    const int s = (diff * sdiv[v] + (1 << (kShift - 1))) >> kShift;
-    int h = v == r ? g - b : v == g ? b - r + 2 * diff : r - g + 4 * diff;
-    h = (h * hdiv[diff] + (1 << (kShift - 1))) >> kShift;
-    if (h < 0) h += 180;
-    // The tables, then HSV2RGB_b's vectorised arithmetic (HSV2RGB_simd): floats, the hue scaled
-    // by 6/180, the sector from the truncated hue, each value times 255 truncated.
-    const float hh = static_cast<float>(lut_h[std::min(h, 255)]) * (6.0f / 180.0f);
-    const float ss = static_cast<float>(lut_s[s]) * (1.0f / 255.0f);
-    const float vv = static_cast<float>(lut_v[v]) * (1.0f / 255.0f);
-    const auto pre_sector = static_cast<float>(static_cast<int>(hh));
-    const float f = hh - pre_sector;
-    const float tab[4] = {vv, vv * (1.0f - ss), vv * (1.0f - ss * f),
-                          vv * (1.0f - ss * (1.0f - f))};
-    const int sector = static_cast<int>(pre_sector) % 6;
-    // OpenCV's sector_data: which of tab is b, g, r.
-    static constexpr int kSectors[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
-                                           {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
-    const float rgb[3] = {tab[kSectors[sector][2]], tab[kSectors[sector][1]],
-                          tab[kSectors[sector][0]]};
-    for (int c = 0; c < 3; ++c) p[c] = saturate(static_cast<int>(rgb[c] * 255.0f));
+  for (std::size_t first = 0; first < n; first += kBlock) {
+    const std::size_t count = std::min(kBlock, n - first);
+    const std::uint8_t* q = p + first * 3;
+    for (std::size_t k = 0; k < count; ++k, q += 3) {
+      const int r = q[0], g = q[1], b = q[2];
+      const int v = std::max({r, g, b});
+      const int diff = v - std::min({r, g, b});
+      const int s = (diff * sdiv[v] + (1 << (kShift - 1))) >> kShift;
+      int h = v == r ? g - b : v == g ? b - r + 2 * diff : r - g + 4 * diff;
+      h = (h * hdiv[diff] + (1 << (kShift - 1))) >> kShift;
+      if (h < 0) h += 180;
+      hs[k] = static_cast<float>(lut_h[std::min(h, 255)]) * (6.0f / 180.0f);
+      ss[k] = static_cast<float>(lut_s[s]) * (1.0f / 255.0f);
+      vs[k] = static_cast<float>(lut_v[v]) * (1.0f / 255.0f);
+    }
+    // Past `count`, the last lanes compute values left from before (finite), never written.
+    for (std::size_t k = 0; k < count; k += 4) {
+      V4f hh, sat, val;
+      std::memcpy(&hh, &hs[k], sizeof hh);
+      std::memcpy(&sat, &ss[k], sizeof sat);
+      std::memcpy(&val, &vs[k], sizeof val);
+      const V4i sector = __builtin_convertvector(hh, V4i);
+      const V4f f = hh - __builtin_convertvector(sector, V4f);
+      const V4f t0 = val, t1 = val * (1.0f - sat), t2 = val * (1.0f - sat * f),
+                t3 = val * (1.0f - sat * (1.0f - f));
+      // The hue is below 6 (at most 179 * 6 / 180): the sector is 0..5. OpenCV's sector_data
+      // (which of t0..t3 is b, g, r) as selects.
+      V4f red = sector == 1 ? t2 : t1, green = sector == 0 ? t3 : t1, blue = sector == 2 ? t3 : t1;
+      red = sector == 4 ? t3 : red;
+      red = (sector == 0) | (sector == 5) ? t0 : red;
+      green = sector == 3 ? t2 : green;
+      green = (sector == 1) | (sector == 2) ? t0 : green;
+      blue = sector == 5 ? t2 : blue;
+      blue = (sector == 3) | (sector == 4) ? t0 : blue;
+      const V4i rgb[3] = {__builtin_convertvector(red * 255.0f, V4i),
+                          __builtin_convertvector(green * 255.0f, V4i),
+                          __builtin_convertvector(blue * 255.0f, V4i)};
+      for (int c = 0; c < 3; ++c) std::memcpy(&out[c][k], &rgb[c], sizeof rgb[c]);
+    }
+    std::uint8_t* o = p + first * 3;
+    for (std::size_t k = 0; k < count; ++k, o += 3) {
+      for (int c = 0; c < 3; ++c) o[c] = saturate(out[c][k]);
+    }
   }
 }
 

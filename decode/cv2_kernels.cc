@@ -271,6 +271,9 @@ void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, 
           const std::array<std::uint8_t, 3>& fill) {
   InverseMap map(m, perspective, false);
   std::vector<int> xs(static_cast<std::size_t>(dst.width)), ys(xs.size());
+  // Locals: the byte stores below may alias anything, so members would be read again.
+  const WarpSource source = src;
+  const std::array<std::uint8_t, 3> border = fill;
   for (int y = 0; y < dst.height; ++y) {
     map.row(y, dst.width, xs.data(), ys.data());
     std::uint8_t* out = dst.pixels + static_cast<std::size_t>(y) * dst.width * 3;
@@ -278,37 +281,41 @@ void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, 
       const int fx = xs[x], fy = ys[x];
       const int sx = fx >> 5, sy = fy >> 5;
       const int ax = fx & 31, ay = fy & 31;
-      if (sx >= src.width || sx + 1 < 0 || sy >= src.height || sy + 1 < 0) {
-        std::copy_n(fill.data(), 3, out);
+      if (sx >= source.width || sx + 1 < 0 || sy >= source.height || sy + 1 < 0) {
+        std::copy_n(border.data(), 3, out);
         continue;
       }
       // remapBilinear: 15-bit weights of the 1/32 fractions (exact products), outside taps
       // read the fill.
-      const int w[4] = {(32 - ax) * (32 - ay) * 32, ax * (32 - ay) * 32, (32 - ax) * ay * 32,
-                        ax * ay * 32};
-      const std::uint8_t* taps[4];
+      const int w0 = (32 - ax) * (32 - ay) * 32, w1 = ax * (32 - ay) * 32, w2 = (32 - ax) * ay * 32,
+                w3 = ax * ay * 32;
+      const std::uint8_t *t0, *t1, *t2, *t3;
       const WarpSource::Tile& t =
-          src.tiles[(sx >= src.split_x ? 1 : 0) + (sy >= src.split_y ? 2 : 0)];
+          source.tiles[(sx >= source.split_x ? 1 : 0) + (sy >= source.split_y ? 2 : 0)];
       if (sx >= t.x0 && sx + 1 < t.x1 && sy >= t.y0 && sy + 1 < t.y1) {
         // The four taps inside one tile (the common case).
-        const std::size_t row = static_cast<std::size_t>(t.width) * 3;
-        taps[0] =
-            t.pixels + (static_cast<std::size_t>(sy - t.pad_y) * t.width + (sx - t.pad_x)) * 3;
-        taps[1] = taps[0] + 3;
-        taps[2] = taps[0] + row;
-        taps[3] = taps[2] + 3;
+        t0 = t.pixels + (static_cast<std::size_t>(sy - t.pad_y) * t.width + (sx - t.pad_x)) * 3;
+        t1 = t0 + 3;
+        t2 = t0 + static_cast<std::size_t>(t.width) * 3;
+        t3 = t2 + 3;
       } else {
-        for (int k = 0; k < 4; ++k) {
-          const int px = sx + (k & 1), py = sy + (k >> 1);
-          const bool inside = px >= 0 && px < src.width && py >= 0 && py < src.height;
-          taps[k] = inside ? canvas_pixel(src, px, py, fill.data()) : fill.data();
-        }
+        const auto tap = [&](int px, int py) {
+          const bool inside = px >= 0 && px < source.width && py >= 0 && py < source.height;
+          return inside ? canvas_pixel(source, px, py, border.data()) : border.data();
+        };
+        t0 = tap(sx, sy);
+        t1 = tap(sx + 1, sy);
+        t2 = tap(sx, sy + 1);
+        t3 = tap(sx + 1, sy + 1);
       }
+      // The weights sum to 1 << 15: the value stays in 0..255.
+      int v[3];
       for (int c = 0; c < 3; ++c) {
-        const int sum =
-            taps[0][c] * w[0] + taps[1][c] * w[1] + taps[2][c] * w[2] + taps[3][c] * w[3];
-        out[c] = saturate((sum + (1 << 14)) >> 15);
+        v[c] = (t0[c] * w0 + t1[c] * w1 + t2[c] * w2 + t3[c] * w3 + (1 << 14)) >> 15;
       }
+      out[0] = static_cast<std::uint8_t>(v[0]);
+      out[1] = static_cast<std::uint8_t>(v[1]);
+      out[2] = static_cast<std::uint8_t>(v[2]);
     }
   }
 }

@@ -238,6 +238,10 @@ class InverseMap {
     }
   }
 
+  // An affine map without rotation or shear (RandomPerspective's default): the source row
+  // depends on the output row only, the source column on the output column only.
+  bool axis_aligned() const { return !perspective_ && inv_[1] == 0 && inv_[3] == 0; }
+
  private:
   static int clamp_int(double v) { return round_int(std::clamp(v, -2147483648.0, 2147483647.0)); }
 
@@ -267,9 +271,95 @@ const std::uint8_t* canvas_pixel(const WarpSource& src, int x, int y, const std:
 
 }  // namespace
 
+namespace {
+
+// The 1/32-pixel bilinear blend of warp() for one output pixel at source position (fx, fy) of
+// `source`, outside taps reading `fill`: remapBilinear's 15-bit weights of the 1/32 fractions
+// (exact products), which sum to 1 << 15, so the value stays in 0..255.
+void blend_pixel(const WarpSource& source, int fx, int fy, const std::uint8_t* fill,
+                 std::uint8_t* out) {
+  const int sx = fx >> 5, sy = fy >> 5;
+  const int ax = fx & 31, ay = fy & 31;
+  if (sx >= source.width || sx + 1 < 0 || sy >= source.height || sy + 1 < 0) {
+    std::copy_n(fill, 3, out);
+    return;
+  }
+  const int w0 = (32 - ax) * (32 - ay) * 32, w1 = ax * (32 - ay) * 32, w2 = (32 - ax) * ay * 32,
+            w3 = ax * ay * 32;
+  const std::uint8_t *t0, *t1, *t2, *t3;
+  const WarpSource::Tile& t =
+      source.tiles[(sx >= source.split_x ? 1 : 0) + (sy >= source.split_y ? 2 : 0)];
+  if (sx >= t.x0 && sx + 1 < t.x1 && sy >= t.y0 && sy + 1 < t.y1) {
+    // The four taps inside one tile (the common case).
+    t0 = t.pixels + (static_cast<std::size_t>(sy - t.pad_y) * t.width + (sx - t.pad_x)) * 3;
+    t1 = t0 + 3;
+    t2 = t0 + static_cast<std::size_t>(t.width) * 3;
+    t3 = t2 + 3;
+  } else {
+    const auto tap = [&](int px, int py) {
+      const bool inside = px >= 0 && px < source.width && py >= 0 && py < source.height;
+      return inside ? canvas_pixel(source, px, py, fill) : fill;
+    };
+    t0 = tap(sx, sy);
+    t1 = tap(sx + 1, sy);
+    t2 = tap(sx, sy + 1);
+    t3 = tap(sx + 1, sy + 1);
+  }
+  int v[3];
+  for (int c = 0; c < 3; ++c) {
+    v[c] = (t0[c] * w0 + t1[c] * w1 + t2[c] * w2 + t3[c] * w3 + (1 << 14)) >> 15;
+  }
+  out[0] = static_cast<std::uint8_t>(v[0]);
+  out[1] = static_cast<std::uint8_t>(v[1]);
+  out[2] = static_cast<std::uint8_t>(v[2]);
+}
+
+// One output row of an axis-aligned warp whose taps all lie in source row sy and sy + 1 at
+// fraction ay: the blend split into a horizontal and a vertical pass, which is the same integer
+// (32 (32 - ay) (t0 (32 - ax) + t1 ax) + 32 ay (t2 (32 - ax) + t3 ax) is the sum of the four
+// weighted taps), reading the two rows of the left and right tile directly. Pixels whose taps
+// straddle a tile's edge go through blend_pixel.
+void blend_row(const WarpSource& source, const int* xs, int fy, int width, const std::uint8_t* fill,
+               std::uint8_t* out) {
+  const int sy = fy >> 5, ay = fy & 31;
+  const int half = sy >= source.split_y ? 2 : 0;
+  const std::uint8_t* rows[2] = {nullptr, nullptr};  // each side's row sy at canvas column 0
+  std::ptrdiff_t below[2] = {0, 0};                  // the offset of its row sy + 1
+  for (int side = 0; side < 2; ++side) {
+    const WarpSource::Tile& t = source.tiles[half + side];
+    if (sy >= t.y0 && sy + 1 < t.y1 && t.x0 < t.x1) {
+      rows[side] = t.pixels + static_cast<std::ptrdiff_t>(sy - t.pad_y) * t.width * 3;
+      below[side] = static_cast<std::ptrdiff_t>(t.width) * 3;
+    }
+  }
+  for (int x = 0; x < width; ++x, out += 3) {
+    const int sx = xs[x] >> 5, ax = xs[x] & 31;
+    const int side = sx >= source.split_x ? 1 : 0;
+    const WarpSource::Tile& t = source.tiles[half + side];
+    if (rows[side] == nullptr || sx < t.x0 || sx + 1 >= t.x1) {
+      blend_pixel(source, xs[x], fy, fill, out);
+      continue;
+    }
+    const std::uint8_t* p = rows[side] + static_cast<std::ptrdiff_t>(sx - t.pad_x) * 3;
+    const std::uint8_t* q = p + below[side];
+    int v[3];
+    for (int c = 0; c < 3; ++c) {
+      const int top = p[c] * (32 - ax) + p[c + 3] * ax;
+      const int bottom = q[c] * (32 - ax) + q[c + 3] * ax;
+      v[c] = ((top * (32 - ay) + bottom * ay) * 32 + (1 << 14)) >> 15;
+    }
+    out[0] = static_cast<std::uint8_t>(v[0]);
+    out[1] = static_cast<std::uint8_t>(v[1]);
+    out[2] = static_cast<std::uint8_t>(v[2]);
+  }
+}
+
+}  // namespace
+
 void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
           const std::array<std::uint8_t, 3>& fill) {
   InverseMap map(m, perspective, false);
+  const bool aligned = map.axis_aligned();
   std::vector<int> xs(static_cast<std::size_t>(dst.width)), ys(xs.size());
   // Locals: the byte stores below may alias anything, so members would be read again.
   const WarpSource source = src;
@@ -277,45 +367,16 @@ void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, 
   for (int y = 0; y < dst.height; ++y) {
     map.row(y, dst.width, xs.data(), ys.data());
     std::uint8_t* out = dst.pixels + static_cast<std::size_t>(y) * dst.width * 3;
+    // Axis-aligned: the row's taps lie in source rows sy, sy + 1 (ys are all equal); when those
+    // are in one quadrant row and inside the canvas, blend_row reads them directly.
+    const int sy = ys[0] >> 5;
+    if (aligned && sy >= 0 && sy + 1 < source.height &&
+        (sy + 1 < source.split_y || sy >= source.split_y)) {
+      blend_row(source, xs.data(), ys[0], dst.width, border.data(), out);
+      continue;
+    }
     for (int x = 0; x < dst.width; ++x, out += 3) {
-      const int fx = xs[x], fy = ys[x];
-      const int sx = fx >> 5, sy = fy >> 5;
-      const int ax = fx & 31, ay = fy & 31;
-      if (sx >= source.width || sx + 1 < 0 || sy >= source.height || sy + 1 < 0) {
-        std::copy_n(border.data(), 3, out);
-        continue;
-      }
-      // remapBilinear: 15-bit weights of the 1/32 fractions (exact products), outside taps
-      // read the fill.
-      const int w0 = (32 - ax) * (32 - ay) * 32, w1 = ax * (32 - ay) * 32, w2 = (32 - ax) * ay * 32,
-                w3 = ax * ay * 32;
-      const std::uint8_t *t0, *t1, *t2, *t3;
-      const WarpSource::Tile& t =
-          source.tiles[(sx >= source.split_x ? 1 : 0) + (sy >= source.split_y ? 2 : 0)];
-      if (sx >= t.x0 && sx + 1 < t.x1 && sy >= t.y0 && sy + 1 < t.y1) {
-        // The four taps inside one tile (the common case).
-        t0 = t.pixels + (static_cast<std::size_t>(sy - t.pad_y) * t.width + (sx - t.pad_x)) * 3;
-        t1 = t0 + 3;
-        t2 = t0 + static_cast<std::size_t>(t.width) * 3;
-        t3 = t2 + 3;
-      } else {
-        const auto tap = [&](int px, int py) {
-          const bool inside = px >= 0 && px < source.width && py >= 0 && py < source.height;
-          return inside ? canvas_pixel(source, px, py, border.data()) : border.data();
-        };
-        t0 = tap(sx, sy);
-        t1 = tap(sx + 1, sy);
-        t2 = tap(sx, sy + 1);
-        t3 = tap(sx + 1, sy + 1);
-      }
-      // The weights sum to 1 << 15: the value stays in 0..255.
-      int v[3];
-      for (int c = 0; c < 3; ++c) {
-        v[c] = (t0[c] * w0 + t1[c] * w1 + t2[c] * w2 + t3[c] * w3 + (1 << 14)) >> 15;
-      }
-      out[0] = static_cast<std::uint8_t>(v[0]);
-      out[1] = static_cast<std::uint8_t>(v[1]);
-      out[2] = static_cast<std::uint8_t>(v[2]);
+      blend_pixel(source, xs[x], ys[x], border.data(), out);
     }
   }
 }

@@ -10,11 +10,6 @@ namespace feedrate::decode::cv2 {
 
 namespace {
 
-// cvRound: to nearest, halves to even (lrint in the default rounding mode).
-int round_int(double v) {
-  return static_cast<int>(std::lrint(v));
-}
-
 // One axis of cv::resize's INTER_LINEAR table: the first source index and its two 11-bit
 // weights (the second tap is index + 1; its weight is 0 at the borders).
 struct LinearTaps {
@@ -35,8 +30,8 @@ LinearTaps linear_taps(int src, int dst) {
     if (s < 0) f = 0, s = 0;
     if (s >= src - 1) f = 0, s = src - 1;
     taps.index[d] = s;
-    taps.w0[d] = round_int((1.0f - f) * 2048.0f);
-    taps.w1[d] = round_int(f * 2048.0f);
+    taps.w0[d] = cv_round((1.0f - f) * 2048.0f);
+    taps.w1[d] = cv_round(f * 2048.0f);
   }
   return taps;
 }
@@ -112,8 +107,8 @@ void hsv_lut(ImageView image, double gain_h, double gain_s, double gain_v) {
   static const auto tables = [] {
     std::array<std::array<int, 256>, 2> t{};
     for (int i = 1; i < 256; ++i) {
-      t[0][i] = round_int((255 << kShift) / (1.0 * i));
-      t[1][i] = round_int((180 << kShift) / (6.0 * i));
+      t[0][i] = cv_round((255 << kShift) / (1.0 * i));
+      t[1][i] = cv_round((180 << kShift) / (6.0 * i));
     }
     return t;
   }();
@@ -169,229 +164,6 @@ void hsv_lut(ImageView image, double gain_h, double gain_s, double gain_v) {
     std::uint8_t* o = p + first * 3;
     for (std::size_t k = 0; k < count; ++k, o += 3) {
       for (int c = 0; c < 3; ++c) o[c] = saturate(out[c][k]);
-    }
-  }
-}
-
-namespace {
-
-// cv::warpAffine / warpPerspective's inverse map: for output pixel (x, y), the source position
-// in 1/32 pixels (INTER_BITS 5), as they compute it.
-class InverseMap {
- public:
-  InverseMap(const std::array<double, 9>& m, bool perspective, bool nearest)
-      : perspective_(perspective), nearest_(nearest) {
-    if (perspective) {
-      // cv::invert of the 3x3 matrix (LU; the adjugate over the determinant is equal to it up
-      // to rounding).
-      const double a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5], g = m[6], h = m[7],
-                   i = m[8];
-      const double det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
-      const double s = det != 0 ? 1.0 / det : 0;
-      inv_ = {(e * i - f * h) * s, (c * h - b * i) * s, (b * f - c * e) * s,
-              (f * g - d * i) * s, (a * i - c * g) * s, (c * d - a * f) * s,
-              (d * h - e * g) * s, (b * g - a * h) * s, (a * e - b * d) * s};
-    } else {
-      // warpAffine's inversion of the 2x3 matrix.
-      double det = m[0] * m[4] - m[1] * m[3];
-      det = det != 0 ? 1.0 / det : 0;
-      const double a11 = m[4] * det, a22 = m[0] * det;
-      const double a12 = -m[1] * det, a21 = -m[3] * det;
-      inv_ = {a11, a12, -a11 * m[2] - a12 * m[5], a21, a22, -a21 * m[2] - a22 * m[5], 0, 0, 1};
-    }
-  }
-
-  // The source positions of output row y, x in [0, width): in 1/32 pixels (bilinear) or whole
-  // pixels (nearest), into sx and sy (width each).
-  void row(int y, int width, int* sx, int* sy) {
-    const double* m = inv_.data();
-    if (perspective_) {
-      const double scale = nearest_ ? 1.0 : 32.0;
-      for (int x = 0; x < width; ++x) {
-        const double x0 = m[0] * x + m[1] * y + m[2];
-        const double y0 = m[3] * x + m[4] * y + m[5];
-        double w = m[6] * x + m[7] * y + m[8];
-        w = w != 0 ? scale / w : 0;
-        sx[x] = clamp_int(x0 * w);
-        sy[x] = clamp_int(y0 * w);
-      }
-      return;
-    }
-    // AB_BITS 10: the row's part and the column's part (warpAffine's adelta and bdelta, the same
-    // for every row) in 1/1024 pixels, then shifted.
-    constexpr double kScale = 1024;
-    if (static_cast<int>(adelta_.size()) != width) {
-      adelta_.resize(static_cast<std::size_t>(width));
-      bdelta_.resize(static_cast<std::size_t>(width));
-      for (int x = 0; x < width; ++x) {
-        adelta_[x] = round_int(m[0] * x * kScale);
-        bdelta_[x] = round_int(m[3] * x * kScale);
-      }
-    }
-    const int round_delta = nearest_ ? 512 : 16;
-    const int x0 = round_int((m[1] * y + m[2]) * kScale) + round_delta;
-    const int y0 = round_int((m[4] * y + m[5]) * kScale) + round_delta;
-    const int shift = nearest_ ? 10 : 5;
-    for (int x = 0; x < width; ++x) {
-      sx[x] = (x0 + adelta_[x]) >> shift;
-      sy[x] = (y0 + bdelta_[x]) >> shift;
-    }
-  }
-
-  // An affine map without rotation or shear (RandomPerspective's default): the source row
-  // depends on the output row only, the source column on the output column only.
-  bool axis_aligned() const { return !perspective_ && inv_[1] == 0 && inv_[3] == 0; }
-
- private:
-  static int clamp_int(double v) { return round_int(std::clamp(v, -2147483648.0, 2147483647.0)); }
-
-  std::array<double, 9> inv_{};
-  bool perspective_, nearest_;
-  std::vector<int> adelta_, bdelta_;
-};
-
-}  // namespace
-
-WarpSource WarpSource::of(const ImageView& image) {
-  WarpSource source;
-  source.width = source.split_x = image.width;
-  source.height = source.split_y = image.height;
-  source.tiles[0] = Tile{image.pixels, image.width, 0, 0, image.width, image.height, 0, 0};
-  return source;
-}
-
-namespace {
-
-// The canvas pixel (x, y) of `src`: a tile's pixel or `fill`.
-const std::uint8_t* canvas_pixel(const WarpSource& src, int x, int y, const std::uint8_t* fill) {
-  const WarpSource::Tile& t = src.tiles[(x >= src.split_x ? 1 : 0) + (y >= src.split_y ? 2 : 0)];
-  if (x < t.x0 || x >= t.x1 || y < t.y0 || y >= t.y1) return fill;
-  return t.pixels + (static_cast<std::size_t>(y - t.pad_y) * t.width + (x - t.pad_x)) * 3;
-}
-
-}  // namespace
-
-namespace {
-
-// The 1/32-pixel bilinear blend of warp() for one output pixel at source position (fx, fy) of
-// `source`, outside taps reading `fill`: remapBilinear's 15-bit weights of the 1/32 fractions
-// (exact products), which sum to 1 << 15, so the value stays in 0..255.
-void blend_pixel(const WarpSource& source, int fx, int fy, const std::uint8_t* fill,
-                 std::uint8_t* out) {
-  const int sx = fx >> 5, sy = fy >> 5;
-  const int ax = fx & 31, ay = fy & 31;
-  if (sx >= source.width || sx + 1 < 0 || sy >= source.height || sy + 1 < 0) {
-    std::copy_n(fill, 3, out);
-    return;
-  }
-  const int w0 = (32 - ax) * (32 - ay) * 32, w1 = ax * (32 - ay) * 32, w2 = (32 - ax) * ay * 32,
-            w3 = ax * ay * 32;
-  const std::uint8_t *t0, *t1, *t2, *t3;
-  const WarpSource::Tile& t =
-      source.tiles[(sx >= source.split_x ? 1 : 0) + (sy >= source.split_y ? 2 : 0)];
-  if (sx >= t.x0 && sx + 1 < t.x1 && sy >= t.y0 && sy + 1 < t.y1) {
-    // The four taps inside one tile (the common case).
-    t0 = t.pixels + (static_cast<std::size_t>(sy - t.pad_y) * t.width + (sx - t.pad_x)) * 3;
-    t1 = t0 + 3;
-    t2 = t0 + static_cast<std::size_t>(t.width) * 3;
-    t3 = t2 + 3;
-  } else {
-    const auto tap = [&](int px, int py) {
-      const bool inside = px >= 0 && px < source.width && py >= 0 && py < source.height;
-      return inside ? canvas_pixel(source, px, py, fill) : fill;
-    };
-    t0 = tap(sx, sy);
-    t1 = tap(sx + 1, sy);
-    t2 = tap(sx, sy + 1);
-    t3 = tap(sx + 1, sy + 1);
-  }
-  int v[3];
-  for (int c = 0; c < 3; ++c) {
-    v[c] = (t0[c] * w0 + t1[c] * w1 + t2[c] * w2 + t3[c] * w3 + (1 << 14)) >> 15;
-  }
-  out[0] = static_cast<std::uint8_t>(v[0]);
-  out[1] = static_cast<std::uint8_t>(v[1]);
-  out[2] = static_cast<std::uint8_t>(v[2]);
-}
-
-// One output row of an axis-aligned warp whose taps all lie in source row sy and sy + 1 at
-// fraction ay: the blend split into a horizontal and a vertical pass, which is the same integer
-// (32 (32 - ay) (t0 (32 - ax) + t1 ax) + 32 ay (t2 (32 - ax) + t3 ax) is the sum of the four
-// weighted taps), reading the two rows of the left and right tile directly. Pixels whose taps
-// straddle a tile's edge go through blend_pixel.
-void blend_row(const WarpSource& source, const int* xs, int fy, int width, const std::uint8_t* fill,
-               std::uint8_t* out) {
-  const int sy = fy >> 5, ay = fy & 31;
-  const int half = sy >= source.split_y ? 2 : 0;
-  const std::uint8_t* rows[2] = {nullptr, nullptr};  // each side's row sy at canvas column 0
-  std::ptrdiff_t below[2] = {0, 0};                  // the offset of its row sy + 1
-  for (int side = 0; side < 2; ++side) {
-    const WarpSource::Tile& t = source.tiles[half + side];
-    if (sy >= t.y0 && sy + 1 < t.y1 && t.x0 < t.x1) {
-      rows[side] = t.pixels + static_cast<std::ptrdiff_t>(sy - t.pad_y) * t.width * 3;
-      below[side] = static_cast<std::ptrdiff_t>(t.width) * 3;
-    }
-  }
-  for (int x = 0; x < width; ++x, out += 3) {
-    const int sx = xs[x] >> 5, ax = xs[x] & 31;
-    const int side = sx >= source.split_x ? 1 : 0;
-    const WarpSource::Tile& t = source.tiles[half + side];
-    if (rows[side] == nullptr || sx < t.x0 || sx + 1 >= t.x1) {
-      blend_pixel(source, xs[x], fy, fill, out);
-      continue;
-    }
-    const std::uint8_t* p = rows[side] + static_cast<std::ptrdiff_t>(sx - t.pad_x) * 3;
-    const std::uint8_t* q = p + below[side];
-    int v[3];
-    for (int c = 0; c < 3; ++c) {
-      const int top = p[c] * (32 - ax) + p[c + 3] * ax;
-      const int bottom = q[c] * (32 - ax) + q[c + 3] * ax;
-      v[c] = ((top * (32 - ay) + bottom * ay) * 32 + (1 << 14)) >> 15;
-    }
-    out[0] = static_cast<std::uint8_t>(v[0]);
-    out[1] = static_cast<std::uint8_t>(v[1]);
-    out[2] = static_cast<std::uint8_t>(v[2]);
-  }
-}
-
-}  // namespace
-
-void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
-          const std::array<std::uint8_t, 3>& fill) {
-  InverseMap map(m, perspective, false);
-  const bool aligned = map.axis_aligned();
-  std::vector<int> xs(static_cast<std::size_t>(dst.width)), ys(xs.size());
-  // Locals: the byte stores below may alias anything, so members would be read again.
-  const WarpSource source = src;
-  const std::array<std::uint8_t, 3> border = fill;
-  for (int y = 0; y < dst.height; ++y) {
-    map.row(y, dst.width, xs.data(), ys.data());
-    std::uint8_t* out = dst.pixels + static_cast<std::size_t>(y) * dst.width * 3;
-    // Axis-aligned: the row's taps lie in source rows sy, sy + 1 (ys are all equal); when those
-    // are in one quadrant row and inside the canvas, blend_row reads them directly.
-    const int sy = ys[0] >> 5;
-    if (aligned && sy >= 0 && sy + 1 < source.height &&
-        (sy + 1 < source.split_y || sy >= source.split_y)) {
-      blend_row(source, xs.data(), ys[0], dst.width, border.data(), out);
-      continue;
-    }
-    for (int x = 0; x < dst.width; ++x, out += 3) {
-      blend_pixel(source, xs[x], ys[x], border.data(), out);
-    }
-  }
-}
-
-void warp_nearest(const std::uint8_t* src, int src_w, int src_h, std::uint8_t* dst, int dst_w,
-                  int dst_h, const std::array<double, 9>& m, bool perspective, std::uint8_t fill) {
-  InverseMap map(m, perspective, true);
-  std::vector<int> xs(static_cast<std::size_t>(dst_w)), ys(xs.size());
-  for (int y = 0; y < dst_h; ++y) {
-    map.row(y, dst_w, xs.data(), ys.data());
-    for (int x = 0; x < dst_w; ++x) {
-      const int sx = xs[x], sy = ys[x];
-      const bool inside = sx >= 0 && sx < src_w && sy >= 0 && sy < src_h;
-      dst[static_cast<std::size_t>(y) * dst_w + x] =
-          inside ? src[static_cast<std::size_t>(sy) * src_w + sx] : fill;
     }
   }
 }

@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 namespace feedrate::decode::cv2 {
 
 namespace {
-
-// cvRound: to nearest, halves to even (lrint in the default rounding mode).
-int round_int(double v) {
-  return static_cast<int>(std::lrint(v));
-}
 
 // One axis of cv::resize's INTER_LINEAR table: the first source index and its two 11-bit
 // weights (the second tap is index + 1; its weight is 0 at the borders).
@@ -34,11 +30,15 @@ LinearTaps linear_taps(int src, int dst) {
     if (s < 0) f = 0, s = 0;
     if (s >= src - 1) f = 0, s = src - 1;
     taps.index[d] = s;
-    taps.w0[d] = round_int((1.0f - f) * 2048.0f);
-    taps.w1[d] = round_int(f * 2048.0f);
+    taps.w0[d] = cv_round((1.0f - f) * 2048.0f);
+    taps.w1[d] = cv_round(f * 2048.0f);
   }
   return taps;
 }
+
+// Four lanes (GCC vector extensions, as decode/hue.cc).
+using V4f = float __attribute__((vector_size(16)));
+using V4i = int __attribute__((vector_size(16)));
 
 // _mm_mulhi_epi16: the high 16 bits of a signed 16 x 16 product.
 int mul_hi(int a, int b) {
@@ -107,181 +107,63 @@ void hsv_lut(ImageView image, double gain_h, double gain_s, double gain_v) {
   static const auto tables = [] {
     std::array<std::array<int, 256>, 2> t{};
     for (int i = 1; i < 256; ++i) {
-      t[0][i] = round_int((255 << kShift) / (1.0 * i));
-      t[1][i] = round_int((180 << kShift) / (6.0 * i));
+      t[0][i] = cv_round((255 << kShift) / (1.0 * i));
+      t[1][i] = cv_round((180 << kShift) / (6.0 * i));
     }
     return t;
   }();
   const auto& sdiv = tables[0];
   const auto& hdiv = tables[1];
+  // In blocks: RGB2HSV and the tables pixel by pixel, then HSV2RGB_b's vectorised arithmetic
+  // (HSV2RGB_simd) four pixels at a time: floats, the hue scaled by 6/180, the
+  // sector from the truncated hue, each value times 255 truncated.
+  constexpr std::size_t kBlock = 512;  // a multiple of 4
+  float hs[kBlock] = {}, ss[kBlock] = {}, vs[kBlock] = {};
+  int out[3][kBlock];
   std::uint8_t* p = image.pixels;
   const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
-  for (std::size_t k = 0; k < n; ++k, p += 3) {
-    const int r = p[0], g = p[1], b = p[2];
-    const int v = std::max({r, g, b});
-    const int diff = v - std::min({r, g, b});
-    const int s = (diff * sdiv[v] + (1 << (kShift - 1))) >> kShift;
-    int h = v == r ? g - b : v == g ? b - r + 2 * diff : r - g + 4 * diff;
-    h = (h * hdiv[diff] + (1 << (kShift - 1))) >> kShift;
-    if (h < 0) h += 180;
-    // The tables, then HSV2RGB_b's vectorised arithmetic (HSV2RGB_simd): floats, the hue scaled
-    // by 6/180, the sector from the truncated hue, each value times 255 truncated.
-    const float hh = static_cast<float>(lut_h[std::min(h, 255)]) * (6.0f / 180.0f);
-    const float ss = static_cast<float>(lut_s[s]) * (1.0f / 255.0f);
-    const float vv = static_cast<float>(lut_v[v]) * (1.0f / 255.0f);
-    const auto pre_sector = static_cast<float>(static_cast<int>(hh));
-    const float f = hh - pre_sector;
-    const float tab[4] = {vv, vv * (1.0f - ss), vv * (1.0f - ss * f),
-                          vv * (1.0f - ss * (1.0f - f))};
-    const int sector = static_cast<int>(pre_sector) % 6;
-    // OpenCV's sector_data: which of tab is b, g, r.
-    static constexpr int kSectors[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
-                                           {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
-    const float rgb[3] = {tab[kSectors[sector][2]], tab[kSectors[sector][1]],
-                          tab[kSectors[sector][0]]};
-    for (int c = 0; c < 3; ++c) p[c] = saturate(static_cast<int>(rgb[c] * 255.0f));
-  }
-}
-
-namespace {
-
-// cv::warpAffine / warpPerspective's inverse map: for output pixel (x, y), the source position
-// in 1/32 pixels (INTER_BITS 5), as they compute it.
-class InverseMap {
- public:
-  InverseMap(const std::array<double, 9>& m, bool perspective, bool nearest)
-      : perspective_(perspective), nearest_(nearest) {
-    if (perspective) {
-      // cv::invert of the 3x3 matrix (LU; the adjugate over the determinant is equal to it up
-      // to rounding).
-      const double a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5], g = m[6], h = m[7],
-                   i = m[8];
-      const double det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
-      const double s = det != 0 ? 1.0 / det : 0;
-      inv_ = {(e * i - f * h) * s, (c * h - b * i) * s, (b * f - c * e) * s,
-              (f * g - d * i) * s, (a * i - c * g) * s, (c * d - a * f) * s,
-              (d * h - e * g) * s, (b * g - a * h) * s, (a * e - b * d) * s};
-    } else {
-      // warpAffine's inversion of the 2x3 matrix.
-      double det = m[0] * m[4] - m[1] * m[3];
-      det = det != 0 ? 1.0 / det : 0;
-      const double a11 = m[4] * det, a22 = m[0] * det;
-      const double a12 = -m[1] * det, a21 = -m[3] * det;
-      inv_ = {a11, a12, -a11 * m[2] - a12 * m[5], a21, a22, -a21 * m[2] - a22 * m[5], 0, 0, 1};
+  for (std::size_t first = 0; first < n; first += kBlock) {
+    const std::size_t count = std::min(kBlock, n - first);
+    const std::uint8_t* q = p + first * 3;
+    for (std::size_t k = 0; k < count; ++k, q += 3) {
+      const int r = q[0], g = q[1], b = q[2];
+      const int v = std::max({r, g, b});
+      const int diff = v - std::min({r, g, b});
+      const int s = (diff * sdiv[v] + (1 << (kShift - 1))) >> kShift;
+      int h = v == r ? g - b : v == g ? b - r + 2 * diff : r - g + 4 * diff;
+      h = (h * hdiv[diff] + (1 << (kShift - 1))) >> kShift;
+      if (h < 0) h += 180;
+      hs[k] = static_cast<float>(lut_h[std::min(h, 255)]) * (6.0f / 180.0f);
+      ss[k] = static_cast<float>(lut_s[s]) * (1.0f / 255.0f);
+      vs[k] = static_cast<float>(lut_v[v]) * (1.0f / 255.0f);
     }
-  }
-
-  // The source position of output (x, y): in 1/32 pixels (bilinear) or whole pixels (nearest).
-  void at(int x, int y, int& sx, int& sy) const {
-    const double* m = inv_.data();
-    if (perspective_) {
-      const double x0 = m[0] * x + m[1] * y + m[2];
-      const double y0 = m[3] * x + m[4] * y + m[5];
-      double w = m[6] * x + m[7] * y + m[8];
-      if (nearest_) {
-        w = w != 0 ? 1.0 / w : 0;
-        sx = clamp_int(x0 * w);
-        sy = clamp_int(y0 * w);
-      } else {
-        w = w != 0 ? 32.0 / w : 0;
-        sx = clamp_int(x0 * w);
-        sy = clamp_int(y0 * w);
-      }
-      return;
+    // Past `count`, the last lanes compute values left from before (finite), never written.
+    for (std::size_t k = 0; k < count; k += 4) {
+      V4f hh, sat, val;
+      std::memcpy(&hh, &hs[k], sizeof hh);
+      std::memcpy(&sat, &ss[k], sizeof sat);
+      std::memcpy(&val, &vs[k], sizeof val);
+      const V4i sector = __builtin_convertvector(hh, V4i);
+      const V4f f = hh - __builtin_convertvector(sector, V4f);
+      const V4f t0 = val, t1 = val * (1.0f - sat), t2 = val * (1.0f - sat * f),
+                t3 = val * (1.0f - sat * (1.0f - f));
+      // The hue is below 6 (at most 179 * 6 / 180): the sector is 0..5. OpenCV's sector_data
+      // (which of t0..t3 is b, g, r) as selects.
+      V4f red = sector == 1 ? t2 : t1, green = sector == 0 ? t3 : t1, blue = sector == 2 ? t3 : t1;
+      red = sector == 4 ? t3 : red;
+      red = (sector == 0) | (sector == 5) ? t0 : red;
+      green = sector == 3 ? t2 : green;
+      green = (sector == 1) | (sector == 2) ? t0 : green;
+      blue = sector == 5 ? t2 : blue;
+      blue = (sector == 3) | (sector == 4) ? t0 : blue;
+      const V4i rgb[3] = {__builtin_convertvector(red * 255.0f, V4i),
+                          __builtin_convertvector(green * 255.0f, V4i),
+                          __builtin_convertvector(blue * 255.0f, V4i)};
+      for (int c = 0; c < 3; ++c) std::memcpy(&out[c][k], &rgb[c], sizeof rgb[c]);
     }
-    // AB_BITS 10: the row's part and the column's part in 1/1024 pixels, then shifted.
-    constexpr double kScale = 1024;
-    const int round_delta = nearest_ ? 512 : 16;
-    const int x0 = round_int((m[1] * y + m[2]) * kScale) + round_delta;
-    const int y0 = round_int((m[4] * y + m[5]) * kScale) + round_delta;
-    const int shift = nearest_ ? 10 : 5;
-    sx = (x0 + round_int(m[0] * x * kScale)) >> shift;
-    sy = (y0 + round_int(m[3] * x * kScale)) >> shift;
-  }
-
- private:
-  static int clamp_int(double v) { return round_int(std::clamp(v, -2147483648.0, 2147483647.0)); }
-
-  std::array<double, 9> inv_{};
-  bool perspective_, nearest_;
-};
-
-}  // namespace
-
-WarpSource WarpSource::of(const ImageView& image) {
-  WarpSource source;
-  source.width = source.split_x = image.width;
-  source.height = source.split_y = image.height;
-  source.tiles[0] = Tile{image.pixels, image.width, 0, 0, image.width, image.height, 0, 0};
-  return source;
-}
-
-namespace {
-
-// The canvas pixel (x, y) of `src`: a tile's pixel or `fill`.
-const std::uint8_t* canvas_pixel(const WarpSource& src, int x, int y, const std::uint8_t* fill) {
-  const WarpSource::Tile& t = src.tiles[(x >= src.split_x ? 1 : 0) + (y >= src.split_y ? 2 : 0)];
-  if (x < t.x0 || x >= t.x1 || y < t.y0 || y >= t.y1) return fill;
-  return t.pixels + (static_cast<std::size_t>(y - t.pad_y) * t.width + (x - t.pad_x)) * 3;
-}
-
-}  // namespace
-
-void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
-          const std::array<std::uint8_t, 3>& fill) {
-  const InverseMap map(m, perspective, false);
-  for (int y = 0; y < dst.height; ++y) {
-    std::uint8_t* out = dst.pixels + static_cast<std::size_t>(y) * dst.width * 3;
-    for (int x = 0; x < dst.width; ++x, out += 3) {
-      int fx = 0, fy = 0;
-      map.at(x, y, fx, fy);
-      const int sx = fx >> 5, sy = fy >> 5;
-      const int ax = fx & 31, ay = fy & 31;
-      if (sx >= src.width || sx + 1 < 0 || sy >= src.height || sy + 1 < 0) {
-        std::copy_n(fill.data(), 3, out);
-        continue;
-      }
-      // remapBilinear: 15-bit weights of the 1/32 fractions (exact products), outside taps
-      // read the fill.
-      const int w[4] = {(32 - ax) * (32 - ay) * 32, ax * (32 - ay) * 32, (32 - ax) * ay * 32,
-                        ax * ay * 32};
-      const std::uint8_t* taps[4];
-      const WarpSource::Tile& t =
-          src.tiles[(sx >= src.split_x ? 1 : 0) + (sy >= src.split_y ? 2 : 0)];
-      if (sx >= t.x0 && sx + 1 < t.x1 && sy >= t.y0 && sy + 1 < t.y1) {
-        // The four taps inside one tile (the common case).
-        const std::size_t row = static_cast<std::size_t>(t.width) * 3;
-        taps[0] =
-            t.pixels + (static_cast<std::size_t>(sy - t.pad_y) * t.width + (sx - t.pad_x)) * 3;
-        taps[1] = taps[0] + 3;
-        taps[2] = taps[0] + row;
-        taps[3] = taps[2] + 3;
-      } else {
-        for (int k = 0; k < 4; ++k) {
-          const int px = sx + (k & 1), py = sy + (k >> 1);
-          const bool inside = px >= 0 && px < src.width && py >= 0 && py < src.height;
-          taps[k] = inside ? canvas_pixel(src, px, py, fill.data()) : fill.data();
-        }
-      }
-      for (int c = 0; c < 3; ++c) {
-        const int sum =
-            taps[0][c] * w[0] + taps[1][c] * w[1] + taps[2][c] * w[2] + taps[3][c] * w[3];
-        out[c] = saturate((sum + (1 << 14)) >> 15);
-      }
-    }
-  }
-}
-
-void warp_nearest(const std::uint8_t* src, int src_w, int src_h, std::uint8_t* dst, int dst_w,
-                  int dst_h, const std::array<double, 9>& m, bool perspective, std::uint8_t fill) {
-  const InverseMap map(m, perspective, true);
-  for (int y = 0; y < dst_h; ++y) {
-    for (int x = 0; x < dst_w; ++x) {
-      int sx = 0, sy = 0;
-      map.at(x, y, sx, sy);
-      const bool inside = sx >= 0 && sx < src_w && sy >= 0 && sy < src_h;
-      dst[static_cast<std::size_t>(y) * dst_w + x] =
-          inside ? src[static_cast<std::size_t>(sy) * src_w + sx] : fill;
+    std::uint8_t* o = p + first * 3;
+    for (std::size_t k = 0; k < count; ++k, o += 3) {
+      for (int c = 0; c < 3; ++c) o[c] = saturate(out[c][k]);
     }
   }
 }

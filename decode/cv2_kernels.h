@@ -4,15 +4,22 @@
 // OpenCV's SIMD paths round a few values differently from its scalar code (by 1); these follow
 // the vectorised arithmetic where the two differ, and tests allow 1.
 //
-// Thread-safety: pure functions of their arguments.
+// cv2_kernels.cc has the resize and HSV, cv2_warp.cc the warps. Thread-safety: pure functions
+// of their arguments.
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 #include "decode/augment.h"
 
 namespace feedrate::decode::cv2 {
+
+// cvRound: to nearest, halves to even (lrint in the default rounding mode).
+inline int cv_round(double v) {
+  return static_cast<int>(std::lrint(v));
+}
 
 // cv2.resize(src, (dst.width, dst.height), interpolation=INTER_LINEAR): bilinear at source
 // (x + 0.5) * scale - 0.5, clamped at the borders, with 11-bit weights; not antialiased.

@@ -114,6 +114,20 @@ DetectionTransformer::StepDraws draws_of(const nlohmann::json& j) {
   return d;
 }
 
+// A case's spec (checked by validate()) and each step's fixed draws (the Rng's where the case
+// fixes none).
+DetectionSpec spec_of(const nlohmann::json& c,
+                      std::vector<DetectionTransformer::StepDraws>& fixed) {
+  DetectionSpec spec;
+  for (const nlohmann::json& s : c["steps"]) {
+    spec.steps.push_back(step_of(s));
+    fixed.push_back(s.contains("draws") ? draws_of(s["draws"]) : DetectionTransformer::StepDraws{});
+  }
+  spec.size = c["out_width"];
+  EXPECT_EQ(validate(spec), "");
+  return spec;
+}
+
 // The mean and largest absolute difference of n bytes.
 std::pair<double, int> difference(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
   double sum = 0;
@@ -149,15 +163,8 @@ Worst check_cases(const std::string& file, const std::string& prefix, Masks mask
   Worst worst;
   for (const nlohmann::json& c : doc["cases"]) {
     SCOPED_TRACE(c["name"].get<std::string>());
-    DetectionSpec spec;
     std::vector<DetectionTransformer::StepDraws> fixed;
-    for (const nlohmann::json& s : c["steps"]) {
-      spec.steps.push_back(step_of(s));
-      fixed.push_back(s.contains("draws") ? draws_of(s["draws"])
-                                          : DetectionTransformer::StepDraws{});
-    }
-    spec.size = c["out_width"];
-    EXPECT_EQ(validate(spec), "");
+    const DetectionSpec spec = spec_of(c, fixed);
     DetectionTargets targets;
     const std::size_t plane = static_cast<std::size_t>(width) * height;
     const bool semantic = masks == Masks::kSemantic;
@@ -310,14 +317,8 @@ TEST(DetectionFixture, MosaicMatchesUltralytics) {
   DetectionTransformer transformer;
   for (const nlohmann::json& c : doc["cases"]) {
     SCOPED_TRACE(c["name"].get<std::string>());
-    DetectionSpec spec;
     std::vector<DetectionTransformer::StepDraws> fixed;
-    for (const nlohmann::json& s : c["steps"]) {
-      spec.steps.push_back(step_of(s));
-      fixed.push_back(draws_of(s["draws"]));
-    }
-    spec.size = c["out_width"];
-    EXPECT_EQ(validate(spec), "");
+    const DetectionSpec spec = spec_of(c, fixed);
     DetectionTargets targets;
     Bytes out(static_cast<std::size_t>(spec.size) * spec.size * 3);
     const DetectionResult result = transformer.run_mosaic(

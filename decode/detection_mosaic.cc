@@ -38,6 +38,7 @@ void load_image(const std::vector<std::uint8_t>& rgb, int width, int height, int
   out_width = std::min(static_cast<int>(std::ceil(width * r)), size);
   out_height = std::min(static_cast<int>(std::ceil(height * r)), size);
   out.resize(static_cast<std::size_t>(out_width) * out_height * 3);
+  // resize_linear only reads its source (ImageView holds a mutable pointer).
   cv2::resize_linear(ImageView{const_cast<std::uint8_t*>(rgb.data()), width, height},
                      ImageView{out.data(), out_width, out_height});
   // Ultralytics keeps the labels normalized and denormalizes them with the loaded size.

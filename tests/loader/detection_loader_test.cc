@@ -231,6 +231,20 @@ TEST_F(DetectionLoaderTest, MosaicsTakeTheirPartnersFromTheBatchTheSameWayWhatev
   EXPECT_GT(boxes, 0u);
 }
 
+TEST_F(DetectionLoaderTest, RanksShareTheImagesOut) {
+  std::map<std::int64_t, int> seen;
+  for (int rank = 0; rank < 2; ++rank) {
+    LoaderOptions o = options("ssd(32)");
+    o.rank = rank;
+    o.world_size = 2;
+    o.pad_shards = false;
+    Loader loader(o);
+    for (const auto& [id, targets] : epoch_targets(loader)) ++seen[id];
+  }
+  ASSERT_EQ(seen.size(), std::size_t{kImages});
+  for (const auto& [id, times] : seen) EXPECT_EQ(times, 1) << "image " << id;
+}
+
 TEST_F(DetectionLoaderTest, AMissingImageIsNamedOrSkippedAndCounted) {
   std::filesystem::remove(dir_ / "images" / "img_3.jpg");
   EXPECT_NE(

@@ -10,7 +10,8 @@ detection_dataset.py (`paths`: its layout(out)). Each yields an epoch's batches 
                     generator); images a tuple of float32 3 x 300 x 300 tensors, targets a tuple
                     of dicts (boxes XYXY float32, labels int64 COCO ids, image_id).
   ssd-feedrate      feedrate.Loader(COCO images, annotations=instances_train.json,
-                    transform=ssd_compose(), or transform="ssd" with --ssd-transform name).
+                    transform=ssd_compose(), or transform="ssd" with --ssd-transform name,
+                    then with dtype float32, mean 0 and std 1: the Compose's output).
   yolo-ultralytics  Ultralytics' own training loader, as its DetectionTrainer builds it:
                     build_yolo_dataset(the default cfg: imgsz 640, mosaic 1.0, hsv 0.015/0.7/0.4,
                     translate 0.1, scale 0.5, fliplr 0.5; mode "train", stride 32) and
@@ -37,6 +38,9 @@ YOLO_SIZE = 640
 
 # The feedrate Loader's keywords besides source, transform, batch_size, num_workers and seed.
 FEEDRATE_SSD = {"annotations": "coco_json"}  # values naming a path of layout() are resolved
+# transform="ssd" delivers uint8 NHWC; these make it deliver what the Compose's
+# ToDtype(float, scale=True) does: float32 N x 3 x 300 x 300 in [0, 1].
+SSD_BY_NAME_OUTPUT = {"dtype": "float32", "mean": (0.0, 0.0, 0.0), "std": (1.0, 1.0, 1.0)}
 FEEDRATE_YOLO = {"annotations": "yolo_yaml", "size": YOLO_SIZE, "targets": "yolo"}
 
 
@@ -73,7 +77,7 @@ def _feedrate(images_key, transform_of, keywords):
     def side(paths, batch, workers, seed, options):
         import feedrate
         extra = {key: str(paths[value]) if value in paths else value
-                 for key, value in keywords.items()}
+                 for key, value in keywords(options).items()}
         loader = feedrate.Loader(str(paths[images_key]), transform=transform_of(options),
                                  batch_size=batch, num_workers=workers, seed=seed, **extra)
 
@@ -129,9 +133,12 @@ def yolo_ultralytics_side(paths, batch, workers, seed, options):
 
 SIDES = {
     "ssd-feedrate": _feedrate("coco_images", lambda options: (
-        "ssd" if options.ssd_transform == "name" else ssd_compose()), FEEDRATE_SSD),
+        "ssd" if options.ssd_transform == "name" else ssd_compose()), lambda options: (
+        {**FEEDRATE_SSD, **SSD_BY_NAME_OUTPUT} if options.ssd_transform == "name"
+        else FEEDRATE_SSD)),
     "ssd-torchvision": ssd_torchvision_side,
-    "yolo-feedrate": _feedrate("yolo_images", lambda options: "yolo", FEEDRATE_YOLO),
+    "yolo-feedrate": _feedrate("yolo_images", lambda options: "yolo",
+                               lambda options: FEEDRATE_YOLO),
     "yolo-ultralytics": yolo_ultralytics_side,
     "torch-import": lambda paths, batch, workers, seed, options: torch_import_side(
         paths, batch, workers, seed),

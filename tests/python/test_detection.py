@@ -424,3 +424,22 @@ def test_ultralytics_recipe_with_mosaic_gives_its_batch(tmp_path):
         assert set(batch["batch_idx"].tolist()) <= {0.0, 1.0, 2.0, 3.0}
         boxes += m
     assert boxes > 8  # four images' boxes meet in each mosaic
+
+
+@pytest.mark.parametrize("transform", ["ssd(32)", "yolo(32)"])
+def test_a_broken_image_is_skipped_and_never_a_mosaic_partner(coco, tmp_path, transform):
+    import shutil
+
+    images = tmp_path / "images"
+    shutil.copytree(coco / "images", images)
+    broken = images / "img_4.jpg"
+    broken.write_bytes(broken.read_bytes()[:300])
+    with pytest.raises(feedrate.Error, match="img_4.jpg"):
+        for _ in feedrate.Loader(images, annotations=coco / "instances.json", transform=transform,
+                                 batch_size=4, arrays="numpy"):
+            pass
+    loader = feedrate.Loader(images, annotations=coco / "instances.json", transform=transform,
+                             batch_size=4, arrays="numpy", on_bad="skip")
+    ids = [t["image_id"] for _, targets in loader for t in targets]
+    assert sorted(ids) == [100 + k for k in range(IMAGES) if k != 4]
+    assert "img_4.jpg" in str(loader.report()["skipped_samples"])

@@ -186,7 +186,7 @@ TEST(MaskFolder, MatchesByStemAndRefusesDuplicates) {
   for (const char* name : {"a.png", "b.png", "readme.txt"}) put(dir / "masks" / name, "x");
   AnnotationTable t;
   for (const char* name : {"JPEGImages/a.jpg", "b.jpg", "z.jpg"})
-    t.images.push_back({0, name, 0, 0, 0, 0});
+    t.images.push_back({0, name, 0, 0, 0, 0, {}});
   const auto masks = index_masks(dir / "masks");
   EXPECT_EQ(masks.size(), 2u);
   const std::vector<fs::path> matched = match_masks(masks, t, false);

@@ -151,11 +151,11 @@ void hsv_lut(ImageView image, double gain_h, double gain_s, double gain_v) {
       // (which of t0..t3 is b, g, r) as selects.
       V4f red = sector == 1 ? t2 : t1, green = sector == 0 ? t3 : t1, blue = sector == 2 ? t3 : t1;
       red = sector == 4 ? t3 : red;
-      red = (sector == 0) | (sector == 5) ? t0 : red;
+      red = ((sector == 0) | (sector == 5)) ? t0 : red;
       green = sector == 3 ? t2 : green;
-      green = (sector == 1) | (sector == 2) ? t0 : green;
+      green = ((sector == 1) | (sector == 2)) ? t0 : green;
       blue = sector == 5 ? t2 : blue;
-      blue = (sector == 3) | (sector == 4) ? t0 : blue;
+      blue = ((sector == 3) | (sector == 4)) ? t0 : blue;
       const V4i rgb[3] = {__builtin_convertvector(red * 255.0f, V4i),
                           __builtin_convertvector(green * 255.0f, V4i),
                           __builtin_convertvector(blue * 255.0f, V4i)};

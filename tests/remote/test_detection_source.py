@@ -1,8 +1,9 @@
 """Detection datasets from remote sources: the folder layout the remote fixture serves
-(remote-data/folder, its images under class_*/), with a COCO json written here, read from the S3
-server (a prefix, one listing) and from nginx over HTTPS (a HEAD an image), deliver the local
-folder's batches with the same seed: pixels, boxes, labels and image ids, under the SSD recipe.
-The json itself may be local or at a URL.
+(remote-data/folder, its images under class_*/), with the COCO json remote-data/detection.json
+that this file writes before the servers start (`python3 test_detection_source.py DATA`, ctest's
+remote.detection_data), read from the S3 server (a prefix, one listing) and from nginx over HTTPS
+(a HEAD an image), deliver the local folder's batches with the same seed: pixels, boxes, labels
+and image ids, under the SSD recipe. The json itself may be local or at a URL.
 
 Run by ctest under the `remote` fixture (tests/remote/CMakeLists.txt, test remote.detection);
 FEEDRATE_REMOTE_ENDPOINTS names the servers' endpoints.json. Skipped when it is not set.
@@ -10,11 +11,12 @@ FEEDRATE_REMOTE_ENDPOINTS names the servers' endpoints.json. Skipped when it is 
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
-feedrate = pytest.importorskip("feedrate")
+JSON = "detection.json"  # beside the served folder
 
 
 def write_coco(folder, path):
@@ -33,6 +35,7 @@ def write_coco(folder, path):
 
 
 def epochs(source, annotations, count=2):
+    feedrate = pytest.importorskip("feedrate")
     loader = feedrate.Loader(source, annotations=annotations, transform="ssd(32)", batch_size=8,
                              num_workers=2, seed=3, arrays="numpy")
     batches = []
@@ -48,22 +51,27 @@ SOURCES = {
     "s3 prefix": lambda e: f"s3://{e['bucket']}/{e['prefix']}folder/",
     "https": lambda e: e["https"] + "/folder/",
 }
+ANNOTATIONS = {
+    "s3 prefix": lambda e: f"s3://{e['bucket']}/{e['prefix']}{JSON}",
+    "https": lambda e: e["https"] + "/" + JSON,
+}
 
 
-@pytest.mark.parametrize("name", SOURCES)
-def test_remote_images_deliver_the_local_batches(endpoints, tmp_path, name):
+def test_remote_images_deliver_the_local_batches(endpoints):
+    feedrate = pytest.importorskip("feedrate")
     folder = os.path.join(endpoints["data"], "folder")
-    images = write_coco(folder, tmp_path / "instances.json")
-    local = epochs(folder, tmp_path / "instances.json")
+    local_json = os.path.join(endpoints["data"], JSON)
+    local = epochs(folder, local_json)
+    images = len(list(Path(folder).rglob("*.jpg")))
     assert sum(len(targets) for _, targets in local) == 2 * images
-    assert epochs(SOURCES[name](endpoints), tmp_path / "instances.json") == local
-
-
-def test_annotations_at_a_url(endpoints, tmp_path):
-    folder = os.path.join(endpoints["data"], "folder")
-    write_coco(folder, os.path.join(endpoints["data"], "detection.json"))
-    local = epochs(folder, os.path.join(endpoints["data"], "detection.json"))
-    remote = epochs(endpoints["https"] + "/folder/", endpoints["https"] + "/detection.json")
-    assert remote == local
+    for name, source in SOURCES.items():
+        assert epochs(source(endpoints), local_json) == local, name
+        # The json at a URL too: fetched once when the loader starts.
+        assert epochs(source(endpoints), ANNOTATIONS[name](endpoints)) == local, name
     with pytest.raises(feedrate.Error, match="remote annotations go with remote images"):
-        feedrate.Loader(folder, annotations=endpoints["https"] + "/detection.json")
+        feedrate.Loader(folder, annotations=ANNOTATIONS["https"](endpoints))
+
+
+if __name__ == "__main__":
+    data = Path(sys.argv[1])
+    write_coco(data / "folder", data / JSON)

@@ -39,6 +39,20 @@ void gray16_to_rgb(const std::uint16_t* gray, std::size_t pixels, std::uint8_t* 
   }
 }
 
+// A libspng context over `bytes` (chunk sizes capped), and the header, whose declared size is
+// checked against `limits`.
+DecodeStatus open_png(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
+                      std::unique_ptr<spng_ctx, CtxFree>& ctx, spng_ihdr& ihdr) {
+  ctx.reset(spng_ctx_new(0));
+  if (!ctx) return {DecodeErrc::kCorrupt, "PNG: cannot create a libspng context"};
+  spng_set_chunk_limits(ctx.get(), kChunkLimitBytes, kChunkLimitBytes);
+  if (int rc = spng_set_png_buffer(ctx.get(), bytes.data(), bytes.size()); rc != 0) {
+    return png_error(rc);
+  }
+  if (int rc = spng_get_ihdr(ctx.get(), &ihdr); rc != 0) return png_error(rc);
+  return check_declared_size(ImageFormat::kPng, ihdr.width, ihdr.height, limits);
+}
+
 }  // namespace
 
 DecodeStatus decode_png_label_map(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
@@ -46,18 +60,9 @@ DecodeStatus decode_png_label_map(std::span<const std::uint8_t> bytes, const Dec
   if (sniff_format(bytes) != ImageFormat::kPng) {
     return {DecodeErrc::kUnsupported, "a label map must be a PNG"};
   }
-  std::unique_ptr<spng_ctx, CtxFree> ctx(spng_ctx_new(0));
-  if (!ctx) return {DecodeErrc::kCorrupt, "PNG: cannot create a libspng context"};
-  spng_set_chunk_limits(ctx.get(), kChunkLimitBytes, kChunkLimitBytes);
-  if (int rc = spng_set_png_buffer(ctx.get(), bytes.data(), bytes.size()); rc != 0) {
-    return png_error(rc);
-  }
+  std::unique_ptr<spng_ctx, CtxFree> ctx;
   spng_ihdr ihdr{};
-  if (int rc = spng_get_ihdr(ctx.get(), &ihdr); rc != 0) return png_error(rc);
-  if (DecodeStatus status = check_declared_size(ImageFormat::kPng, ihdr.width, ihdr.height, limits);
-      !status.ok()) {
-    return status;
-  }
+  if (DecodeStatus status = open_png(bytes, limits, ctx, ihdr); !status.ok()) return status;
   const bool one_channel =
       ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE || ihdr.color_type == SPNG_COLOR_TYPE_INDEXED;
   if (!one_channel || ihdr.bit_depth != 8) {
@@ -79,18 +84,9 @@ DecodeStatus decode_png_label_map(std::span<const std::uint8_t> bytes, const Dec
 
 DecodeStatus decode_png_full(std::span<const std::uint8_t> bytes, const DecodeLimits& limits,
                              RgbImage& out) {
-  std::unique_ptr<spng_ctx, CtxFree> ctx(spng_ctx_new(0));
-  if (!ctx) return {DecodeErrc::kCorrupt, "PNG: cannot create a libspng context"};
-  spng_set_chunk_limits(ctx.get(), kChunkLimitBytes, kChunkLimitBytes);
-  if (int rc = spng_set_png_buffer(ctx.get(), bytes.data(), bytes.size()); rc != 0) {
-    return png_error(rc);
-  }
+  std::unique_ptr<spng_ctx, CtxFree> ctx;
   spng_ihdr ihdr{};
-  if (int rc = spng_get_ihdr(ctx.get(), &ihdr); rc != 0) return png_error(rc);
-  if (DecodeStatus status = check_declared_size(ImageFormat::kPng, ihdr.width, ihdr.height, limits);
-      !status.ok()) {
-    return status;
-  }
+  if (DecodeStatus status = open_png(bytes, limits, ctx, ihdr); !status.ok()) return status;
   out.width = static_cast<int>(ihdr.width);
   out.height = static_cast<int>(ihdr.height);
   const std::size_t pixels = static_cast<std::size_t>(ihdr.width) * ihdr.height;

@@ -170,8 +170,8 @@ Epoch run_epoch(Loader& loader, std::size_t skip_batches = 0) {
   return epoch;
 }
 
-TEST_F(DetectionLoaderTest, TheSameSeedGivesTheSameBatchesWhateverTheWorkersAndAfterAResume) {
-  LoaderOptions o = options("ssd(48)");
+// One epoch of `o` with 1 worker, then with 0 and 2: the same images, boxes and pixels.
+void expect_the_same_epoch_whatever_the_workers(LoaderOptions o) {
   o.num_workers = 1;
   Loader one(o);
   const Epoch reference = run_epoch(one);
@@ -184,6 +184,11 @@ TEST_F(DetectionLoaderTest, TheSameSeedGivesTheSameBatchesWhateverTheWorkersAndA
     EXPECT_EQ(epoch.boxes, reference.boxes) << workers << " workers";
     EXPECT_EQ(epoch.pixels, reference.pixels) << workers << " workers";
   }
+}
+
+TEST_F(DetectionLoaderTest, TheSameSeedGivesTheSameBatchesWhateverTheWorkersAndAfterAResume) {
+  LoaderOptions o = options("ssd(48)");
+  expect_the_same_epoch_whatever_the_workers(o);
   o.num_workers = 2;
   Loader first(o);
   ASSERT_TRUE(first.next().has_value());
@@ -202,18 +207,7 @@ TEST_F(DetectionLoaderTest, TheSameSeedGivesTheSameBatchesWhateverTheWorkersAndA
 
 TEST_F(DetectionLoaderTest, MosaicsTakeTheirPartnersFromTheBatchTheSameWayWhateverTheWorkers) {
   LoaderOptions o = options("yolo(64)");
-  o.num_workers = 1;
-  Loader one(o);
-  const Epoch reference = run_epoch(one);
-  ASSERT_EQ(reference.ids.size(), std::size_t{kImages});
-  for (const int workers : {0, 2}) {
-    o.num_workers = workers;
-    Loader other(o);
-    const Epoch epoch = run_epoch(other);
-    EXPECT_EQ(epoch.ids, reference.ids) << workers << " workers";
-    EXPECT_EQ(epoch.boxes, reference.boxes) << workers << " workers";
-    EXPECT_EQ(epoch.pixels, reference.pixels) << workers << " workers";
-  }
+  expect_the_same_epoch_whatever_the_workers(o);
   // A mosaic gathers boxes of four images: labels of the dataset's categories, boxes inside the
   // output.
   Loader loader(o);

@@ -4,8 +4,9 @@
 // OpenCV's SIMD paths round a few values differently from its scalar code (by 1); these follow
 // the vectorised arithmetic where the two differ, and tests allow 1.
 //
-// cv2_kernels.cc has the resize and HSV, cv2_warp.cc the warps. Thread-safety: pure functions
-// of their arguments.
+// cv2_kernels.cc has the resize and HSV, cv2_warp.cc the warps, their inner loops per
+// instruction set in cv2_rows.h (the same bytes on every CPU). Thread-safety: pure functions of
+// their arguments.
 #pragma once
 
 #include <array>

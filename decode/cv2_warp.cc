@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "decode/cv2_kernels.h"
+#include "decode/cv2_rows.h"
 
 namespace feedrate::decode::cv2 {
 
@@ -159,20 +161,30 @@ void blend_pixel(const WarpSource& source, int fx, int fy, const std::uint8_t* f
 class AlignedWarp {
  public:
   AlignedWarp(const WarpSource& source, const int* xs, int width, const std::uint8_t* fill)
-      : source_(source), width_(width), line_((static_cast<std::size_t>(source.width) + 2) * 3) {
-    std::copy_n(fill, 3, fill_.data());
-    // Each output column's taps as pixels of line_: the canvas row with one fill pixel on each
-    // side, where every column outside the canvas reads.
-    left_.resize(static_cast<std::size_t>(width));
-    right_.resize(left_.size());
-    ax_.resize(left_.size());
-    for (int x = 0; x < width; ++x) {
-      const int sx = xs[x] >> 5;
-      left_[x] = std::clamp(sx, -1, source.width) + 1;
-      right_[x] = std::clamp(sx + 1, -1, source.width) + 1;
-      ax_[x] = xs[x] & 31;
+      : source_(source),
+        width_(width),
+        kernels_(rows::best()),
+        fill_line_((static_cast<std::size_t>(source.width) + 2 * kMargin) * 3 + kSlack),
+        line_(fill_line_.size()) {
+    for (std::size_t i = 0; i + 3 <= fill_line_.size(); i += 3) {
+      std::copy_n(fill, 3, &fill_line_[i]);
     }
-    for (auto& row : rows_) row.resize(static_cast<std::size_t>(width) * 3);
+    // Each output pixel's taps in line_: the canvas row with two fill pixels on each side, so
+    // that both taps of a column left or right of the canvas read the fill.
+    offsets_.resize(static_cast<std::size_t>(width));
+    weights_.resize(offsets_.size() * 3);
+    for (int x = 0; x < width; ++x) {
+      const int left = std::clamp(xs[x] >> 5, -kMargin, source.width) + kMargin;
+      offsets_[x] = left * 3;
+      first_ = std::min(first_, left);
+      end_ = std::max(end_, left + 2);
+      const int ax = xs[x] & 31;
+      for (int c = 0; c < 3; ++c) {
+        weights_[x * 3 + c] = static_cast<std::uint32_t>((32 - ax) | ax << 16);
+      }
+    }
+    first_ = std::min(first_, end_);  // no columns: nothing to read
+    for (auto& row : rows_) row.assign(weights_.size(), 0);
   }
 
   // Output row at source row fy (1/32 pixels) into `out`.
@@ -180,62 +192,149 @@ class AlignedWarp {
     const int sy = fy >> 5, ay = fy & 31;
     const int r0 = std::clamp(sy, -1, source_.height);
     const int r1 = std::clamp(sy + 1, -1, source_.height);
-    const std::vector<int>& top = horizontal(r0, 0);
-    const std::vector<int>& bottom = horizontal(r1, 1);
-    const int n = width_ * 3;
-    for (int i = 0; i < n; ++i) {
-      out[i] =
-          static_cast<std::uint8_t>(((top[i] * (32 - ay) + bottom[i] * ay) * 32 + (1 << 14)) >> 15);
-    }
+    const std::int16_t* top = horizontal(r0, 0);
+    const std::int16_t* bottom = r1 == r0 ? top : horizontal(r1, 1);
+    kernels_.warp_vertical(top, bottom, ay, width_ * 3, out);
   }
 
  private:
+  static constexpr int kMargin = 2;
+  // The bytes past the last pixel that PairsFn reads.
+  static constexpr std::size_t kSlack = 2;
+
   // The horizontal blend of canvas row r (-1 and height: outside, all fill) in slot `k`,
-  // computed unless slot k or the other slot holds it.
-  const std::vector<int>& horizontal(int r, int k) {
-    if (cached_[k] == r) return rows_[k];
-    if (cached_[1 - k] == r) {
-      rows_[k] = rows_[1 - k];
-      cached_[k] = r;
-      return rows_[k];
+  // computed unless slot k holds it or the other slot does (then the slots swap, so a caller
+  // asks for two different rows).
+  const std::int16_t* horizontal(int r, int k) {
+    if (cached_[k] != r && cached_[1 - k] == r) {
+      std::swap(rows_[0], rows_[1]);
+      std::swap(cached_[0], cached_[1]);
     }
-    for (std::size_t i = 0; i < line_.size(); i += 3) std::copy_n(fill_.data(), 3, &line_[i]);
+    if (cached_[k] == r) return rows_[k].data();
+    // The pixels [first_, end_) of the canvas row (those the taps read): the fill where no
+    // tile lies (left to right: the left tile lies left of the right one).
+    std::size_t filled = static_cast<std::size_t>(first_) * 3;
+    const auto fill_to = [&](std::size_t end) {
+      std::copy(fill_line_.begin() + static_cast<std::ptrdiff_t>(filled),
+                fill_line_.begin() + static_cast<std::ptrdiff_t>(end),
+                line_.begin() + static_cast<std::ptrdiff_t>(filled));
+      filled = end;
+    };
     if (r >= 0 && r < source_.height) {
       const int half = r >= source_.split_y ? 2 : 0;
       for (int side = 0; side < 2; ++side) {
         const WarpSource::Tile& t = source_.tiles[half + side];
-        if (r < t.y0 || r >= t.y1 || t.x0 >= t.x1) continue;
+        const int from = std::max(t.x0 + kMargin, first_), to = std::min(t.x1 + kMargin, end_);
+        if (r < t.y0 || r >= t.y1 || from >= to) continue;
+        fill_to(static_cast<std::size_t>(from) * 3);
+        const std::size_t bytes = static_cast<std::size_t>(to - from) * 3;
         std::memcpy(
-            &line_[(static_cast<std::size_t>(t.x0) + 1) * 3],
-            t.pixels + (static_cast<std::size_t>(r - t.pad_y) * t.width + (t.x0 - t.pad_x)) * 3,
-            static_cast<std::size_t>(t.x1 - t.x0) * 3);
+            &line_[filled],
+            t.pixels +
+                (static_cast<std::size_t>(r - t.pad_y) * t.width + (from - kMargin - t.pad_x)) * 3,
+            bytes);
+        filled += bytes;
       }
     }
-    std::vector<int>& out = rows_[k];
-    const std::uint8_t* line = line_.data();
-    for (int x = 0; x < width_; ++x) {
-      const std::uint8_t* a = line + static_cast<std::size_t>(left_[x]) * 3;
-      const std::uint8_t* b = line + static_cast<std::size_t>(right_[x]) * 3;
-      const int ax = ax_[x];
-      for (int c = 0; c < 3; ++c) out[x * 3 + c] = a[c] * (32 - ax) + b[c] * ax;
-    }
+    fill_to(static_cast<std::size_t>(end_) * 3);
+    kernels_.pairs(line_.data(), offsets_.data(), weights_.data(), width_, 0, rows_[k].data());
     cached_[k] = r;
-    return out;
+    return rows_[k].data();
   }
 
   const WarpSource& source_;
   int width_;
-  std::array<std::uint8_t, 3> fill_{};
-  std::vector<std::uint8_t> line_;
-  std::vector<int> left_, right_, ax_;
-  std::array<std::vector<int>, 2> rows_;
+  const rows::Kernels& kernels_;
+  std::vector<std::uint8_t> fill_line_, line_;
+  std::vector<int> offsets_;
+  std::vector<std::uint32_t> weights_;
+  int first_ = std::numeric_limits<int>::max(), end_ = 0;  // the pixels of line_ the taps read
+  std::array<std::vector<std::int16_t>, 2> rows_;          // at most 32 * 255
   std::array<int, 2> cached_{-2, -2};
+};
+
+// A warp with rotation, shear or perspective, a row at a time: the runs of pixels whose four
+// taps lie in one tile (and the pixel right of them, which the row kernels read) through the row
+// kernels: the top taps' and the bottom taps' horizontal blends, then each pixel's vertical
+// blend, the same integers as blend_pixel (see AlignedWarp). The other pixels through
+// blend_pixel.
+class GeneralWarp {
+ public:
+  GeneralWarp(const WarpSource& source, int width, const std::uint8_t* fill)
+      : source_(source), fill_(fill), kernels_(rows::best()) {
+    offsets_.resize(static_cast<std::size_t>(width));
+    const std::size_t values = offsets_.size() * 3;
+    weights_.resize(values);
+    ays_.resize(values);
+    top_.resize(values);
+    bottom_.resize(values);
+    // The rows below which a tap's byte offset in its image, and the next row's, fit in an int.
+    for (int q = 0; q < 4; ++q) {
+      const WarpSource::Tile& t = source.tiles[q];
+      const long long rows = std::numeric_limits<int>::max() / (3LL * std::max(t.width, 1)) - 2;
+      last_row_[q] = static_cast<int>(std::min<long long>(t.pad_y + rows, source.height));
+    }
+  }
+
+  // Output row `out` (width pixels) from the source positions xs, ys (1/32 pixels).
+  void row(const int* xs, const int* ys, int width, std::uint8_t* out) {
+    for (int x = 0; x < width;) {
+      const int q = inner_tile(xs[x], ys[x]);
+      int end = x + 1;
+      if (q < 0) {
+        blend_pixel(source_, xs[x], ys[x], fill_, out + static_cast<std::size_t>(x) * 3);
+      } else {
+        while (end < width && inner_tile(xs[end], ys[end]) == q) ++end;
+        blend_run(source_.tiles[q], xs + x, ys + x, end - x, out + static_cast<std::size_t>(x) * 3);
+      }
+      x = end;
+    }
+  }
+
+ private:
+  // The tile whose image holds the taps at (fx, fy) and the pixel right of them, or -1.
+  int inner_tile(int fx, int fy) const {
+    const int sx = fx >> 5, sy = fy >> 5;
+    const int q = (sx >= source_.split_x ? 1 : 0) + (sy >= source_.split_y ? 2 : 0);
+    const WarpSource::Tile& t = source_.tiles[q];
+    const bool inside =
+        sx >= t.x0 && sx + 2 < t.x1 && sy >= t.y0 && sy + 1 < t.y1 && sy < last_row_[q];
+    return inside ? q : -1;
+  }
+
+  void blend_run(const WarpSource::Tile& t, const int* xs, const int* ys, int count,
+                 std::uint8_t* out) {
+    for (int i = 0; i < count; ++i) {
+      const int sx = xs[i] >> 5, sy = ys[i] >> 5, ax = xs[i] & 31;
+      offsets_[i] = ((sy - t.pad_y) * t.width + (sx - t.pad_x)) * 3;
+      for (int c = 0; c < 3; ++c) {
+        weights_[i * 3 + c] = static_cast<std::uint32_t>((32 - ax) | ax << 16);
+        ays_[i * 3 + c] = static_cast<std::int16_t>(ys[i] & 31);
+      }
+    }
+    kernels_.pairs(t.pixels, offsets_.data(), weights_.data(), count, 0, top_.data());
+    kernels_.pairs(t.pixels + static_cast<std::size_t>(t.width) * 3, offsets_.data(),
+                   weights_.data(), count, 0, bottom_.data());
+    for (int i = 0; i < count * 3; ++i) {
+      out[i] = static_cast<std::uint8_t>(
+          (top_[i] * (32 - ays_[i]) + bottom_[i] * ays_[i] + (1 << 9)) >> 10);
+    }
+  }
+
+  const WarpSource& source_;
+  const std::uint8_t* fill_;
+  const rows::Kernels& kernels_;
+  std::array<int, 4> last_row_{};
+  std::vector<int> offsets_;
+  std::vector<std::uint32_t> weights_;
+  std::vector<std::int16_t> ays_, top_, bottom_;
 };
 
 }  // namespace
 
 void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, bool perspective,
           const std::array<std::uint8_t, 3>& fill) {
+  if (dst.width < 1 || dst.height < 1) return;  // (the aligned path maps one column a row)
   InverseMap map(m, perspective, false);
   const bool aligned = map.axis_aligned();
   std::vector<int> xs(static_cast<std::size_t>(dst.width)), ys(xs.size());
@@ -252,12 +351,11 @@ void warp(const WarpSource& src, ImageView dst, const std::array<double, 9>& m, 
     }
     return;
   }
+  GeneralWarp warp(source, dst.width, border.data());
   for (int y = 0; y < dst.height; ++y) {
     map.row(y, dst.width, xs.data(), ys.data());
-    std::uint8_t* out = dst.pixels + static_cast<std::size_t>(y) * dst.width * 3;
-    for (int x = 0; x < dst.width; ++x, out += 3) {
-      blend_pixel(source, xs[x], ys[x], border.data(), out);
-    }
+    warp.row(xs.data(), ys.data(), dst.width,
+             dst.pixels + static_cast<std::size_t>(y) * dst.width * 3);
   }
 }
 

@@ -114,6 +114,9 @@ void draw_step(const DetectionStep& step, Rng& rng, const std::vector<float>& bo
     case Kind::kMosaic:
       draw_mosaic_centre(step.width, rng, d.mosaic_x, d.mosaic_y);
       break;
+    case Kind::kShortestSize:
+      d.shortest = step.min_sizes[rng.below(step.min_sizes.size())];
+      break;
     case Kind::kRandomResizedCrop: {
       const CropBox c = random_resized_crop(step.scale[0], step.scale[1], step.ratio[0],
                                             step.ratio[1], width, height, rng);

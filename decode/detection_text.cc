@@ -94,6 +94,16 @@ DetectionStep parse_step(Step& s) {
   } else if (name == "resize") {
     step.kind = Kind::kResize;
     read_size(s, step, true);
+    step.max_size = s.integer(99, "max_size", 0);
+    step.interpolation = s.interpolation();
+  } else if (name == "shortest") {
+    step.kind = Kind::kShortestSize;
+    for (const double size : s.numbers(0, "sizes", {})) {
+      if (size != static_cast<int>(size)) throw ParseError("shortest: the sizes are integers");
+      step.min_sizes.push_back(static_cast<int>(size));
+    }
+    if (step.min_sizes.empty()) throw ParseError("shortest: needs its sizes (S1/S2/...)");
+    step.max_size = s.integer(1, "max_size", 0);
     step.interpolation = s.interpolation();
   } else if (name == "rrc") {
     step.kind = Kind::kRandomResizedCrop;
@@ -142,8 +152,8 @@ DetectionStep parse_step(Step& s) {
   } else {
     throw ParseError("unknown step '" + name +
                      "'; steps: ssd, yolo, photometric, zoom_out, iou_crop, hflip, vflip, resize, "
-                     "rrc, center_crop, pad, clamp, sanitize, letterbox, hsv, perspective, "
-                     "mosaic, normalize");
+                     "shortest, rrc, center_crop, pad, clamp, sanitize, letterbox, hsv, "
+                     "perspective, mosaic, normalize");
   }
   return step;
 }
@@ -195,7 +205,17 @@ std::string format_step(const DetectionStep& s) {
       return name + "(" + num(s.p) + ")";
     case Kind::kResize:
       return name + "(" + (s.height == 0 ? std::to_string(s.width) : size_text(s)) +
+             (s.max_size > 0 ? ",max_size=" + num(s.max_size) : "") +
              ",interp=" + interp_name(s.interpolation) + ")";
+    case Kind::kShortestSize: {
+      std::string sizes;
+      for (int size : s.min_sizes) {
+        if (!sizes.empty()) sizes += '/';
+        sizes += num(size);
+      }
+      return name + "(" + sizes + ",max_size=" + num(s.max_size) +
+             ",interp=" + interp_name(s.interpolation) + ")";
+    }
     case Kind::kRandomResizedCrop:
       return name + "(" + size_text(s) + ",scale=" + pair(s.scale) + ",ratio=" + pair(s.ratio) +
              ",interp=" + interp_name(s.interpolation) + ")";

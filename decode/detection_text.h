@@ -18,7 +18,12 @@
 //           | iou_crop(min_scale=0.3, max_scale=1, min_aspect_ratio=0.5, max_aspect_ratio=2,
 //                      options=0/0.1/0.3/0.5/0.7/0.9/1, trials=40)
 //           | hflip(p=0.5) | vflip(p=0.5)
-//           | resize(H, W, interp=bilinear) | resize(S, interp=bilinear)   (S: the shorter side)
+//           | resize(H, W, interp=bilinear)
+//           | resize(S, max_size=0, interp=bilinear)   (S: the shorter side; a longer side above
+//                                                       max_size > 0 becomes max_size)
+//           | shortest(S1/S2/..., max_size=0, interp=bilinear)   (RandomShortestSize: the shorter
+//                                                       side one of the S drawn, the longer
+//                                                       at most max_size)
 //           | rrc(H, W, scale=0.08/1, ratio=0.75/1.3333, interp=bilinear) | rrc(S)   (S x S)
 //           | center_crop(H, W) | center_crop(S)
 //           | pad(LEFT, TOP, RIGHT, BOTTOM, fill=0) | pad(N)   (N on every side)
@@ -31,8 +36,10 @@
 //           | normalize(mean=0.485/0.456/0.406, std=0.229/0.224/0.225)   (last, once)
 // Arguments by position in the order shown, or by keyword; a range is low/high, a fill one
 // value or r/g/b. spec.size is the size the steps end at (validate() refuses steps that do not
-// end at a square). Example: "ssd(512)"; "photometric,zoom_out(fill=123/117/104),iou_crop,
-// hflip,resize(300,300),sanitize" is "ssd". Thread-safety: pure functions.
+// end at a square), or 0 when they end within a bound (a resize(S) or shortest with max_size,
+// then steps that do not enlarge), so that a batch is padded to its largest image. Example:
+// "ssd(512)"; "photometric,zoom_out(fill=123/117/104),iou_crop, hflip,resize(300,300),sanitize" is
+// "ssd". Thread-safety: pure functions.
 #pragma once
 
 #include <string>

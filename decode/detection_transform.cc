@@ -18,13 +18,29 @@ namespace {
 using Kind = DetectionStep::Kind;
 using StepDraws = DetectionTransformer::StepDraws;
 
-void check_spec(const DetectionSpec& spec, std::span<std::uint8_t> out) {
+void check_spec(const DetectionSpec& spec) {
   if (const std::string problem = validate(spec); !problem.empty()) {
     throw std::invalid_argument("detection transform: " + problem);
+  }
+}
+
+void check_spec(const DetectionSpec& spec, std::span<std::uint8_t> out) {
+  check_spec(spec);
+  if (spec.size == 0) {
+    throw std::invalid_argument(
+        "detection transform: the steps end at sizes that vary: use run_variable");
   }
   if (out.size() != static_cast<std::size_t>(spec.size) * spec.size * 3) {
     throw std::invalid_argument("detection transform: the output is not size x size RGB");
   }
+}
+
+// RandomShortestSize's output size for a canvas of width x height, as its make_params: the
+// ratio in Python floats, each side truncated (at least 1 here, where torchvision would fail).
+std::pair<int, int> shortest_size(int width, int height, int shortest, int max_size) {
+  double r = static_cast<double>(shortest) / std::min(width, height);
+  if (max_size > 0) r = std::min(r, static_cast<double>(max_size) / std::max(width, height));
+  return {std::max(1, static_cast<int>(width * r)), std::max(1, static_cast<int>(height * r))};
 }
 
 }  // namespace
@@ -138,8 +154,15 @@ struct DetectionTransformer::Run {
         if (d.apply) flip(false, true);
         break;
       case Kind::kResize: {
-        const auto [w, h] = step.height == 0 ? shorter_side_size(width(), height(), step.width)
-                                             : std::pair{step.width, step.height};
+        const auto [w, h] = step.height == 0
+                                ? shorter_side_size(width(), height(), step.width, step.max_size)
+                                : std::pair{step.width, step.height};
+        move_boxes(resize_geometry(width(), height(), w, h));
+        resize(w, h, step.interpolation);
+        break;
+      }
+      case Kind::kShortestSize: {
+        const auto [w, h] = shortest_size(width(), height(), d.shortest, step.max_size);
         move_boxes(resize_geometry(width(), height(), w, h));
         resize(w, h, step.interpolation);
         break;
@@ -199,6 +222,34 @@ DetectionResult DetectionTransformer::run(const DetectionSpec& spec,
                                           DetectionTargets& targets, std::uint64_t sample_seed,
                                           std::span<std::uint8_t> out, const Draws& draws) {
   check_spec(spec, out);
+  return run_image(
+      spec, image, width, height, targets, sample_seed, [out](int, int) { return out; }, draws);
+}
+
+DetectionResult DetectionTransformer::run_variable(const DetectionSpec& spec,
+                                                   std::vector<std::uint8_t>& image, int width,
+                                                   int height, DetectionTargets& targets,
+                                                   std::uint64_t sample_seed,
+                                                   std::vector<std::uint8_t>& out,
+                                                   const Draws& draws) {
+  check_spec(spec);
+  if (spec.size != 0) {
+    throw std::invalid_argument("detection transform: the steps end at one size: use run");
+  }
+  return run_image(
+      spec, image, width, height, targets, sample_seed,
+      [&out](int w, int h) {
+        out.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 3);
+        return std::span<std::uint8_t>(out);
+      },
+      draws);
+}
+
+DetectionResult DetectionTransformer::run_image(const DetectionSpec& spec,
+                                                std::vector<std::uint8_t>& image, int width,
+                                                int height, DetectionTargets& targets,
+                                                std::uint64_t sample_seed, const Output& out,
+                                                const Draws& draws) {
   if (spec.mosaic()) {
     throw std::invalid_argument("detection transform: a mosaic takes four images (run_mosaic)");
   }
@@ -275,7 +326,7 @@ DetectionResult DetectionTransformer::run_mosaic(const DetectionSpec& spec,
     canvas_.reset(work_, canvas, canvas);
   }
   run_steps(spec, next, rng, draws, run);
-  DetectionResult result = finish(spec, run, targets, out);
+  DetectionResult result = finish(spec, run, targets, [out](int, int) { return out; });
   result.scale_x = result.scale_y = 1;
   result.pad_x = result.pad_y = 0;
   return result;
@@ -296,13 +347,15 @@ void DetectionTransformer::run_steps(const DetectionSpec& spec, std::size_t firs
 }
 
 DetectionResult DetectionTransformer::finish(const DetectionSpec& spec, const Run& run,
-                                             DetectionTargets& targets,
-                                             std::span<std::uint8_t> out) {
-  if (run.width() != spec.size || run.height() != spec.size) {
+                                             DetectionTargets& targets, const Output& out) {
+  const StepsSize bound = spec.size > 0 ? StepsSize{} : steps_size(spec.steps);
+  if (spec.size > 0
+          ? run.width() != spec.size || run.height() != spec.size
+          : bound.bounded && (run.width() > bound.max_width || run.height() > bound.max_height)) {
     throw std::logic_error("detection transform: the steps made " + std::to_string(run.width()) +
                            "x" + std::to_string(run.height()) + ", not the spec's size");
   }
-  canvas_.write(out.data());
+  canvas_.write(out(run.width(), run.height()).data());
   targets.boxes.swap(boxes_);
   targets.kept.assign(kept_.begin(), kept_.end());
   if (targets.planes > 0) {
@@ -310,7 +363,8 @@ DetectionResult DetectionTransformer::finish(const DetectionSpec& spec, const Ru
     masks_.take(targets.masks);
   }
   DetectionResult result;
-  result.width = result.height = spec.size;
+  result.width = run.width();
+  result.height = run.height();
   result.scale_x = static_cast<float>(run.scale_x);
   result.scale_y = static_cast<float>(run.scale_y);
   result.pad_x = static_cast<float>(run.offset_x);

@@ -82,6 +82,7 @@ class DetectionTransformer {
     std::array<double, 9> perspective{1, 0, 0, 0, 1, 0, 0, 0, 1};  // the 3x3 matrix M
     double perspective_scale = 1;    // its drawn scale s (box_candidates compares areas with it)
     int mosaic_x = 0, mosaic_y = 0;  // Mosaic's centre (xc, yc) on its 2s x 2s canvas
+    int shortest = 0;                // RandomShortestSize's drawn shorter side
   };
   using Draws = std::function<void(std::size_t index, StepDraws& draws)>;
 
@@ -93,6 +94,13 @@ class DetectionTransformer {
   DetectionResult run(const DetectionSpec& spec, std::vector<std::uint8_t>& image, int width,
                       int height, DetectionTargets& targets, std::uint64_t sample_seed,
                       std::span<std::uint8_t> out, const Draws& draws = {});
+
+  // Runs a spec whose output size varies (spec.size 0, within steps_size's bound) as run does,
+  // resizing `out` to the output's result.width x result.height packed RGB.
+  DetectionResult run_variable(const DetectionSpec& spec, std::vector<std::uint8_t>& image,
+                               int width, int height, DetectionTargets& targets,
+                               std::uint64_t sample_seed, std::vector<std::uint8_t>& out,
+                               const Draws& draws = {});
 
   // Runs a spec whose first step is a mosaic (spec.mosaic()) on four loaded images: images[0]
   // is the sample's, images[1..3] its partners. Mosaic._mosaic4 with the centre drawn first
@@ -113,9 +121,15 @@ class DetectionTransformer {
   // Draws and runs spec.steps[first..] on the canvas.
   void run_steps(const DetectionSpec& spec, std::size_t first, Rng& rng, const Draws& draws,
                  Run& run);
+  // Where the output of width x height goes.
+  using Output = std::function<std::span<std::uint8_t>(int width, int height)>;
+  // run and run_variable: the steps on one image.
+  DetectionResult run_image(const DetectionSpec& spec, std::vector<std::uint8_t>& image, int width,
+                            int height, DetectionTargets& targets, std::uint64_t sample_seed,
+                            const Output& out, const Draws& draws);
   // Checks the size the steps made and hands the output and the kept targets over.
   DetectionResult finish(const DetectionSpec& spec, const Run& run, DetectionTargets& targets,
-                         std::span<std::uint8_t> out);
+                         const Output& out);
 
   ImageCanvas canvas_;
   MaskCanvas masks_;
@@ -126,22 +140,31 @@ class DetectionTransformer {
 };
 
 // The size the steps make, where the steps alone fix it: not `known` after a step whose output
-// depends on the image's size (zoom_out, iou_crop, resize(int)) until one fixes it again
-// (resize(h,w), rrc, center_crop, letterbox; pad adds to a known size). A mosaic of imgsz s
-// makes 2s x 2s, and the first perspective after it s x s.
+// depends on the image's size (zoom_out, iou_crop, resize(int), shortest) until one fixes it
+// again (resize(h,w), rrc, center_crop, letterbox; pad adds to a known size). A mosaic of
+// imgsz s makes 2s x 2s, and the first perspective after it s x s. Where the size is not
+// known it may still be `bounded`: at most max_width x max_height after resize(int) or
+// shortest with a max_size M (M x M: either side may be the longer), kept by the steps that
+// never enlarge (iou_crop, flips, photometric ones, sanitize) and grown by pad. Given the
+// images' largest size (max_width and max_height > 0), the start is bounded by it, and a
+// zoom_out grows a bound by its largest side ratio.
 struct StepsSize {
   bool known = false;
   int width = 0, height = 0;
+  bool bounded = false;  // known implies bounded, with the max the size
+  int max_width = 0, max_height = 0;
   const char* unknown_after = "the start (the image's own size)";  // the step that lost it
 };
-StepsSize steps_size(const std::vector<DetectionStep>& steps);
+StepsSize steps_size(const std::vector<DetectionStep>& steps, int max_width = 0,
+                     int max_height = 0);
 
 // The step's name in the text form (decode/detection_text.h): "photometric", "zoom_out", ...
 const char* detection_step_name(DetectionStep::Kind kind);
 
 // Returns an empty string when the spec is valid, else what is wrong (naming the step): a
 // parameter out of its range, a mosaic that is not the first step, or steps that do not end at
-// spec.size x spec.size.
+// spec.size x spec.size (spec.size 0: at a size that varies, which the Loader also needs
+// bounded).
 std::string validate(const DetectionSpec& spec);
 
 }  // namespace feedrate::decode

@@ -1,5 +1,6 @@
 // validate(const DetectionSpec&) of decode/detection_transform.h: each step's parameters in
 // torchvision's (or Ultralytics') ranges, and the sizes the steps make, followed statically.
+#include <cmath>
 #include <string>
 
 #include "decode/detection_transform.h"
@@ -41,6 +42,8 @@ const char* detection_step_name(Kind kind) {
       return "vflip";
     case Kind::kResize:
       return "resize";
+    case Kind::kShortestSize:
+      return "shortest";
     case Kind::kRandomResizedCrop:
       return "rrc";
     case Kind::kCenterCrop:
@@ -90,7 +93,16 @@ std::string check_step(const DetectionStep& s) {
       if (s.sampler_options.empty()) return "sampler_options must not be empty";
       return s.trials >= 1 ? "" : "trials must be at least 1";
     case Kind::kResize:
-      return s.width >= 1 && s.height >= 0 ? "" : "the size must be at least 1";
+      if (s.width < 1 || s.height < 0) return "the size must be at least 1";
+      if (s.max_size != 0 && s.height != 0) return "max_size goes with one size (the shorter side)";
+      return s.max_size == 0 || s.max_size > s.width ? ""
+                                                     : "max_size must be greater than the size";
+    case Kind::kShortestSize:
+      if (s.min_sizes.empty()) return "needs at least one size";
+      for (int size : s.min_sizes) {
+        if (size < 1) return "the sizes must be at least 1";
+      }
+      return s.max_size >= 0 ? "" : "max_size must not be negative";
     case Kind::kRandomResizedCrop:
       if (s.width < 1 || s.height < 1) return "the size must be at least 1";
       if (!(s.scale[0] > 0 && s.scale[0] <= s.scale[1])) return "scale needs 0 < low <= high";
@@ -134,45 +146,68 @@ std::string check_step(const DetectionStep& s) {
 
 }  // namespace
 
-StepsSize steps_size(const std::vector<DetectionStep>& steps) {
+StepsSize steps_size(const std::vector<DetectionStep>& steps, int max_width, int max_height) {
   StepsSize size;
+  if (max_width > 0 && max_height > 0) {
+    size.bounded = true;
+    size.max_width = max_width;
+    size.max_height = max_height;
+  }
   int mosaic_size = 0;  // the size the first perspective after a mosaic warps to
+  const auto fix = [&size](int width, int height) {
+    size.known = size.bounded = true;
+    size.width = size.max_width = width;
+    size.height = size.max_height = height;
+  };
+  // The size is lost after `step`; still bounded by max_size x max_size when that is > 0.
+  const auto lose = [&size](const char* after, int max_size, bool keeps_bound) {
+    size.known = false;
+    size.unknown_after = after;
+    if (max_size > 0) {
+      size.bounded = true;
+      size.max_width = size.max_height = max_size;
+    } else if (!keeps_bound) {
+      size.bounded = false;
+    }
+  };
   for (const DetectionStep& step : steps) {
     switch (step.kind) {
       case Kind::kMosaic:
-        size.known = true;
-        size.width = size.height = 2 * step.width;
+        fix(2 * step.width, 2 * step.width);
         mosaic_size = step.width;
         break;
       case Kind::kPerspective:
-        if (mosaic_size > 0) {  // whatever steps came between, the warp makes this size
-          size.known = true;
-          size.width = size.height = mosaic_size;
-        }
+        if (mosaic_size > 0) fix(mosaic_size, mosaic_size);  // whatever came between
         mosaic_size = 0;
         break;
       case Kind::kResize:
         if (step.height == 0) {
-          size.known = false;
-          size.unknown_after = "resize(int), which keeps the aspect ratio";
+          lose("resize(int), which keeps the aspect ratio", step.max_size, false);
           break;
         }
-        [[fallthrough]];
+        fix(step.width, step.height);
+        break;
+      case Kind::kShortestSize:
+        lose("shortest, which keeps the aspect ratio", step.max_size, false);
+        break;
       case Kind::kRandomResizedCrop:
       case Kind::kCenterCrop:
       case Kind::kLetterbox:
-        size.known = true;
-        size.width = step.width;
-        size.height = step.height;
+        fix(step.width, step.height);
         break;
       case Kind::kPad:
         size.width += step.left + step.right;
         size.height += step.top + step.bottom;
+        size.max_width += step.left + step.right;
+        size.max_height += step.top + step.bottom;
         break;
-      case Kind::kZoomOut:
-      case Kind::kIouCrop:
-        size.known = false;
-        size.unknown_after = detection_step_name(step.kind);
+      case Kind::kZoomOut:  // a canvas of int(side * r), r at most side_range's high
+        size.max_width = static_cast<int>(std::ceil(size.max_width * step.side_range[1]));
+        size.max_height = static_cast<int>(std::ceil(size.max_height * step.side_range[1]));
+        lose(detection_step_name(step.kind), 0, true);
+        break;
+      case Kind::kIouCrop:  // a crop never enlarges
+        lose(detection_step_name(step.kind), 0, true);
         break;
       default:
         break;
@@ -182,6 +217,7 @@ StepsSize steps_size(const std::vector<DetectionStep>& steps) {
 }
 
 std::string validate(const DetectionSpec& spec) {
+  if (spec.steps.empty()) return "no steps: a detection transform needs at least its size";
   for (std::size_t i = 0; i < spec.steps.size(); ++i) {
     const DetectionStep& step = spec.steps[i];
     if (std::string problem = check_step(step); !problem.empty()) {
@@ -189,14 +225,16 @@ std::string validate(const DetectionSpec& spec) {
     }
     if (step.kind == Kind::kMosaic && i != 0) return "mosaic: only as the first step";
   }
-  const auto [known, width, height, unknown_after] = steps_size(spec.steps);
-  if (!known) {
-    return std::string("the steps must end at size x size: the size after ") + unknown_after +
-           " is not fixed; end with resize(h,w), rrc, center_crop or letterbox";
-  }
-  if (spec.size < 1) return "size must be at least 1";
-  if (width != spec.size || height != spec.size) {
-    return "the steps end at " + std::to_string(width) + "x" + std::to_string(height) +
+  const StepsSize size = steps_size(spec.steps);
+  if (!size.known) {
+    if (spec.size != 0) {
+      return "the size after " + std::string(size.unknown_after) +
+             " varies: size must be 0 (batches padded to their largest image)";
+    }
+  } else if (spec.size < 1) {
+    return "size must be at least 1";
+  } else if (size.width != spec.size || size.height != spec.size) {
+    return "the steps end at " + std::to_string(size.width) + "x" + std::to_string(size.height) +
            ", not size x size (" + std::to_string(spec.size) + ")";
   }
   for (float s : spec.normalization.std) {

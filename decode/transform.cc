@@ -104,12 +104,18 @@ CropBox random_resized_crop(double scale_min, double scale_max, double ratio_min
   return {(width - w) / 2, (height - h) / 2, w, h};
 }
 
-std::pair<int, int> shorter_side_size(int width, int height, int size) {
+std::pair<int, int> shorter_side_size(int width, int height, int size, int max_size) {
   const bool wide = width > height;
   const int short_side = wide ? height : width;
   const int long_side = wide ? width : height;
-  const int new_long = static_cast<int>(static_cast<long long>(size) * long_side / short_side);
-  return wide ? std::pair{new_long, size} : std::pair{size, new_long};
+  int new_short = size;
+  int new_long = static_cast<int>(static_cast<long long>(size) * long_side / short_side);
+  if (max_size > 0 && new_long > max_size) {
+    // int(max_size * new_short / new_long): Python's true division, then truncation.
+    new_short = std::max(1, static_cast<int>(static_cast<double>(max_size) * new_short / new_long));
+    new_long = max_size;
+  }
+  return wide ? std::pair{new_long, new_short} : std::pair{new_short, new_long};
 }
 
 int eval_resize_for(int size) {

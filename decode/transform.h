@@ -66,9 +66,10 @@ struct CropBox {
 CropBox random_resized_crop(double scale_min, double scale_max, double ratio_min, double ratio_max,
                             int width, int height, Rng& rng);
 
-// torchvision's Resize(size) with an int: the shorter side becomes `size`, the longer one
-// size * long / short, truncated. Returns {width, height}.
-std::pair<int, int> shorter_side_size(int width, int height, int size);
+// torchvision's Resize(size, max_size) with an int: the shorter side becomes `size`, the longer
+// one size * long / short, truncated; with max_size > 0 and a longer side above it, the longer
+// side becomes max_size and the shorter one shrinks with it (truncated). Returns {width, height}.
+std::pair<int, int> shorter_side_size(int width, int height, int size, int max_size = 0);
 
 // `rng` is consumed only by the train transform, in torchvision's order (crop, then flip).
 ResizePlan plan_transform(const TransformSpec& spec, int width, int height, Rng& rng);

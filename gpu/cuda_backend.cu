@@ -103,13 +103,12 @@ class CudaTransfer final : public Transfer {
   HostBuffer allocate_staging(std::size_t bytes) override { return HostBuffer::pinned(bytes); }
 
   void submit(std::size_t index, const HostBuffer& staging, const std::int32_t* labels,
-              std::size_t count) override {
+              std::size_t count, std::size_t pixels_per_image) override {
     Slot& slot = slots_.at(index);
     check(cudaSetDevice(options_.device.index), "cudaSetDevice");
     // The consumer may still be reading this slot's device memory from its own stream.
     if (slot.release_recorded) check(cudaStreamWaitEvent(stream_, slot.released, 0), "wait");
     std::copy(labels, labels + count, slot.host_labels);
-    const std::size_t pixels_per_image = static_cast<std::size_t>(options_.size) * options_.size;
     const std::size_t pixels = count * pixels_per_image;
     check(cudaMemcpyAsync(slot.images_u8, staging.data(), pixels * 3, cudaMemcpyHostToDevice,
                           stream_),

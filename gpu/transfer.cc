@@ -10,7 +10,8 @@ class HostTransfer final : public Transfer {
  public:
   explicit HostTransfer(ElementType dtype) : dtype_(dtype) {}
   HostBuffer allocate_staging(std::size_t bytes) override { return HostBuffer(bytes); }
-  void submit(std::size_t, const HostBuffer&, const std::int32_t*, std::size_t) override {}
+  void submit(std::size_t, const HostBuffer&, const std::int32_t*, std::size_t,
+              std::size_t) override {}
   DeviceBatch output(std::size_t, const HostBuffer& staging,
                      std::int32_t* host_labels) const override {
     return {Device{}, staging.data(), host_labels, dtype_};

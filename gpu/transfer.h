@@ -42,8 +42,8 @@ struct TransferOptions {
   Device device;
   std::size_t slots = 3;
   std::size_t batch_size = 64;
-  int size = 224;                                     // images are size x size x 3
-  ElementType dtype = ElementType::kUint8;            // what training receives (not int32)
+  int size = 224;                           // images are size x size x 3
+  ElementType dtype = ElementType::kUint8;  // what training receives (not int32)
   // Float outputs: ((x / 255) - mean) / std. The loader copies its transform's normalization
   // (decode/layout.h) here; the defaults leave x / 255.
   std::array<float, 3> mean{0, 0, 0};
@@ -64,8 +64,10 @@ class Transfer {
   // Staging memory for one slot: batch_size x size x size x 3 bytes of the layout the decoders
   // write (uint8 NHWC on CUDA; the host backend's output layout otherwise).
   virtual HostBuffer allocate_staging(std::size_t bytes) = 0;
+  // Copies `count` images of image_pixels each (size x size, or the batch's padded size when
+  // a detection transform's sizes vary) and their labels to the device.
   virtual void submit(std::size_t slot, const HostBuffer& staging, const std::int32_t* labels,
-                      std::size_t count) = 0;
+                      std::size_t count, std::size_t image_pixels) = 0;
   virtual DeviceBatch output(std::size_t slot, const HostBuffer& staging,
                              std::int32_t* host_labels) const = 0;
   virtual void wait(std::size_t slot, void* consumer_stream) = 0;

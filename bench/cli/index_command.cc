@@ -34,7 +34,13 @@ int run_index(const IndexArgs& args) {
                 ": option --out is required for a URL: a remote source's index is written "
                 "locally (--out FILE), then uploaded beside the shards as index.json");
   }
-  const Dataset dataset = Dataset::open(args.source);
+  // Local shards are indexed whole (each archive listed, each key's .cls read from it), so that
+  // shards without .cls (image-text) index too: their samples are every key with an image.
+  SampleSpec images;
+  images.fields.clear();
+  const Dataset dataset = io::is_url(args.source)
+                              ? Dataset::open(args.source)
+                              : Dataset::open(args.source, false, false, images);
   const PackIndex index = shard_index_of(dataset, args.source);
   const fs::path out = args.out.empty() ? dataset.files().front().parent_path() / kPackIndexFile
                                         : fs::path(args.out);

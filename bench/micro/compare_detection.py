@@ -10,6 +10,9 @@ What it measures
           CocoDetection + wrap_dataset_for_transforms_v2 + DataLoader with
           collate_fn=tuple(zip(*batch)), against feedrate.Loader(annotations=the COCO json)
           with the same Compose (--ssd-transform name: transform="ssd");
+    frcnn torchvision's reference "multiscale" preset (Faster R-CNN's: RandomShortestSize(480..800,
+          max_size=1333), flip), the same loader against feedrate with the same Compose, whose
+          batches are padded to their largest image (rounded up to 32);
     yolo  Ultralytics' YOLODataset (its default training cfg: 640, mosaic, HSV, perspective,
           flip) + its build_dataloader, against feedrate.Loader(annotations=data.yaml,
           transform="yolo").
@@ -163,7 +166,7 @@ def parse_args():
     parser.add_argument("--feedrate-cli", default=str(REPO / "build" / "bench" / "feedrate"),
                         help="the feedrate program whose make-dataset makes the source JPEGs")
     parser.add_argument("--only", type=names([*RECIPES, *SIDES]), default=list(RECIPES),
-                        help="comma-separated recipes (ssd, yolo) or sides (default: ssd,yolo)")
+                        help="comma-separated recipes (ssd, frcnn, yolo) or sides (default: all)")
     parser.add_argument("--ssd-transform", choices=("compose", "name"), default="compose",
                         help="the SSD feedrate side's transform: the torchvision Compose, or "
                         'transform="ssd" (default: compose)')

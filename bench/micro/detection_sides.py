@@ -12,6 +12,10 @@ detection_dataset.py (`paths`: its layout(out)). Each yields an epoch's batches 
   ssd-feedrate      feedrate.Loader(COCO images, annotations=instances_train.json,
                     transform=ssd_compose(), or transform="ssd" with --ssd-transform name,
                     then with dtype float32, mean 0 and std 1: the Compose's output).
+  frcnn-torchvision the same reference loader with its "multiscale" preset (Faster R-CNN's):
+                    frcnn_compose(), images of several sizes (each keeps its aspect).
+  frcnn-feedrate    feedrate.Loader(COCO images, annotations=..., transform=frcnn_compose()):
+                    each batch padded to its largest image, rounded up to 32.
   yolo-ultralytics  Ultralytics' own training loader, as its DetectionTrainer builds it:
                     build_yolo_dataset(the default cfg: imgsz 640, mosaic 1.0, hsv 0.015/0.7/0.4,
                     translate 0.1, scale 0.5, fliplr 0.5; mode "train", stride 32) and
@@ -68,6 +72,24 @@ def ssd_compose():
     ])
 
 
+def frcnn_compose():
+    """torchvision's reference "multiscale" train preset with use_v2 and the PIL backend
+    (references/detection/presets.py, the Faster R-CNN recipe of its README):
+    RandomShortestSize(480..800 by 32, max_size=1333) and RandomHorizontalFlip."""
+    import torch
+    from torchvision import tv_tensors
+    from torchvision.transforms import v2 as T
+    return T.Compose([
+        T.RandomShortestSize(min_size=tuple(range(480, 801, 32)), max_size=1333),
+        T.RandomHorizontalFlip(p=0.5),
+        T.ToImage(),
+        T.ToDtype(torch.float, scale=True),
+        T.ConvertBoundingBoxFormat(tv_tensors.BoundingBoxFormat.XYXY),
+        T.SanitizeBoundingBoxes(),
+        T.ToPureTensor(),
+    ])
+
+
 def collate(batch):
     """The reference's utils.collate_fn: the box counts differ, so nothing is stacked."""
     return tuple(zip(*batch))
@@ -90,12 +112,18 @@ def _feedrate(images_key, transform_of, keywords):
     return side
 
 
-def ssd_torchvision_side(paths, batch, workers, seed, options):
+def _torchvision(compose):
+    def side(paths, batch, workers, seed, options):
+        return torchvision_side(compose(), paths, batch, workers, seed)
+    return side
+
+
+def torchvision_side(compose, paths, batch, workers, seed):
     import torch
     from torch.utils.data import DataLoader
     from torchvision.datasets import CocoDetection, wrap_dataset_for_transforms_v2
     dataset = CocoDetection(str(paths["coco_images"]), str(paths["coco_json"]),
-                            transforms=ssd_compose())
+                            transforms=compose)
     dataset = wrap_dataset_for_transforms_v2(dataset, target_keys=("boxes", "labels", "image_id"))
     generator = torch.Generator()
     generator.manual_seed(seed)
@@ -136,7 +164,10 @@ SIDES = {
         "ssd" if options.ssd_transform == "name" else ssd_compose()), lambda options: (
         {**FEEDRATE_SSD, **SSD_BY_NAME_OUTPUT} if options.ssd_transform == "name"
         else FEEDRATE_SSD)),
-    "ssd-torchvision": ssd_torchvision_side,
+    "ssd-torchvision": _torchvision(ssd_compose),
+    "frcnn-feedrate": _feedrate("coco_images", lambda options: frcnn_compose(),
+                                lambda options: FEEDRATE_SSD),
+    "frcnn-torchvision": _torchvision(frcnn_compose),
     "yolo-feedrate": _feedrate("yolo_images", lambda options: "yolo",
                                lambda options: FEEDRATE_YOLO),
     "yolo-ultralytics": yolo_ultralytics_side,
@@ -144,4 +175,5 @@ SIDES = {
         paths, batch, workers, seed),
 }
 RECIPES = {"ssd": ("ssd-feedrate", "ssd-torchvision"),
+           "frcnn": ("frcnn-feedrate", "frcnn-torchvision"),
            "yolo": ("yolo-feedrate", "yolo-ultralytics")}

@@ -72,7 +72,7 @@ double transfer_loop(ElementType dtype, std::size_t batch, int iterations, cudaS
     for (int i = 0; i < count; ++i) {
       const std::size_t slot = static_cast<std::size_t>(i) % options.slots;
       while (!transfer->staging_idle(slot)) std::this_thread::yield();  // as the loader polls
-      transfer->submit(slot, staging[slot], labels.data(), batch);
+      transfer->submit(slot, staging[slot], labels.data(), batch, 224 * 224);
       transfer->wait(slot, consumer);
       transfer->release(slot);
     }

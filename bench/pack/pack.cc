@@ -185,7 +185,7 @@ class ShardWriter {
     fs::rename(tmp_, final_path, error);
     if (error) throw Error(tmp_.string() + ": cannot rename: " + error.message());
     shards_.push_back(
-        {final_path.filename().string(), first_, samples_, bytes, std::move(members_)});
+        {final_path.filename().string(), first_, samples_, bytes, std::move(members_), {}});
     members_.clear();
     total_bytes_ += bytes;
   }

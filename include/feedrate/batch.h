@@ -56,6 +56,11 @@ struct ImageTargets {
   std::uint32_t mask_planes = 0;
   std::int64_t image_id = 0;            // COCO's, or the position in YOLO's and VOC's order
   int orig_width = 0, orig_height = 0;  // the source image's
+  // The image's own size. It fills the batch's height() x width() unless the transform's
+  // sizes vary (DetectionSpec::varies): then it lies in the top-left corner and the rest is
+  // black (0 in uint8; its normalized value in float layouts), as are the masks' planes
+  // (0 for instance masks, 255 for a label map).
+  int width = 0, height = 0;
   // A point of the source maps to (x * scale_x + pad_x, y * scale_y + pad_y) in the delivered
   // image when the transform is a letterbox or a resize (Ultralytics' ratio_pad); 1 and 0 when
   // the geometry was random.
@@ -76,6 +81,9 @@ class FEEDRATE_API Batch {
   std::size_t size() const;    // images delivered (skipped samples are not counted)
 
   OutputLayout layout() const;
+  // The images' size: the transform's size x size, or, when a detection transform's sizes vary,
+  // the batch's largest image rounded up to a multiple of 32 (ImageTargets::width/height hold
+  // each image's own).
   int height() const;
   int width() const;
   int channels() const { return 3; }

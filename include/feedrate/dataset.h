@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -151,6 +152,8 @@ class FEEDRATE_API Dataset {
   std::vector<SkippedSample> skipped_examples_;
   std::vector<std::size_t> keys_with_field_;  // while tar shards are indexed
   std::string first_key_;
+  // While tar shards with KEY.json annotations are indexed: each sample's text, if it has one.
+  std::vector<std::optional<std::string>> json_texts_;
   std::vector<std::filesystem::path> files_;
   std::vector<std::string> members_;  // tar member name per sample; empty for other formats
   // Manifests: the manifest, each sample's row (its image path as written, the line it starts
@@ -168,6 +171,9 @@ class FEEDRATE_API Dataset {
   std::shared_ptr<const annotations::AnnotationTable> annotations_;
   std::vector<std::uint32_t> annotated_;           // per sample: its image in annotations_
   std::vector<std::filesystem::path> mask_files_;  // per sample, with a mask folder
+  // A remote dataset's label maps copied to a local folder, where mask_files_ point: removed
+  // with the last copy of the Dataset.
+  std::shared_ptr<const void> local_copies_;
   std::uint64_t total_bytes_ = 0;
   std::size_t ignored_files_ = 0;
   std::vector<std::string> ignored_examples_;

@@ -92,7 +92,9 @@ struct DetectionStep {
                           //               sampler_options, trials)
     kHorizontalFlip,      // RandomHorizontalFlip(p)
     kVerticalFlip,        // RandomVerticalFlip(p)
-    kResize,              // Resize((height, width)) (stretching), or Resize(width) (shorter side)
+    kResize,              // Resize((height, width)) (stretching), or Resize(width, max_size)
+                          // (shorter side)
+    kShortestSize,        // RandomShortestSize(min_sizes, max_size)
     kRandomResizedCrop,   // RandomResizedCrop((height, width), scale, ratio)
     kCenterCrop,          // CenterCrop((height, width))
     kPad,                 // Pad([left, top, right, bottom], fill)
@@ -119,6 +121,10 @@ struct DetectionStep {
   // The size a step makes (Resize, RandomResizedCrop, CenterCrop, LetterBox; Mosaic's imgsz);
   // height 0 with kResize: the shorter side becomes `width`, as Resize(int).
   int width = 0, height = 0;
+  // Resize(int)'s and RandomShortestSize's cap on the longer side (0: none), and the shorter
+  // sides RandomShortestSize draws from.
+  int max_size = 0;
+  std::vector<int> min_sizes;
   std::array<double, 2> scale{0.08, 1.0}, ratio{3.0 / 4.0, 4.0 / 3.0};  // RandomResizedCrop
   int left = 0, top = 0, right = 0, bottom = 0;                         // Pad
   std::array<double, 3> fill{0, 0, 0};             // zoom out, pad, letterbox: outside the image
@@ -131,9 +137,20 @@ struct DetectionStep {
   Interpolation interpolation = Interpolation::kBilinear;
 };
 
-// A detection transform: its steps in the Compose's order, ending at an image of
-// size x size (the text form: "ssd", "yolo" or "photometric,zoom_out,iou_crop,hflip,
-// resize(300,300),sanitize"), and the normalization of float layouts.
+// When a detection transform's sizes vary, a batch's images are padded to its largest, rounded
+// up to a multiple of this (torchvision's GeneralizedRCNNTransform's size_divisible).
+inline constexpr int kPadMultiple = 32;
+// `size` rounded up to a multiple of kPadMultiple.
+constexpr int padded_size(int size) {
+  return (size + kPadMultiple - 1) / kPadMultiple * kPadMultiple;
+}
+
+// A detection transform: its steps in the Compose's order (the text form: "ssd", "yolo" or
+// "photometric,zoom_out,iou_crop,hflip,resize(300,300),sanitize"), and the normalization of
+// float layouts. The steps end at an image of size x size, or, with size 0, at one whose size
+// varies within a bound (Faster R-CNN's and DETR's Resize(800, max_size=1333) or
+// RandomShortestSize: decode/detection_transform.h's steps_size): the Loader then pads each
+// batch to its largest image.
 struct DetectionSpec {
   std::vector<DetectionStep> steps;
   int size = 0;
@@ -144,6 +161,10 @@ struct DetectionSpec {
   bool mosaic() const {
     return !steps.empty() && steps.front().kind == DetectionStep::Kind::kMosaic;
   }
+  // The output's size varies (size 0): batches are padded to their largest image.
+  bool varies() const { return !steps.empty() && size == 0; }
+  // A batch decodes in two phases (a mosaic, or sizes that vary: the Loader's Slot::phase).
+  bool two_phase() const { return mosaic() || varies(); }
 };
 
 // What to do with an image on which libjpeg emits a warning (corrupt but decodable data:

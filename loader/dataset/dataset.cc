@@ -96,8 +96,8 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
     if (io::is_url(text)) {
       dataset.remote_ = true;
       Builder::remote_detection(dataset, text);
-    } else if (io::is_url(spec.annotations.string())) {
-      throw Error(spec.annotations.string() +
+    } else if (io::is_url(spec.annotations.string()) || io::is_url(spec.masks)) {
+      throw Error((io::is_url(spec.masks) ? spec.masks : spec.annotations.string()) +
                   ": remote annotations go with remote images (an s3:// or https:// source)");
     } else {
       Builder::detection(dataset, source);

@@ -8,23 +8,40 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "feedrate/dataset.h"
 #include "loader/dataset/annotations/annotation_table.h"
+#include "loader/dataset/pack_index.h"
 
 namespace feedrate {
 namespace io {
 struct ObjectInfo;
 class ObjectStore;
+struct TarMember;
 }  // namespace io
-struct PackIndex;
 
 // The largest label accepted: classes() lists every label up to the largest one, so an absurd
 // label (2147483647) would cost gigabytes of class names (and overflow the loop listing them);
 // one line with label 2305138 already took seconds (found by fuzz_file_list). A million classes
 // covers ImageNet-21k (21,841) and most face-identity sets.
 inline constexpr std::int32_t kMaxLabel = (1 << 20) - 1;
+
+// A detection dataset's annotations (a COCO json, a YOLO data.yaml over the images folder
+// `source`, a VOC Annotations/ folder; none: the images of `source`, for label maps alone) read
+// into a table, and the folder its image names are relative to: `source`, or the VOC root.
+// Throws feedrate::Error naming the file (loader/dataset/detection_source.cc).
+struct DetectionTable {
+  annotations::AnnotationTable table;
+  std::filesystem::path image_root;
+};
+DetectionTable read_detection_table(const std::filesystem::path& source,
+                                    const std::filesystem::path& annotations,
+                                    const SampleSpec& spec);
+
+// The label in a .cls member's bytes (decimal, trailing blanks allowed), or what is wrong with it.
+std::variant<std::int32_t, std::string> parse_cls_label(std::string_view text);
 
 // One line of a file list ("relative/path label"); nullopt for a blank or '#' comment line.
 // Throws feedrate::Error, `where` first, for a line without a label or with a bad one.
@@ -57,8 +74,22 @@ struct __attribute__((visibility("hidden"))) Dataset::Builder {
   static void tar_shards(Dataset& dataset, const std::vector<std::filesystem::path>& shards);
   // One shard of those, read through `fd` (a local file, or a remote shard's bytes held
   // locally); `shard` is its name in the index and in messages. Adds its labels to `labels`.
-  static void tar_shard(Dataset& dataset, const std::filesystem::path& shard, int fd,
-                        std::set<std::int32_t>& labels);
+  // Returns the archive's member count.
+  static std::size_t tar_shard(Dataset& dataset, const std::filesystem::path& shard, int fd,
+                               std::set<std::int32_t>& labels);
+  // A shard its pack index lists whole (PackIndex::Shard::tar): the samples tar_shard makes,
+  // the .cls labels from the listing; no byte of the shard is read.
+  static void archive_shard(Dataset& dataset, const std::string& shard,
+                            const std::vector<PackIndex::TarEntry>& tar,
+                            std::set<std::int32_t>& labels);
+  // tar_shard's and archive_shard's samples of `members`: read_label gives a .cls member's
+  // label, or what is wrong with it.
+  static void add_tar_members(
+      Dataset& dataset, const std::filesystem::path& shard,
+      const std::vector<io::TarMember>& members,
+      const std::function<std::variant<std::int32_t, std::string>(const io::TarMember&)>&
+          read_label,
+      std::set<std::int32_t>& labels);
   // classes() as the labels' text, "0" to the largest label.
   static void label_classes(Dataset& dataset, const std::set<std::int32_t>& labels);
   // s3:// and http(s):// sources (loader/dataset/remote_dataset.cc): tar shards named by a URL,
@@ -82,7 +113,9 @@ struct __attribute__((visibility("hidden"))) Dataset::Builder {
   // `source`, each with its boxes. An image whose file is missing follows spec().on_bad.
   static void detection(Dataset& dataset, const std::filesystem::path& source);
   // A COCO json (local or a URL, fetched once) for images under an s3:// prefix, listed once, or
-  // an https:// folder, one HEAD an image (loader/dataset/remote_detection.cc).
+  // an https:// folder, one HEAD an image; a YOLO or VOC dataset, or images with label maps,
+  // under an s3:// prefix, its label, xml or label-map files mirrored locally
+  // (loader/dataset/remote_detection.cc).
   static void remote_detection(Dataset& dataset, const std::string& source);
   // The images of a detection table as samples: `locate` gives an image's file (a path or a
   // URL), its size and ETag, or sets its problem; an image with a problem, a box outside it, or
@@ -101,6 +134,11 @@ struct __attribute__((visibility("hidden"))) Dataset::Builder {
   // and parsed into the annotation table; a sample without one follows spec().on_missing, one
   // with a bad annotation spec().on_bad.
   static void shard_annotations(Dataset& dataset);
+  // Appends to the dataset's KEY.json texts those of samples [first, end), which are `shard`'s
+  // (open as `fd`): each key's .json member, or none. Called per shard as a remote dataset's
+  // shards stream, and by shard_annotations for local ones.
+  static void shard_json_texts(Dataset& dataset, const std::filesystem::path& shard, int fd,
+                               std::size_t first, std::size_t end);
   // Counts a file left out because it is not an image, keeping the first few as examples.
   static void ignore(Dataset& dataset, std::string what);
   // Counts a sample left out of the index under a skip policy, keeping the first few.

@@ -30,55 +30,64 @@ std::unordered_map<std::string, io::TarMember> json_members(int fd, const fs::pa
 
 }  // namespace
 
+void Dataset::Builder::shard_json_texts(Dataset& dataset, const fs::path& shard, int fd,
+                                        std::size_t first, std::size_t end) {
+  const std::unordered_map<std::string, io::TarMember> jsons = json_members(fd, shard);
+  std::error_code error;
+  for (std::size_t i = first; i < end; ++i) {
+    const auto json = jsons.find(std::string(tar_key(dataset.members_[i]).first));
+    std::optional<std::string>& text = dataset.json_texts_.emplace_back();
+    if (json == jsons.end()) continue;
+    text.emplace(json->second.size, '\0');
+    io::pread_exact(fd, json->second.offset, text->data(), text->size(), error);
+    if (error) throw Error(shard.string() + ":" + json->second.name + ": " + error.message());
+  }
+}
+
 void Dataset::Builder::shard_annotations(Dataset& dataset) {
   const SampleSpec& spec = dataset.spec_;
   if (dataset.format_ != DatasetFormat::kTarShards) {
     throw Error("option annotations: \"json\" reads each sample's KEY.json in tar shards, and " +
                 dataset.root_.string() + " is " + format_name(dataset.format_));
   }
-  if (dataset.remote_) {
-    throw Error(dataset.root_.string() +
-                ": detection datasets are read from a local disk only for now: copy the shards "
-                "to a local folder");
-  }
   if (!spec.masks.empty() && spec.masks != kInstanceMasks) {
     throw Error(
         "option masks: a folder of label maps does not go with tar shards; their KEY.json "
         "segmentations give instance masks (masks=True)");
   }
-  // Each sample's JSON text, read at index time (one read a sample, of its member only).
+  // Each sample's JSON text: a remote dataset's were read from its shards as they streamed;
+  // a local one's are read here (one read a sample, of its member only).
+  if (!dataset.remote_) {
+    dataset.json_texts_.clear();
+    // A shard's samples are consecutive (tar_shards indexes one shard after the other).
+    for (std::size_t first = 0, end = 0; first < dataset.samples_.size(); first = end) {
+      const std::uint32_t f = dataset.samples_[first].file;
+      for (end = first; end < dataset.samples_.size() && dataset.samples_[end].file == f;) ++end;
+      std::error_code error;
+      const io::File file = io::File::open(dataset.files_[f], error);
+      if (error) throw Error(dataset.files_[f].string() + ": cannot open: " + error.message());
+      shard_json_texts(dataset, dataset.files_[f], file.fd(), first, end);
+    }
+  }
   std::vector<std::string> texts;
   std::vector<std::size_t> kept;  // the samples that have a KEY.json
   std::vector<annotations::CocoMember> members;
-  std::uint32_t open_file = UINT32_MAX;
-  io::File file;
-  std::unordered_map<std::string, io::TarMember> jsons;
-  std::error_code error;
   for (std::size_t i = 0; i < dataset.samples_.size(); ++i) {
-    const SampleRef& ref = dataset.samples_[i];
-    const fs::path& shard = dataset.files_[ref.file];
-    if (ref.file != open_file) {
-      file = io::File::open(shard, error);
-      if (error) throw Error(shard.string() + ": cannot open: " + error.message());
-      jsons = json_members(file.fd(), shard);
-      open_file = ref.file;
-    }
-    const std::string key(tar_key(dataset.members_[i]).first);
-    const auto json = jsons.find(key);
-    if (json == jsons.end()) {
-      std::string where = shard.string() + ":" + key;
+    std::optional<std::string>& text = dataset.json_texts_[i];
+    if (!text) {
+      const std::string key(tar_key(dataset.members_[i]).first);
+      std::string where = dataset.files_[dataset.samples_[i].file].string() + ":" + key;
       if (spec.on_missing == BadInputPolicy::kError) {
         throw Error(where + ": no " + key + ".json member (option annotations \"json\")");
       }
       skip(dataset, std::move(where), "no .json member: its annotations are missing");
       continue;
     }
-    std::string text(json->second.size, '\0');
-    io::pread_exact(file.fd(), json->second.offset, text.data(), text.size(), error);
-    if (error) throw Error(shard.string() + ":" + json->second.name + ": " + error.message());
-    texts.push_back(std::move(text));
+    texts.push_back(std::move(*text));
     kept.push_back(i);
   }
+  dataset.json_texts_.clear();
+  dataset.json_texts_.shrink_to_fit();
   for (std::size_t k = 0; k < kept.size(); ++k) {
     const std::size_t i = kept[k];
     members.push_back({texts[k], dataset.members_[i],

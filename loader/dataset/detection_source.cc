@@ -24,14 +24,10 @@ bool has_extension(const fs::path& path, std::initializer_list<const char*> exte
   return false;
 }
 
-// The table of `annotations` and the folder its file names are relative to.
-struct Source {
-  AnnotationTable table;
-  fs::path image_root;
-};
+}  // namespace
 
-Source read_source(const fs::path& source, const SampleSpec& spec) {
-  const fs::path& file = spec.annotations;
+DetectionTable read_detection_table(const fs::path& source, const fs::path& file,
+                                    const SampleSpec& spec) {
   std::error_code error;
   if (file.empty()) {
     // Semantic masks alone: the images of the source, without boxes.
@@ -72,6 +68,8 @@ Source read_source(const fs::path& source, const SampleSpec& spec) {
               "Annotations/ folder");
 }
 
+namespace {
+
 // What is wrong with an image's annotations that the reader could not see: a box that lies
 // entirely outside the image, where the source states its size. Empty: nothing.
 std::string box_problem(const AnnotationTable& table, const annotations::ImageRecord& image) {
@@ -94,7 +92,7 @@ std::string box_problem(const AnnotationTable& table, const annotations::ImageRe
 
 void Dataset::Builder::detection(Dataset& dataset, const fs::path& source) {
   const SampleSpec& spec = dataset.spec_;
-  Source read = read_source(source, spec);
+  DetectionTable read = read_detection_table(source, spec.annotations, spec);
   dataset.root_ = read.image_root;
   const bool label_maps = !spec.masks.empty() && spec.masks != kInstanceMasks;
   std::vector<fs::path> maps =

@@ -1,6 +1,8 @@
 // Manifests: a JSON Lines or CSV file whose rows name an image and hold the columns that the
 // member fields name (docs/image-text.md, "Manifests"). The columns' values are in no image
 // file, so the index keeps them (Dataset::field_value) and a sample's range is its image file.
+// The images are all local files (relative to the manifest's folder, or absolute) or all URLs
+// (s3://, https://): then the dataset is remote, read by ranged GETs as a remote folder is.
 #include <algorithm>
 #include <charconv>
 #include <fstream>
@@ -12,8 +14,10 @@
 #include <system_error>
 
 #include "feedrate/error.h"
+#include "io/remote/url.h"
 #include "loader/dataset/csv_reader.h"
 #include "loader/dataset/dataset_builders.h"
+#include "loader/dataset/remote_objects.h"
 
 namespace feedrate {
 namespace {
@@ -115,6 +119,7 @@ void Dataset::Builder::manifest(Dataset& dataset, const fs::path& manifest, bool
   dataset.keys_with_field_.assign(spec.fields.size(), 0);
   if (dataset.member_fields_ > 0) dataset.value_at_.assign(1, 0);
   std::vector<std::string> values;
+  RemoteObjects objects;  // the images at URLs
   const bool labelled = std::any_of(spec.fields.begin(), spec.fields.end(),
                                     [](const FieldSpec& f) { return f.kind == FieldKind::kClass; });
 
@@ -151,12 +156,16 @@ void Dataset::Builder::manifest(Dataset& dataset, const fs::path& manifest, bool
     }
     const std::optional<std::string> image = row.get(image_column, false);
     if (!image) return left_out(spec.on_missing, "no image (column '" + image_column + "')");
-    if (image->find("://") != std::string::npos) {
-      throw Error(where + ": image '" + *image +
-                  "' is a URL: a manifest's images are local files (URLs are not read yet)");
+    const bool url = io::is_url(*image);
+    if (dataset.samples_.empty() && dataset.skipped_ == 0) dataset.remote_ = url;
+    if (url != dataset.remote_) {
+      throw Error(where + ": image '" + *image + "' is " +
+                  (url ? "a URL where the rows before name local files"
+                       : "a local file where the rows before name URLs") +
+                  ": a manifest's images are all local or all at URLs");
     }
-    const fs::path relative(*image);
-    if (!allow_outside && escapes_root(relative)) {
+    const fs::path relative(url ? fs::path() : fs::path(*image));
+    if (!url && !allow_outside && escapes_root(relative)) {
       throw Error(where + ": path '" + *image +
                   "' is outside the manifest's folder (allow it with allow_paths_outside_root)");
     }
@@ -184,11 +193,23 @@ void Dataset::Builder::manifest(Dataset& dataset, const fs::path& manifest, bool
       }
       label = *parsed;
     }
-    fs::path path = relative.is_absolute() ? relative : root / relative;
-    std::error_code error;
-    const std::uint64_t size = fs::file_size(path, error);
-    if (error)
-      return left_out(spec.on_missing, path.string() + ": cannot stat: " + error.message());
+    fs::path path = url ? fs::path(*image) : relative.is_absolute() ? relative : root / relative;
+    std::uint64_t size = 0;
+    if (url) {
+      // An s3:// image from one listing of its folder, an https:// one from a HEAD.
+      std::string problem;
+      const std::optional<io::ObjectInfo> object = objects.find(*image, problem);
+      if (!object) return left_out(spec.on_missing, problem);
+      size = object->size;
+      dataset.etags_.push_back(object->etag);
+      dataset.file_bytes_.push_back(size);
+    } else {
+      std::error_code error;
+      size = fs::file_size(path, error);
+      if (error) {
+        return left_out(spec.on_missing, path.string() + ": cannot stat: " + error.message());
+      }
+    }
     dataset.samples_.push_back({static_cast<std::uint32_t>(dataset.files_.size()), 0, size, label});
     dataset.files_.push_back(std::move(path));
     dataset.rows_.push_back({*image, line});

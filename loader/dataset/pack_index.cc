@@ -4,10 +4,15 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 
 #include "feedrate/error.h"
+#include "io/file.h"
+#include "io/tar_index.h"
+#include "loader/dataset/dataset_builders.h"
 
 namespace feedrate {
 namespace {
@@ -16,6 +21,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr std::string_view kFormat = "feedrate-pack";
+// A .cls member's bytes are kept in the listing below this size (a label is a short number).
+constexpr std::uint64_t kMostClsBytes = 32;
 
 // Reads the fields of one JSON object of the index; a missing or mistyped field throws an Error
 // naming the file and the field's path in it (e.g. shards[2].samples).
@@ -45,6 +52,7 @@ class Fields {
     return value.get<std::string>();
   }
   Fields object(const char* key) const { return Fields(at(key), file_, name(key)); }
+  const json& raw(const char* key) const { return at(key); }
   bool has(const char* key) const { return object_.contains(key); }
   // Calls read(Fields) for each element of the array `key`.
   template <typename Read>
@@ -74,6 +82,28 @@ class Fields {
   std::string where_;
 };
 
+// A shard's "tar": [[name, offset, size], ...], a .cls member with its text as a fourth value.
+void read_archive(const Fields& shard, const std::string& file,
+                  std::vector<PackIndex::TarEntry>& tar) {
+  const json& entries = shard.raw("tar");
+  if (!entries.is_array()) {
+    throw Error(file + ": damaged feedrate pack index: shard " + shard.text("name") +
+                ": tar is not an array");
+  }
+  for (const json& entry : entries) {
+    const bool ok = entry.is_array() && (entry.size() == 3 || entry.size() == 4) &&
+                    entry[0].is_string() && entry[1].is_number_unsigned() &&
+                    entry[2].is_number_unsigned() && (entry.size() == 3 || entry[3].is_string());
+    if (!ok) {
+      throw Error(file + ": damaged feedrate pack index: shard " + shard.text("name") +
+                  ": a tar entry is not [name, offset, size] or [name, offset, size, text]");
+    }
+    tar.push_back({entry[0].get<std::string>(), entry[1].get<std::uint64_t>(),
+                   entry[2].get<std::uint64_t>(),
+                   entry.size() == 4 ? entry[3].get<std::string>() : std::string()});
+  }
+}
+
 PackIndex parse(const json& root, const std::string& file) {
   const Fields fields(root, file, "");
   PackIndex index;
@@ -96,7 +126,9 @@ PackIndex parse(const json& root, const std::string& file) {
                             shard.count("first"),
                             shard.count("samples"),
                             shard.count("bytes"),
+                            {},
                             {}});
+    if (shard.has("tar")) read_archive(shard, file, index.shards.back().tar);
     if (!shard.has("members")) return;
     shard.each("members", [&](const Fields& member) {
       const std::uint64_t label = member.count("label");
@@ -138,6 +170,15 @@ json to_json(const PackIndex& index) {
       }
       entry["members"] = std::move(members);
     }
+    if (!shard.tar.empty()) {
+      json tar = json::array();
+      for (const PackIndex::TarEntry& m : shard.tar) {
+        json row = {m.name, m.offset, m.size};
+        if (!m.text.empty()) row.push_back(m.text);
+        tar.push_back(std::move(row));
+      }
+      entry["tar"] = std::move(tar);
+    }
     shards.push_back(std::move(entry));
   }
   for (const PackIndex::Skipped& sample : index.skipped) {
@@ -170,6 +211,48 @@ json to_json(const PackIndex& index) {
           {"source_bytes", index.source_bytes},
           {"image_bytes", index.image_bytes},
           {"shard_bytes", index.shard_bytes}};
+}
+
+// A local shard's members, each .cls one with its bytes (short ones: a label is a short number).
+std::vector<PackIndex::TarEntry> archive_of(const fs::path& shard) {
+  std::error_code error;
+  const io::File file = io::File::open(shard, error);
+  if (error) throw Error(shard.string() + ": cannot open: " + error.message());
+  std::vector<io::TarMember> members;
+  try {
+    members = io::index_tar(file.fd(), shard);
+  } catch (const io::TarError& e) {
+    throw Error(e.what());
+  }
+  std::vector<PackIndex::TarEntry> tar;
+  for (io::TarMember& member : members) {
+    std::string text;
+    if (tar_key(member.name).second == "cls" && member.size > 0 && member.size < kMostClsBytes) {
+      text.resize(member.size);
+      io::pread_exact(file.fd(), member.offset, text.data(), member.size, error);
+      if (error) {
+        throw Error(shard.string() + ":" + member.name + ": cannot read: " + error.message());
+      }
+    }
+    tar.push_back({std::move(member.name), member.offset, member.size, std::move(text)});
+  }
+  return tar;
+}
+
+// Each member's label: its key's .cls in the shard's listing, where the key has a valid one.
+void label_members(PackIndex::Shard& shard) {
+  std::map<std::string_view, std::int32_t> labels;
+  for (const PackIndex::TarEntry& entry : shard.tar) {
+    if (entry.text.empty()) continue;
+    const auto label = parse_cls_label(entry.text);
+    if (const auto* value = std::get_if<std::int32_t>(&label)) {
+      labels.emplace(tar_key(entry.name).first, *value);
+    }
+  }
+  for (PackIndex::Member& member : shard.members) {
+    const auto found = labels.find(tar_key(member.name).first);
+    if (found != labels.end()) member.label = found->second;
+  }
 }
 
 }  // namespace
@@ -254,7 +337,7 @@ PackIndex shard_index_of(const Dataset& dataset, const std::string& source) {
       bytes = fs::file_size(path, error);
       if (error) throw Error(path.string() + ": cannot stat: " + error.message());
     }
-    index.shards.push_back({path.filename().string(), 0, 0, bytes, {}});
+    index.shards.push_back({path.filename().string(), 0, 0, bytes, {}, {}});
     index.shard_bytes += bytes;
   }
   for (std::size_t i = 0; i < dataset.size(); ++i) {
@@ -263,7 +346,20 @@ PackIndex shard_index_of(const Dataset& dataset, const std::string& source) {
     if (shard.samples++ == 0) shard.first = i;
     shard.members.push_back({dataset.member(i), ref.offset, ref.size, ref.label});
   }
+  if (!dataset.is_remote()) {
+    for (std::uint32_t file = 0; file < dataset.files().size(); ++file) {
+      PackIndex::Shard& shard = index.shards[file];
+      shard.tar = archive_of(dataset.files()[file]);
+      label_members(shard);
+    }
+  }
   return index;
+}
+
+bool lists_archives(const PackIndex& index) {
+  return !index.shards.empty() &&
+         std::all_of(index.shards.begin(), index.shards.end(),
+                     [](const PackIndex::Shard& shard) { return !shard.tar.empty(); });
 }
 
 }  // namespace feedrate

@@ -24,8 +24,10 @@
 namespace feedrate {
 
 // Version 2 adds each shard's members (optional): a loader then indexes the shards without
-// reading them, which matters for a remote source.
-inline constexpr int kPackIndexVersion = 2;
+// reading them, which matters for a remote source. Version 3 adds each shard's whole archive
+// listing (optional, `tar`), from which a loader makes samples of any fields (image-text
+// shards included) without reading the shards.
+inline constexpr int kPackIndexVersion = 3;
 inline constexpr std::string_view kPackIndexFile = "index.json";
 
 struct PackIndex {
@@ -35,12 +37,19 @@ struct PackIndex {
     std::uint64_t size = 0;
     std::int32_t label = 0;
   };
+  struct TarEntry {            // one member of a shard's archive
+    std::string name;          // its path in the archive
+    std::uint64_t offset = 0;  // of its first data byte
+    std::uint64_t size = 0;
+    std::string text;  // a .cls member's bytes (a label is read from them); empty otherwise
+  };
   struct Shard {
     std::string name;         // file name in the pack's folder: shard-000000.tar, ...
     std::uint64_t first = 0;  // the packed set's index of its first sample
     std::uint64_t samples = 0;
     std::uint64_t bytes = 0;      // the file's size
     std::vector<Member> members;  // in archive order; empty when the index does not list them
+    std::vector<TarEntry> tar;    // every member, in archive order; empty when not listed
   };
   struct Skipped {            // a bad sample left out under --on-bad skip
     std::uint64_t index = 0;  // in the source
@@ -89,8 +98,12 @@ std::optional<PackIndex> parse_pack_index(const std::string& text, const std::st
 std::string pack_index_text(const PackIndex& index);
 
 // The index of existing tar shards, with their members (`feedrate index`): what a loader
-// reads instead of the shards themselves. `source` is recorded as given. Throws feedrate::Error
-// when `dataset` is not tar shards in one folder.
+// reads instead of the shards themselves. `source` is recorded as given. Local shards are also
+// listed whole (Shard::tar), each .cls member with its bytes. Throws feedrate::Error when
+// `dataset` is not tar shards in one folder, or a local shard cannot be read.
 PackIndex shard_index_of(const Dataset& dataset, const std::string& source);
+
+// Whether the index lists every shard's archive (Shard::tar).
+bool lists_archives(const PackIndex& index);
 
 }  // namespace feedrate

@@ -117,7 +117,7 @@ std::optional<PackIndex> index_beside(io::ObjectStore& store,
   if (!text.ok()) throw Error(text.message);
   std::optional<PackIndex> index = parse_pack_index(text.value, url);
   if (!index) return std::nullopt;
-  if (!lists_members(*index)) return std::nullopt;
+  if (!lists_members(*index) && !lists_archives(*index)) return std::nullopt;
   for (const io::ObjectInfo& shard : shards) {
     const PackIndex::Shard* entry = index->shard(shard.url.substr(folder.size()));
     if (entry == nullptr || entry->bytes != shard.size) return std::nullopt;
@@ -301,7 +301,18 @@ void Dataset::Builder::remote(Dataset& dataset, const std::string& source,
           folder_of(shards.front().url) + std::string(kPackIndexFile), std::move(*beside), {}};
     }
   }
-  if (pack && lists_members(pack->index)) {
+  // KEY.json annotations are read from the shards' bytes as they stream: no index spares that.
+  const bool jsons = dataset.spec_.annotations == kAnnotationsInShards;
+  if (pack && lists_archives(pack->index) && !jsons) {
+    // Every archive listed: the samples of any fields, without reading a shard.
+    const std::string folder = folder_of(shards.front().url);
+    for (const io::ObjectInfo& shard : shards) {
+      archive_shard(dataset, shard.url, pack->index.shard(shard.url.substr(folder.size()))->tar,
+                    labels);
+      dataset.etags_.push_back(shard.etag);
+      dataset.file_bytes_.push_back(shard.size);
+    }
+  } else if (pack && lists_members(pack->index) && dataset.member_fields_ == 0 && !jsons) {
     indexed_shards(dataset, shards, pack->index, pack->url, labels);
   } else {
     // Streamed once; a shard of a pack index (one without members) must hold what it records.
@@ -309,10 +320,13 @@ void Dataset::Builder::remote(Dataset& dataset, const std::string& source,
     index_remote_shards(settings, shards, [&](const io::ObjectInfo& shard, int fd) {
       const std::size_t before = dataset.samples_.size();
       tar_shard(dataset, shard.url, fd, labels);
+      if (jsons) shard_json_texts(dataset, shard.url, fd, before, dataset.samples_.size());
       dataset.etags_.push_back(shard.etag);
       dataset.file_bytes_.push_back(shard.size);
       const std::size_t samples = dataset.samples_.size() - before;
-      if (pack && samples != pack->index.shards[shard_number].samples) {
+      // (Fields other than cls may leave keys out that the index counts.)
+      if (pack && dataset.member_fields_ == 0 &&
+          samples != pack->index.shards[shard_number].samples) {
         throw Error(shard.url + ": holds " + std::to_string(samples) + " samples where " +
                     pack->url + " records " +
                     std::to_string(pack->index.shards[shard_number].samples) +

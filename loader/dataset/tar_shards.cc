@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -75,16 +76,16 @@ std::vector<Group> group_by_key(Dataset& dataset, const fs::path& shard,
   return groups;
 }
 
-// The decimal label of a .cls member, or what is wrong with it. Throws feedrate::Error when the
-// member cannot be read.
-std::variant<std::int32_t, std::string> read_label(const fs::path& shard, int fd,
-                                                   const io::TarMember& member) {
-  char text[32] = {};
-  if (member.size == 0 || member.size >= sizeof(text)) return "label is not a short number";
-  std::error_code error;
-  io::pread_exact(fd, member.offset, text, member.size, error);
-  if (error) throw Error(shard.string() + ":" + member.name + ": cannot read: " + error.message());
-  std::string_view digits(text, member.size);
+// A .cls member's label, or what is wrong with it.
+using Label = std::variant<std::int32_t, std::string>;
+// Reads the label of a .cls member; throws feedrate::Error when the member cannot be read.
+using LabelReader = std::function<Label(const io::TarMember&)>;
+
+constexpr std::size_t kMostLabelBytes = 32;
+
+}  // namespace
+
+Label parse_cls_label(std::string_view digits) {
   while (!digits.empty() &&
          (digits.back() == '\n' || digits.back() == ' ' || digits.back() == '\r')) {
     digits.remove_suffix(1);
@@ -98,12 +99,32 @@ std::variant<std::int32_t, std::string> read_label(const fs::path& shard, int fd
   return label;
 }
 
+namespace {
+
+// The label of a .cls member of the shard open as `fd`.
+LabelReader labels_in_file(const fs::path& shard, int fd) {
+  return [&shard, fd](const io::TarMember& member) -> Label {
+    char text[kMostLabelBytes] = {};
+    if (member.size == 0 || member.size >= sizeof(text)) return "label is not a short number";
+    std::error_code error;
+    io::pread_exact(fd, member.offset, text, member.size, error);
+    if (error) {
+      throw Error(shard.string() + ":" + member.name + ": cannot read: " + error.message());
+    }
+    return parse_cls_label(std::string_view(text, member.size));
+  };
+}
+
 // Makes one sample of a key's members, or leaves it out (listed) under the skip policies.
 class SampleMaker {
  public:
-  SampleMaker(Dataset& dataset, const fs::path& shard, int fd, std::uint32_t file,
+  SampleMaker(Dataset& dataset, const fs::path& shard, LabelReader read_label, std::uint32_t file,
               const std::vector<io::TarMember>& members)
-      : dataset_(dataset), shard_(shard), fd_(fd), file_(file), members_(members) {}
+      : dataset_(dataset),
+        shard_(shard),
+        read_label_(std::move(read_label)),
+        file_(file),
+        members_(members) {}
 
   struct Made {
     SampleRef ref;
@@ -135,7 +156,7 @@ class SampleMaker {
         fields.push_back(member);
         continue;
       }
-      auto read = read_label(shard_, fd_, *member);
+      Label read = read_label_(*member);
       if (auto* problem = std::get_if<std::string>(&read)) {
         const std::string where = shard_.string() + ":" + member->name;
         if (dataset_.spec().on_bad == BadInputPolicy::kError) throw Error(where + ": " + *problem);
@@ -262,7 +283,7 @@ class SampleMaker {
 
   Dataset& dataset_;
   const fs::path& shard_;
-  const int fd_;
+  const LabelReader read_label_;
   const std::uint32_t file_;
   const std::vector<io::TarMember>& members_;
   const Group* group_ = nullptr;
@@ -271,17 +292,47 @@ class SampleMaker {
 
 }  // namespace
 
-void Dataset::Builder::tar_shard(Dataset& dataset, const fs::path& shard, int fd,
-                                 std::set<std::int32_t>& labels) {
+std::size_t Dataset::Builder::tar_shard(Dataset& dataset, const fs::path& shard, int fd,
+                                        std::set<std::int32_t>& labels) {
   std::vector<io::TarMember> members;
   try {
     members = io::index_tar(fd, shard);
   } catch (const io::TarError& e) {
     throw Error(e.what());
   }
+  add_tar_members(dataset, shard, members, labels_in_file(shard, fd), labels);
+  return members.size();
+}
+
+void Dataset::Builder::archive_shard(Dataset& dataset, const std::string& shard,
+                                     const std::vector<PackIndex::TarEntry>& tar,
+                                     std::set<std::int32_t>& labels) {
+  std::vector<io::TarMember> members;
+  std::unordered_map<std::uint64_t, std::string_view> texts;  // .cls bytes by offset
+  for (const PackIndex::TarEntry& entry : tar) {
+    members.push_back({entry.name, entry.offset, entry.size});
+    if (!entry.text.empty()) texts.emplace(entry.offset, entry.text);
+  }
+  add_tar_members(
+      dataset, shard, members,
+      [&texts](const io::TarMember& member) -> Label {
+        const auto text = texts.find(member.offset);
+        if (member.size == 0 || member.size >= kMostLabelBytes || text == texts.end() ||
+            text->second.size() != member.size) {
+          return "label is not a short number";
+        }
+        return parse_cls_label(text->second);
+      },
+      labels);
+}
+
+void Dataset::Builder::add_tar_members(Dataset& dataset, const fs::path& shard,
+                                       const std::vector<io::TarMember>& members,
+                                       const LabelReader& read_label,
+                                       std::set<std::int32_t>& labels) {
   const auto file_index = static_cast<std::uint32_t>(dataset.files_.size());
   dataset.files_.push_back(shard);
-  SampleMaker maker(dataset, shard, fd, file_index, members);
+  SampleMaker maker(dataset, shard, read_label, file_index, members);
   for (const Group& group : group_by_key(dataset, shard, members)) {
     if (auto made = maker.make(group, labels, dataset.spans_)) {
       dataset.samples_.push_back(made->ref);
@@ -305,9 +356,9 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
     std::error_code error;
     io::File file = io::File::open(shard, error);
     if (error) throw Error(shard.string() + ": cannot open: " + error.message());
-    tar_shard(dataset, shard, file.fd(), labels);
+    const std::size_t members = tar_shard(dataset, shard, file.fd(), labels);
     // A packed shard is checked against its pack's index: a shard cut short or altered after
-    // the pack finished holds other samples than the index records.
+    // the pack finished holds other members, or samples, than the index records.
     const PackIndex* pack = pack_index_of(shard, pack_indexes);
     const PackIndex::Shard* entry = pack ? pack->shard(shard.filename().string()) : nullptr;
     if (entry != nullptr) {
@@ -320,7 +371,12 @@ void Dataset::Builder::tar_shards(Dataset& dataset, const std::vector<fs::path>&
                     " records " + std::to_string(entry->bytes) +
                     " (the shard was altered after feedrate pack)");
       }
-      if (samples != entry->samples) {
+      if (!entry->tar.empty() && members != entry->tar.size()) {
+        throw Error(shard.string() + ": holds " + std::to_string(members) + " members where " +
+                    index_file + " lists " + std::to_string(entry->tar.size()) +
+                    " (the shard was altered after it was indexed)");
+      }
+      if (entry->tar.empty() && samples != entry->samples) {
         throw Error(shard.string() + ": holds " + std::to_string(samples) + " samples where " +
                     index_file + " records " + std::to_string(entry->samples) +
                     " (the shard was altered after feedrate pack)");

@@ -52,17 +52,17 @@ OutputLayout Batch::layout() const {
   return slot_->layout;
 }
 int Batch::height() const {
-  return slot_->size;
+  return slot_->height;
 }
 int Batch::width() const {
-  return slot_->size;
+  return slot_->width;
 }
 
 std::vector<std::int64_t> Batch::shape() const {
   const auto n = static_cast<std::int64_t>(size());
-  const std::int64_t s = slot_->size;
-  if (slot_->layout == OutputLayout::kUint8NHWC) return {n, s, s, 3};
-  return {n, 3, s, s};
+  const std::int64_t h = slot_->height, w = slot_->width;
+  if (slot_->layout == OutputLayout::kUint8NHWC) return {n, h, w, 3};
+  return {n, 3, h, w};
 }
 
 std::string Batch::device() const {
@@ -142,7 +142,7 @@ ImageTargets Batch::targets(std::size_t i) const {
   }
   const detail::TargetPlace& place = slot_->targets[i];
   const std::size_t plane =
-      static_cast<std::size_t>(slot_->size) * static_cast<std::size_t>(slot_->size);
+      static_cast<std::size_t>(slot_->height) * static_cast<std::size_t>(slot_->width);
   return {
       .boxes = std::span<const float>(slot_->boxes)
                    .subspan(4 * std::size_t{place.first}, 4 * std::size_t{place.count}),
@@ -154,6 +154,8 @@ ImageTargets Batch::targets(std::size_t i) const {
       .image_id = place.image_id,
       .orig_width = place.orig_width,
       .orig_height = place.orig_height,
+      .width = place.width,
+      .height = place.height,
       .scale_x = place.scale_x,
       .scale_y = place.scale_y,
       .pad_x = place.pad_x,

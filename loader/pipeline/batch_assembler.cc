@@ -9,8 +9,8 @@
 namespace feedrate {
 
 void BatchAssembler::move_sample(detail::Slot& slot, std::size_t from, std::size_t to) const {
-  std::memmove(slot.images.data() + to * sample_bytes_, slot.images.data() + from * sample_bytes_,
-               sample_bytes_);
+  const std::size_t bytes = slot.sample_bytes;
+  std::memmove(slot.images.data() + to * bytes, slot.images.data() + from * bytes, bytes);
   slot.labels[to] = slot.labels[from];
   slot.indices[to] = slot.indices[from];
   // The fields stay where they were read; their spans follow the sample.

@@ -4,8 +4,8 @@
 //   error  the first failed sample ends the epoch: its message (naming the file) becomes the
 //          slot's failure, with the count of other failures in the batch;
 //   skip   failed samples are listed in Slot::skipped, and the samples after them move down
-//          (images, labels, indices, where their fields and keys lie), so the batch holds only
-//          good samples, in order.
+//          (images, Slot::sample_bytes each, labels, indices, where their fields and keys lie),
+//          so the batch holds only good samples, in order.
 //
 // Thread-safety: assemble() may run on any thread, for distinct slots at once.
 #pragma once
@@ -20,8 +20,8 @@ namespace feedrate {
 
 class BatchAssembler {
  public:
-  BatchAssembler(const Dataset& dataset, BadInputPolicy policy, std::size_t sample_bytes)
-      : dataset_(dataset), policy_(policy), sample_bytes_(sample_bytes) {}
+  BatchAssembler(const Dataset& dataset, BadInputPolicy policy)
+      : dataset_(dataset), policy_(policy) {}
 
   // Returns false when the batch has nothing to deliver: every sample was skipped, or the
   // batch failed (Slot::failure is set).
@@ -32,7 +32,6 @@ class BatchAssembler {
 
   const Dataset& dataset_;
   const BadInputPolicy policy_;
-  const std::size_t sample_bytes_;
 };
 
 }  // namespace feedrate

@@ -33,6 +33,7 @@ BatchReader::BatchReader(const Dataset& dataset, const LoaderOptions& options,
       keys_(std::any_of(fields_->begin(), fields_->end(),
                         [](const FieldSpec& field) { return field.kind == FieldKind::kKey; })),
       mosaic_(options.detection.mosaic()),
+      two_phase_(options.detection.two_phase()),
       plane_bytes_(options.masks.empty() ? 0
                                          : static_cast<std::size_t>(options.transform.size) *
                                                static_cast<std::size_t>(options.transform.size)) {
@@ -56,7 +57,7 @@ void BatchReader::place_targets(Slot& slot) const {
   slot.phase = 0;
   const annotations::AnnotationTable* table = dataset_.annotations();
   if (table == nullptr) return;
-  if (mosaic_ && slot.loaded.size() < slot.count) slot.loaded.resize(slot.count);
+  if (two_phase_ && slot.loaded.size() < slot.count) slot.loaded.resize(slot.count);
   // A mosaic gathers the boxes of its image and three partners of the batch: room for four
   // times the batch's most.
   std::uint32_t most = 0;

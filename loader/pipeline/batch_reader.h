@@ -57,6 +57,7 @@ class BatchReader {
   const std::shared_ptr<const std::vector<FieldSpec>> fields_;
   const bool keys_;                // __key__ asked
   const bool mosaic_;              // a detection transform that starts with a mosaic
+  const bool two_phase_;           // a mosaic, or sizes that vary: Slot::loaded is used
   const std::size_t plane_bytes_;  // a mask plane's, when masks are asked
   std::unique_ptr<SampleSource> source_;
 };

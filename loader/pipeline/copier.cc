@@ -24,7 +24,8 @@ void Copier::copy(detail::Slot& slot) {
 
   gpu::TraceRange range("copy");
   try {
-    transfer_.submit(slot.id, slot.images, slot.labels.data(), slot.indices.size());
+    transfer_.submit(slot.id, slot.images, slot.labels.data(), slot.indices.size(),
+                     static_cast<std::size_t>(slot.height) * static_cast<std::size_t>(slot.width));
   } catch (...) {
     slot.failure = std::current_exception();
     return;

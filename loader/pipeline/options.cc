@@ -112,15 +112,22 @@ void resolve_detection(LoaderOptions& options) {
   if (const std::string problem = decode::validate(detection); !problem.empty()) {
     throw Error("option transform: " + problem);
   }
-  check_option("size", detection.size);
   if (detection.mosaic() && !options.masks.empty()) {
     throw Error(
         "option masks: a mosaic moves no masks (Ultralytics' segment masks are not "
         "delivered); drop masks= or the mosaic (yolo(SIZE,mosaic=0))");
   }
+  // Sizes that vary: the batch's buffers hold the bound, rounded up as a batch's size is; without
+  // a bound from the steps, 1 until the loader opens the dataset and bounds them by its largest
+  // image (detection_buffer_size, loader/pipeline/pipeline.cc).
+  const decode::StepsSize bound = decode::steps_size(detection.steps);
+  const int size = !detection.varies() ? detection.size
+                   : bound.bounded     ? padded_size(std::max(bound.max_width, bound.max_height))
+                                       : 1;
+  check_option("size", size);
   TransformSpec output;
-  output.size = detection.size;
-  output.resize = detection.size;
+  output.size = size;
+  output.resize = size;
   output.flip_probability = 0;
   output.normalize = detection.normalize;
   output.normalization = detection.normalization;

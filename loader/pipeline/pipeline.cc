@@ -4,12 +4,15 @@
 #include <chrono>
 #include <string>
 
+#include "decode/detection_transform.h"
 #include "feedrate/error.h"
 #include "gpu/trace.h"
 #include "io/direct_io.h"
 #include "io/throttle.h"
+#include "loader/dataset/annotations/annotation_table.h"
 #include "loader/diagnosis/diagnose.h"
 #include "loader/host/system_info.h"
+#include "loader/pipeline/detection_sizing.h"
 #include "loader/pipeline/memory_budget.h"
 #include "loader/pipeline/run_setting.h"
 #include "loader/pipeline/sampler.h"
@@ -68,6 +71,9 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
                              options_.allow_empty_classes, SampleSpec::of(options_))),
       plan_(dataset_, options_),
       trace_(options_.trace, clock_.now()) {
+  if (options_.detection.varies() && !decode::steps_size(options_.detection.steps).bounded) {
+    options_.transform.size = options_.transform.resize = detection_buffer_size(options_, dataset_);
+  }
   // The pack cache holds transcoded images only: samples that read fields skip it.
   if (!options_.cache_dir.empty() && !dataset_.is_remote() && dataset_.member_fields() == 0) {
     // The decode threads that can run at once; the writer starts with the first epoch, once the
@@ -96,12 +102,14 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
       SampleDecoder::bytes_per_sample(options_.transform.size, decode_to_u8);
   MemoryNeeds needs;
   needs.batch_size = options_.batch_size;
-  needs.staging_bytes_per_sample = static_cast<double>(sample_bytes);
+  const DetectionBytes detection = detection_bytes(options_, dataset_);
+  needs.staging_bytes_per_sample = static_cast<double>(sample_bytes) + detection.per_sample;
   needs.encoded_bytes_per_sample =
       static_cast<double>(dataset_.total_bytes()) / static_cast<double>(dataset_.size());
   needs.tar_members = dataset_.files_are_shared();
   needs.shared_bytes = shared_buffer_bytes(options_, dataset_, decode_to_u8) +
-                       static_cast<double>(reader_->held_bytes_limit());
+                       static_cast<double>(reader_->held_bytes_limit()) +
+                       std::max(1, options_.num_workers) * detection.per_worker;
   const MemoryInfo memory = memory_info();
   options_.prefetch_batches = slots_within_budget(needs, options_.prefetch_batches,
                                                   options_.memory_budget_mb, memory.limit_bytes);
@@ -127,7 +135,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   telemetry_ = std::make_unique<Telemetry>(std::move(run), clock_);
 
   decoder_ = std::make_unique<SampleDecoder>(dataset_, options_, decode_to_u8, *telemetry_, trace_);
-  assembler_ = std::make_unique<BatchAssembler>(dataset_, options_.on_bad, sample_bytes);
+  assembler_ = std::make_unique<BatchAssembler>(dataset_, options_.on_bad);
   copier_ = std::make_unique<Copier>(ring_->transfer(), *assembler_, *telemetry_, trace_);
   delivery_ = std::make_unique<Delivery>(*ring_, *telemetry_, trace_);
 }
@@ -264,8 +272,10 @@ Report Pipeline::report() const {
 void Pipeline::decode_task(Slot* slot, std::size_t i) {
   if (!cancel_) decode_sample(*slot, i);
   if (slot->pending.fetch_sub(1) != 1) return;
-  if (options_.detection.mosaic() && slot->phase == 0 && !cancel_) {
-    // Every sample is loaded: the mosaics, each of which reads three others, can start.
+  if (decoder_->two_phase() && slot->phase == 0 && !cancel_) {
+    // Every sample is loaded: the mosaics, each of which reads three others, or the placements
+    // at the batch's size, which its largest image sets, can start.
+    decoder_->begin_placement(*slot);
     slot->phase = 1;
     slot->pending = slot->count;
     for (std::size_t k = 0; k < slot->count; ++k) {
@@ -315,7 +325,8 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
       // Decoding on the consumer's thread keeps the consumer waiting: a CPU stall.
       const auto start = clock_.now();
       for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
-      if (options_.detection.mosaic()) {
+      if (decoder_->two_phase()) {
+        decoder_->begin_placement(*slot);
         slot->phase = 1;
         for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
       }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "feedrate/error.h"
+#include "io/remote/url.h"
 #include "loader/dataset/remote_settings.h"
 #include "loader/pipeline/read_ahead_plan.h"
 #include "loader/pipeline/store_figures.h"
@@ -27,7 +28,10 @@ RemoteReads::RemoteReads(const Dataset& dataset, const LoaderOptions& options,
     mirror_ = std::make_unique<RemoteMirror>(options.cache_dir, options.source, dataset_,
                                              options.cache_gb);
   }
-  RemoteSettings settings = remote_settings(options.source);
+  // A manifest of URLs is a local file: its objects' first URL says which store.
+  RemoteSettings settings = remote_settings(io::is_url(options.source) || dataset_.files().empty()
+                                                ? options.source
+                                                : dataset_.files().front().string());
   settings.fetch.max_in_flight = options.io_queue_depth;  // resolve() refused more than 1024
   const unsigned requests = settings.fetch.max_in_flight;
   read_ahead_ =

@@ -1,5 +1,8 @@
 #include "loader/pipeline/sample_decoder.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "decode/augment_policy.h"
 #include "decode/layout.h"
 #include "decode/random.h"
@@ -10,11 +13,33 @@
 
 namespace feedrate {
 
+namespace {
+
+// A width x height image of `channels` bytes a pixel into the top-left corner of an
+// out_width x out_height one, the rest `fill`.
+void pad_into(const std::uint8_t* image, int width, int height, int channels, std::uint8_t* out,
+              int out_width, int out_height, std::uint8_t fill) {
+  const auto row = static_cast<std::size_t>(width) * static_cast<std::size_t>(channels);
+  const auto out_row = static_cast<std::size_t>(out_width) * static_cast<std::size_t>(channels);
+  for (int y = 0; y < out_height; ++y) {
+    std::uint8_t* line = out + static_cast<std::size_t>(y) * out_row;
+    if (y < height) {
+      std::memcpy(line, image + static_cast<std::size_t>(y) * row, row);
+      std::memset(line + row, fill, out_row - row);
+    } else {
+      std::memset(line, fill, out_row);
+    }
+  }
+}
+
+}  // namespace
+
 SampleDecoder::SampleDecoder(const Dataset& dataset, const LoaderOptions& options,
                              bool decode_to_u8, Telemetry& telemetry, TraceRecorder& trace)
     : dataset_(dataset),
       options_(options),
       decode_to_u8_(decode_to_u8),
+      two_phase_(options.detection.two_phase()),
       pixels_(static_cast<std::size_t>(options.transform.size) * options.transform.size),
       sample_bytes_(bytes_per_sample(options.transform.size, decode_to_u8)),
       limits_{.max_pixels = options.max_pixels, .on_warning = options.on_warning},
@@ -43,14 +68,17 @@ void SampleDecoder::decode(detail::Slot& slot, std::size_t i) {
       slot.spans.empty() ? std::span<const std::uint8_t>(sample, slot.encoded_size[i])
                          : std::span<const std::uint8_t>(sample + slot.spans[i * spans].at,
                                                          slot.spans[i * spans].size);
-  std::byte* out = slot.images.data() + i * sample_bytes_;
+  std::byte* out = slot.images.data() + i * slot.sample_bytes;
   const std::uint64_t seed = decode::sample_seed(options_.seed, slot.epoch, index);
   Worker& worker = *workers_.local();
 
   gpu::TraceRange range("decode");
   decode::DecodeStatus status;
-  if (options_.detection.mosaic() && slot.phase == 0) {
-    status = load(slot, i, encoded, worker);
+  if (two_phase_ && slot.phase == 0) {
+    status = options_.detection.mosaic() ? load(slot, i, encoded, worker)
+                                         : transform_alone(slot, i, encoded, seed, worker);
+  } else if (options_.detection.varies()) {
+    place(slot, i, worker, out);
   } else if (decode_to_u8_) {
     status = decode_pixels(slot, i, encoded, seed, worker,
                            {reinterpret_cast<std::uint8_t*>(out), sample_bytes_});
@@ -107,6 +135,74 @@ decode::DecodeStatus SampleDecoder::decode_pixels(detail::Slot& slot, std::size_
   const std::array<std::uint32_t, 1> own{static_cast<std::uint32_t>(i)};
   keep_targets(slot, i, own, worker.targets, result, width, height);
   return status;
+}
+
+decode::DecodeStatus SampleDecoder::transform_alone(detail::Slot& slot, std::size_t i,
+                                                    std::span<const std::uint8_t> encoded,
+                                                    std::uint64_t seed, Worker& worker) const {
+  detail::LoadedImage& loaded = slot.loaded[i];
+  loaded.width = 0;  // not transformed: not in the batch's size
+  decode::DecodeStatus status = decode_whole(slot, i, encoded, worker);
+  if (!status.ok()) return status;
+  const int width = worker.decoder.width();
+  const int height = worker.decoder.height();
+  const decode::DetectionResult result = worker.transformer.run_variable(
+      options_.detection, worker.image, width, height, worker.targets, seed, loaded.pixels);
+  if (result.width > options_.transform.size || result.height > options_.transform.size) {
+    // The batch's buffers were sized by the sizes the annotations state (a transform bounded
+    // by none of its steps): this image is larger than its annotation says.
+    return {decode::DecodeErrc::kCorrupt,
+            "the image is " + std::to_string(width) + "x" + std::to_string(height) +
+                ", larger than its annotation states: its transformed " +
+                std::to_string(result.width) + "x" + std::to_string(result.height) +
+                " exceeds the batch buffers' " + std::to_string(options_.transform.size) + "x" +
+                std::to_string(options_.transform.size)};
+  }
+  const std::array<std::uint32_t, 1> own{static_cast<std::uint32_t>(i)};
+  keep_targets(slot, i, own, worker.targets, result, width, height);
+  loaded.masks.swap(worker.targets.masks);
+  loaded.height = result.height;
+  loaded.width = result.width;
+  return status;
+}
+
+void SampleDecoder::begin_placement(detail::Slot& slot) const {
+  if (!options_.detection.varies()) return;
+  int height = 0, width = 0;
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (!slot.errors[i].empty()) continue;
+    height = std::max(height, slot.loaded[i].height);
+    width = std::max(width, slot.loaded[i].width);
+  }
+  slot.height = padded_size(height);
+  slot.width = padded_size(width);
+  const auto values =
+      static_cast<std::size_t>(slot.height) * static_cast<std::size_t>(slot.width) * 3;
+  slot.sample_bytes = decode_to_u8_ ? values : values * sizeof(float);
+}
+
+void SampleDecoder::place(detail::Slot& slot, std::size_t i, Worker& worker, std::byte* out) const {
+  const detail::LoadedImage& image = slot.loaded[i];
+  const std::size_t pixels =
+      static_cast<std::size_t>(slot.height) * static_cast<std::size_t>(slot.width);
+  // Black around the image: 0 in uint8, normalized with the image in float layouts.
+  if (decode_to_u8_) {
+    pad_into(image.pixels.data(), image.width, image.height, 3,
+             reinterpret_cast<std::uint8_t*>(out), slot.width, slot.height, 0);
+  } else {
+    worker.scratch.resize(pixels * 3);
+    pad_into(image.pixels.data(), image.width, image.height, 3, worker.scratch.data(), slot.width,
+             slot.height, 0);
+    decode::hwc_to_chw_normalized(worker.scratch.data(), pixels, options_.transform.normalization,
+                                  reinterpret_cast<float*>(out));
+  }
+  const detail::TargetPlace& place = slot.targets[i];
+  const std::size_t plane = static_cast<std::size_t>(image.width) * image.height;
+  const std::uint8_t fill = dataset_.has_mask_files() ? 255 : 0;
+  for (std::uint32_t p = 0; p < place.mask_planes; ++p) {
+    pad_into(image.masks.data() + p * plane, image.width, image.height, 1,
+             slot.masks.data() + place.mask_first + p * pixels, slot.width, slot.height, fill);
+  }
 }
 
 decode::DecodeStatus SampleDecoder::decode_whole(const detail::Slot& slot, std::size_t i,
@@ -254,15 +350,18 @@ void SampleDecoder::keep_targets(detail::Slot& slot, std::size_t i,
   place.count = static_cast<std::uint32_t>(targets.kept.size());
   place.orig_width = width;
   place.orig_height = height;
+  place.width = result.width;
+  place.height = result.height;
   place.scale_x = result.scale_x;
   place.scale_y = result.scale_y;
   place.pad_x = result.pad_x;
   place.pad_y = result.pad_y;
   std::copy(targets.boxes.begin(), targets.boxes.begin() + 4 * std::ptrdiff_t{place.count},
             slot.boxes.begin() + 4 * std::ptrdiff_t{place.first});
-  if (!options_.masks.empty()) {
-    // The kept planes at the output's size: one a kept box, or the one semantic map.
-    place.mask_planes = static_cast<std::uint32_t>(targets.masks.size() / pixels_);
+  // The kept planes at the output's size: one a kept box, or the one semantic map. When sizes
+  // vary, place() pads them into the slot.
+  place.mask_planes = static_cast<std::uint32_t>(targets.planes);
+  if (!options_.masks.empty() && !options_.detection.varies()) {
     std::copy(targets.masks.begin(), targets.masks.end(),
               slot.masks.begin() + static_cast<std::ptrdiff_t>(place.mask_first));
   }

@@ -8,7 +8,9 @@
 // a pure function of (seed, epoch, sample index), so the bytes never depend on the thread.
 // A detection dataset's sample is decoded whole, then options.detection moves its pixels and
 // boxes together (decode/detection_transform.h); the kept boxes, labels and flags go to the
-// slot's target arrays.
+// slot's target arrays. Two transforms decode a batch in two phases (Slot::phase): a mosaic
+// (load every sample, then compose each with partners of the batch), and one whose sizes vary
+// (transform every sample, then place each at the batch's size, set by begin_placement).
 // A sample that fails gets its error in Slot::errors ("FILE: CODE: MESSAGE"), never an exception.
 // Its field members are checked here too (field_check.h): a bad one fails the sample
 // ("FILE: field 'txt': PROBLEM"), so that the bad-input policy covers them.
@@ -45,6 +47,13 @@ class SampleDecoder {
   static std::size_t bytes_per_sample(int size, bool decode_to_u8);
   // Decodes sample `i` of `slot` unless its read already failed.
   void decode(detail::Slot& slot, std::size_t i);
+  // The batch's samples are decoded in two phases: phase 1 starts once every sample's phase 0
+  // is done, after begin_placement.
+  bool two_phase() const { return two_phase_; }
+  // Between the phases of a batch whose sizes vary: sets the batch's height and width (its
+  // largest transformed image, each rounded up to kPadMultiple) and its sample_bytes. A no-op
+  // for a mosaic. Call on one thread, with no decode of the batch running.
+  void begin_placement(detail::Slot& slot) const;
 
  private:
   struct Worker {
@@ -75,6 +84,14 @@ class SampleDecoder {
   // samples, through options.detection.
   decode::DecodeStatus compose(detail::Slot& slot, std::size_t i, std::uint64_t seed,
                                Worker& worker, std::span<std::uint8_t> hwc) const;
+  // Sizes that vary, phase 0: sample i decoded and transformed at its own size into
+  // slot.loaded[i] (pixels and kept mask planes), its kept boxes into the slot.
+  decode::DecodeStatus transform_alone(detail::Slot& slot, std::size_t i,
+                                       std::span<const std::uint8_t> encoded, std::uint64_t seed,
+                                       Worker& worker) const;
+  // Sizes that vary, phase 1: slot.loaded[i] in the top-left corner of the batch's black
+  // height x width image at `out` (normalized for float layouts), and its mask planes.
+  void place(detail::Slot& slot, std::size_t i, Worker& worker, std::byte* out) const;
   // options.masks "instances": every annotation's segmentation rasterized at the decoded
   // image's size into worker.targets' planes, as pycocotools' annToMask.
   decode::DecodeStatus rasterize_instances(const annotations::AnnotationTable& table,
@@ -100,6 +117,7 @@ class SampleDecoder {
   const LoaderOptions& options_;
   std::vector<FieldSpec> member_fields_;  // the fields read from the sample's bytes, checked here
   const bool decode_to_u8_;
+  const bool two_phase_;
   const std::size_t pixels_;
   const std::size_t sample_bytes_;
   const decode::DecodeLimits limits_;

@@ -67,17 +67,21 @@ struct TargetPlace {
   std::uint32_t mask_planes = 0;
   std::int64_t image_id = 0;
   int orig_width = 0, orig_height = 0;
+  int width = 0, height = 0;  // the delivered image's own (the batch's, unless sizes vary)
   float scale_x = 1, scale_y = 1, pad_x = 0, pad_y = 0;
 };
 
-// A mosaic's first phase (SampleDecoder::load): a sample's image decoded and resized as
-// Ultralytics' load_image does, with its boxes in that image's pixels; capacity kept between
+// A two-phase batch's first phase: for a mosaic (SampleDecoder::load), a sample's image decoded
+// and resized as Ultralytics' load_image does, with its boxes in that image's pixels; for a
+// transform whose sizes vary (SampleDecoder::transform_alone), the transformed image and its
+// kept mask planes at its own size, before the batch's size is known. Capacity kept between
 // batches.
 struct LoadedImage {
   std::vector<std::uint8_t> pixels;  // packed RGB
   int width = 0, height = 0;         // 0: not loaded (its decode failed)
   int orig_width = 0, orig_height = 0;
-  std::vector<float> boxes;  // 4 a box, XYXY
+  std::vector<float> boxes;         // 4 a box, XYXY (a mosaic's)
+  std::vector<std::uint8_t> masks;  // planes of width x height (sizes that vary)
 };
 
 struct Slot {
@@ -91,10 +95,15 @@ struct Slot {
   std::size_t number = 0;  // batch position in the epoch
   std::size_t count = 0;   // samples in this batch (before skips)
 
-  gpu::HostBuffer images;  // staging: batch_size samples of sample_bytes, as the decoders wrote
+  // Staging: the batch's samples, sample_bytes apart, as the decoders wrote them. Its capacity
+  // is batch_size samples of size x size; a batch's images are height x width, which is
+  // size x size unless the detection transform's sizes vary (DetectionSpec::varies): then each
+  // batch sets them, its largest image rounded up to 32, when its images are transformed.
+  gpu::HostBuffer images;
   std::size_t sample_bytes = 0;
   OutputLayout layout = OutputLayout::kUint8NHWC;  // what the consumer receives
-  int size = 0;                                    // images are size x size
+  int size = 0;
+  int height = 0, width = 0;
   gpu::Device device;  // where batches are delivered; the host delivers `images` itself
 
   std::vector<std::int32_t> labels;
@@ -123,7 +132,9 @@ struct Slot {
   std::vector<std::uint8_t> box_flags;
   std::vector<std::uint8_t> masks;
   // A mosaic transform decodes in two phases: every sample is loaded (phase 0), then each is
-  // composed with three partners of the batch (phase 1); `loaded` holds phase 0's images.
+  // composed with three partners of the batch (phase 1); so does one whose sizes vary: every
+  // sample is transformed (phase 0), then placed at the batch's size (phase 1). `loaded` holds
+  // phase 0's images.
   int phase = 0;
   std::vector<LoadedImage> loaded;
   std::vector<std::string> errors;  // per sample; empty means decoded

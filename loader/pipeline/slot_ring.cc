@@ -29,7 +29,7 @@ SlotRing::SlotRing(std::unique_ptr<gpu::Transfer> transfer, std::size_t slots,
     slot->images = transfer_->allocate_staging(batch_size * sample_bytes);
     slot->sample_bytes = sample_bytes;
     slot->layout = layout;
-    slot->size = size;
+    slot->size = slot->height = slot->width = size;
     slot->device = device;
     free_.push_back(slot.get());
     slots_.push_back(std::move(slot));

@@ -114,6 +114,7 @@ py::list dicts(const Batch& batch, const Gathered& g, const PythonOptions& optio
     target["labels"] = rows(labels, first, last);
     target["image_id"] = t.image_id;
     target["orig_size"] = py::make_tuple(t.orig_height, t.orig_width);
+    target["size"] = py::make_tuple(t.height, t.width);
     target["iscrowd"] = rows(crowd, first, last);
     target["difficult"] = rows(difficult, first, last);
     target["scale"] = py::make_tuple(t.scale_x, t.scale_y);
@@ -174,6 +175,14 @@ py::object targets_to_python(const Batch& batch, const PythonOptions& options, A
       flat.append(make_array(g.labels, {count(g.labels)}, arrays));
       flat.append(make_array(g.image_of, {count(g.labels)}, arrays));
       if (!options.loader.masks.empty()) flat.append(mask_planes(batch, g, arrays));
+      if (options.loader.detection.varies()) {
+        std::vector<std::int64_t> sizes;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+          const ImageTargets t = batch.targets(i);
+          sizes.insert(sizes.end(), {t.height, t.width});
+        }
+        flat.append(make_array(sizes, {static_cast<py::ssize_t>(batch.size()), 2}, arrays));
+      }
       return py::tuple(flat);
     }
     case TargetLayout::kYolo:

@@ -19,7 +19,8 @@ from feedrate._torchvision import (TorchvisionSpec, _fill, _interp, _is_float_dt
 
 _SUPPORTED = (
     "RandomPhotometricDistort, RandomZoomOut, RandomIoUCrop, RandomHorizontalFlip, "
-    "RandomVerticalFlip, Resize, RandomResizedCrop, CenterCrop, Pad, ClampBoundingBoxes, "
+    "RandomVerticalFlip, Resize (max_size too), RandomShortestSize, RandomResizedCrop, "
+    "CenterCrop, Pad, ClampBoundingBoxes, "
     "SanitizeBoundingBoxes, ToImage, ToDtype, ToPureTensor, ConvertBoundingBoxFormat('XYXY'), "
     "Normalize"
 )
@@ -78,9 +79,17 @@ def _step(t: Any) -> str:
     if name in ("RandomHorizontalFlip", "RandomVerticalFlip"):
         return f"{'hflip' if name == 'RandomHorizontalFlip' else 'vflip'}(p={_num(t.p)})"
     if name == "Resize":
-        if getattr(t, "max_size", None) is not None:
-            raise _refused(name, "max_size: batches are one size")
-        return f"resize({_size(name, t.size)},interp={_interp(name, t)})"
+        max_size = getattr(t, "max_size", None)
+        if max_size is None:
+            return f"resize({_size(name, t.size)},interp={_interp(name, t)})"
+        if t.size is None:
+            raise _refused(name, "size=None with max_size; give the shorter side too")
+        return (f"resize({_size(name, t.size)},max_size={int(max_size)},"
+                f"interp={_interp(name, t)})")
+    if name == "RandomShortestSize":
+        sizes = "/".join(str(int(s)) for s in t.min_size)
+        max_size = 0 if t.max_size is None else int(t.max_size)
+        return f"shortest({sizes},max_size={max_size},interp={_interp(name, t)})"
     if name == "RandomResizedCrop":
         return (f"rrc({_size(name, t.size)},scale={_pair(t.scale)},ratio={_pair(t.ratio)},"
                 f"interp={_interp(name, t)})")

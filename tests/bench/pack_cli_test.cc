@@ -93,7 +93,7 @@ TEST(PackCli, TheIndexListsEveryMemberAtItsOffsetInTheShard) {
       run_cli("pack " + source + " " + out + " --shard-mb 1 --workers 2");
   ASSERT_EQ(packed_run.status, 0) << packed_run.output;
   const nlohmann::json index = read_index(out);
-  EXPECT_EQ(index["version"], 2);
+  EXPECT_EQ(index["version"], 3);
   // The tar indexer's reading of the shards (it does not read the members of index.json).
   const Dataset packed = Dataset::open(out);
   ASSERT_EQ(index["shards"].size(), packed.files().size());

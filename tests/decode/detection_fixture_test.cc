@@ -65,6 +65,8 @@ DetectionStep step_of(const nlohmann::json& j) {
   step.kind = kind_of(j["kind"].get<std::string>());
   step.width = j.value("width", 0);
   step.height = j.value("height", 0);
+  step.max_size = j.value("max_size", 0);
+  if (j.contains("min_sizes")) step.min_sizes = j["min_sizes"].get<std::vector<int>>();
   step.left = j.value("left", 0);
   step.top = j.value("top", 0);
   step.right = j.value("right", 0);
@@ -111,6 +113,7 @@ DetectionTransformer::StepDraws draws_of(const nlohmann::json& j) {
   d.perspective_scale = j.value("perspective_scale", 1.0);
   d.mosaic_x = j.value("mosaic_x", 0);
   d.mosaic_y = j.value("mosaic_y", 0);
+  d.shortest = j.value("shortest", 0);
   return d;
 }
 
@@ -123,7 +126,7 @@ DetectionSpec spec_of(const nlohmann::json& c,
     spec.steps.push_back(step_of(s));
     fixed.push_back(s.contains("draws") ? draws_of(s["draws"]) : DetectionTransformer::StepDraws{});
   }
-  spec.size = c["out_width"];
+  spec.size = c.value("varies", false) ? 0 : c["out_width"].get<int>();
   EXPECT_EQ(validate(spec), "");
   return spec;
 }
@@ -188,8 +191,12 @@ Worst check_cases(const std::string& file, const std::string& prefix, Masks mask
     Bytes image = input;
     Bytes out(static_cast<std::size_t>(spec.size) * spec.size * 3);
     DetectionTransformer transformer;
-    transformer.run(spec, image, width, height, targets, 7, out,
-                    [&](std::size_t i, DetectionTransformer::StepDraws& d) { d = fixed[i]; });
+    const auto draws = [&](std::size_t i, DetectionTransformer::StepDraws& d) { d = fixed[i]; };
+    const DetectionResult result =
+        spec.varies() ? transformer.run_variable(spec, image, width, height, targets, 7, out, draws)
+                      : transformer.run(spec, image, width, height, targets, 7, out, draws);
+    EXPECT_EQ(result.width, c["out_width"].get<int>());
+    EXPECT_EQ(result.height, c["out_height"].get<int>());
 
     const std::vector<std::vector<float>> boxes = c["boxes"];
     const std::vector<std::uint32_t> labels = c["labels"];
@@ -204,7 +211,8 @@ Worst check_cases(const std::string& file, const std::string& prefix, Masks mask
     const auto [mean, max] = difference(out.data(), expected.data(), out.size());
     const bool exact =
         exact_without_resampling && std::none_of(spec.steps.begin(), spec.steps.end(), [](auto& s) {
-          return s.kind == Kind::kResize || s.kind == Kind::kRandomResizedCrop;
+          return s.kind == Kind::kResize || s.kind == Kind::kRandomResizedCrop ||
+                 s.kind == Kind::kShortestSize;
         });
     EXPECT_LE(mean, exact ? 0.0 : mean_limit);
     EXPECT_LE(max, exact ? 0 : max_limit);

@@ -1,11 +1,14 @@
 // The text form of a detection transform (decode/detection_text.h): the recipes' steps, every
 // step's arguments by position and keyword, the canonical text reading back as the same spec,
-// and errors that name the step.
+// errors that name the step, and the bound of steps whose sizes vary.
 #include "decode/detection_text.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+#include "decode/detection_transform.h"
 
 namespace feedrate::decode {
 namespace {
@@ -128,6 +131,46 @@ TEST(DetectionText, StepsReadTheirArguments) {
   EXPECT_EQ(pads.steps[2].bottom, 1);
 }
 
+TEST(DetectionText, SizesThatVaryEndWithinABound) {
+  const DetectionSpec frcnn = parsed("hflip,resize(800,max_size=1333),sanitize");
+  EXPECT_EQ(frcnn.size, 0);
+  EXPECT_TRUE(frcnn.varies());
+  EXPECT_EQ(frcnn.steps[1].width, 800);
+  EXPECT_EQ(frcnn.steps[1].height, 0);
+  EXPECT_EQ(frcnn.steps[1].max_size, 1333);
+  StepsSize size = steps_size(frcnn.steps);
+  EXPECT_FALSE(size.known);
+  EXPECT_TRUE(size.bounded);
+  EXPECT_EQ(size.max_width, 1333);
+  EXPECT_EQ(size.max_height, 1333);
+
+  const DetectionSpec multiscale = parsed("shortest(480/512/800,max_size=1000),iou_crop,pad(2,3)");
+  EXPECT_EQ(multiscale.steps[0].kind, Kind::kShortestSize);
+  EXPECT_EQ(multiscale.steps[0].min_sizes, (std::vector<int>{480, 512, 800}));
+  size = steps_size(multiscale.steps);
+  EXPECT_TRUE(size.bounded);
+  EXPECT_EQ(size.max_width, 1004);  // pad(2, 3): 2 left and right, 3 top and bottom
+  EXPECT_EQ(size.max_height, 1006);
+
+  // A zoom out grows a bound by its largest side ratio (4 by default).
+  size = steps_size(parsed("resize(8,8),zoom_out").steps);
+  EXPECT_TRUE(size.bounded && !size.known);
+  EXPECT_EQ(size.max_width, 32);
+  // Without a max_size the size varies without a bound, unless the images' largest size is
+  // given (the Loader takes it from the annotations, or refuses the transform).
+  for (const char* text : {"shortest(480/512),hflip", "hflip", "resize(100)"}) {
+    EXPECT_TRUE(parsed(text).varies()) << text;
+    EXPECT_FALSE(steps_size(parsed(text).steps).bounded) << text;
+  }
+  size = steps_size(parsed("hflip,zoom_out(side_range=1/2.5)").steps, 100, 80);
+  EXPECT_TRUE(size.bounded);
+  EXPECT_EQ(size.max_width, 250);
+  EXPECT_EQ(size.max_height, 200);
+  EXPECT_FALSE(steps_size(parsed("hflip,resize(100)").steps, 100, 80).bounded);
+  EXPECT_FALSE(parsed("ssd").varies());
+  EXPECT_FALSE(parsed("resize(800,max_size=1333),center_crop(640,640)").varies());
+}
+
 TEST(DetectionText, TheCanonicalTextReadsBackAsTheSameSpec) {
   for (const char* text :
        {"ssd", "ssd(512)", "yolo", "yolo(96,mosaic=0)", "mosaic(32),hsv,perspective(scale=0.2)",
@@ -135,7 +178,9 @@ TEST(DetectionText, TheCanonicalTextReadsBackAsTheSameSpec) {
         "photometric(0.9/1.1,p=0.3),zoom_out(fill=1/2/3,side_range=1/3),"
         "iou_crop(trials=7),hflip(0.25),rrc(64,64,ratio=0.5/2),clamp,"
         "sanitize,normalize",
-        "resize(80),vflip,center_crop(64,64),pad(1,2,3,2,fill=9)"}) {
+        "resize(80),vflip,center_crop(64,64),pad(1,2,3,2,fill=9)",
+        "hflip,resize(800,max_size=1333),sanitize",
+        "shortest(480/512/544,max_size=1000,interp=bicubic),hflip,iou_crop,pad(2)"}) {
     const DetectionSpec spec = parsed(text);
     const std::string canonical = format_detection_transform(spec);
     const DetectionSpec again = parsed(canonical);
@@ -149,11 +194,17 @@ TEST(DetectionText, ErrorsNameTheStep) {
   EXPECT_NE(error_of("").find("empty"), std::string::npos);
   EXPECT_NE(error_of("ssd,blur").find("unknown step 'blur'"), std::string::npos);
   EXPECT_NE(error_of("hflip(2),resize(8,8)").find("hflip: p must be in [0, 1]"), std::string::npos);
-  EXPECT_NE(error_of("resize(8,8),zoom_out").find("the size after zoom_out is not fixed"),
+  EXPECT_NE(error_of("resize(800,max_size=800)").find("max_size must be greater than the size"),
             std::string::npos);
+  EXPECT_NE(error_of("resize(8,9,max_size=20)").find("max_size goes with one size"),
+            std::string::npos);
+  EXPECT_NE(error_of("shortest(480/512.5,max_size=900)").find("the sizes are integers"),
+            std::string::npos);
+  EXPECT_NE(error_of("shortest(max_size=900)").find("shortest: needs its sizes"),
+            std::string::npos);
+
   EXPECT_NE(error_of("resize(8,9)").find("the steps end at 9x8, not size x size"),
             std::string::npos);
-  EXPECT_NE(error_of("resize(100)").find("resize(int)"), std::string::npos);
   EXPECT_NE(error_of("resize").find("resize: needs a size"), std::string::npos);
   EXPECT_NE(error_of("resize(8,8,foo=1)").find("resize: unknown argument 'foo'"),
             std::string::npos);

@@ -293,7 +293,8 @@ void pack_index_seeds(const fs::path& dir) {
   index.source = "/data/imagenet/train";
   index.source_samples = index.samples = 3;
   index.options = {0, 90, 4, 256};
-  index.shards = {{"shard-000000.tar", 0, 2, 20480, {}}, {"shard-000001.tar", 2, 1, 10240, {}}};
+  index.shards = {{"shard-000000.tar", 0, 2, 20480, {}, {}},
+                  {"shard-000001.tar", 2, 1, 10240, {}, {}}};
   index.counts = {3, 0, 0, 0};
   index.skipped = {{7, "a/bad.jpg", "truncated image"}};
   index.resized = {{1, 4000, 3000}};

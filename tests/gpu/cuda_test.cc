@@ -57,7 +57,7 @@ TEST(CudaTransfer, CopiesUint8AndLabelsThroughPinnedStaging) {
     }
     fill(staging, bytes, round);
     const std::int32_t labels[3] = {round, 7, 9};
-    transfer->submit(0, staging, labels, 3);
+    transfer->submit(0, staging, labels, 3, 8 * 8);
     transfer->wait(0, consumer.stream);
     ASSERT_EQ(cudaStreamSynchronize(consumer.stream), cudaSuccess);
     const gpu::DeviceBatch out = transfer->output(0, staging, nullptr);
@@ -79,7 +79,7 @@ TEST(CudaTransfer, NormalizesOnTheDeviceLikeTheHost) {
     gpu::HostBuffer staging = transfer->allocate_staging(bytes);
     fill(staging, bytes, 5);
     const std::int32_t labels[3] = {0, 1, 2};
-    transfer->submit(1, staging, labels, 3);
+    transfer->submit(1, staging, labels, 3, 8 * 8);
     transfer->wait(1, nullptr);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const gpu::DeviceBatch out = transfer->output(1, staging, nullptr);

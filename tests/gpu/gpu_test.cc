@@ -64,7 +64,7 @@ TEST(HostTransfer, StagingIsTheOutput) {
   gpu::HostBuffer staging = transfer->allocate_staging(1000);
   EXPECT_FALSE(staging.is_pinned());
   std::int32_t labels[2] = {4, 5};
-  transfer->submit(0, staging, labels, 2);
+  transfer->submit(0, staging, labels, 2, 4);
   const gpu::DeviceBatch out = transfer->output(0, staging, labels);
   EXPECT_EQ(out.images, staging.data());
   EXPECT_EQ(out.labels, labels);

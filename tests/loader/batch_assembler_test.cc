@@ -23,6 +23,7 @@ class BatchAssemblerTest : public ::testing::Test {
     dataset_ = std::make_unique<Dataset>(Dataset::open(dir_.path()));
     slot_.count = 5;
     slot_.images = gpu::HostBuffer(slot_.count * kSampleBytes);
+    slot_.sample_bytes = kSampleBytes;
     for (std::size_t i = 0; i < slot_.count * kSampleBytes; ++i) {
       slot_.images.data()[i] = static_cast<std::byte>(i / kSampleBytes);  // sample i's bytes: i
     }
@@ -47,7 +48,7 @@ class BatchAssemblerTest : public ::testing::Test {
 TEST_F(BatchAssemblerTest, SkipCompactsTheGoodSamplesInOrder) {
   slot_.errors[1] = "bad one";
   slot_.errors[3] = "bad three";
-  const BatchAssembler assembler(*dataset_, BadInputPolicy::kSkip, kSampleBytes);
+  const BatchAssembler assembler(*dataset_, BadInputPolicy::kSkip);
   ASSERT_TRUE(assembler.assemble(slot_));
   EXPECT_EQ(slot_.indices, (std::vector<std::uint32_t>{5, 3, 1}));
   EXPECT_EQ(slot_.labels, (std::vector<std::int32_t>{50, 30, 10}));
@@ -74,7 +75,7 @@ TEST_F(BatchAssemblerTest, SkipCompactsTheGoodSamplesInOrder) {
 
 TEST_F(BatchAssemblerTest, SkippingEverySampleLeavesNothingToDeliver) {
   slot_.errors.assign(slot_.count, "bad");
-  const BatchAssembler assembler(*dataset_, BadInputPolicy::kSkip, kSampleBytes);
+  const BatchAssembler assembler(*dataset_, BadInputPolicy::kSkip);
   EXPECT_FALSE(assembler.assemble(slot_));
   EXPECT_TRUE(slot_.indices.empty());
   EXPECT_EQ(slot_.skipped.size(), 5u);
@@ -84,7 +85,7 @@ TEST_F(BatchAssemblerTest, SkippingEverySampleLeavesNothingToDeliver) {
 TEST_F(BatchAssemblerTest, ErrorMakesTheFirstFailureTheBatchsFailure) {
   slot_.errors[2] = "x.jpg: corrupt";
   slot_.errors[4] = "y.jpg: truncated";
-  const BatchAssembler assembler(*dataset_, BadInputPolicy::kError, kSampleBytes);
+  const BatchAssembler assembler(*dataset_, BadInputPolicy::kError);
   EXPECT_FALSE(assembler.assemble(slot_));
   ASSERT_TRUE(slot_.failure);
   try {
@@ -96,7 +97,7 @@ TEST_F(BatchAssemblerTest, ErrorMakesTheFirstFailureTheBatchsFailure) {
 }
 
 TEST_F(BatchAssemblerTest, AGoodBatchIsDeliveredAsItIs) {
-  const BatchAssembler assembler(*dataset_, BadInputPolicy::kError, kSampleBytes);
+  const BatchAssembler assembler(*dataset_, BadInputPolicy::kError);
   EXPECT_TRUE(assembler.assemble(slot_));
   EXPECT_EQ(slot_.indices, (std::vector<std::uint32_t>{5, 4, 3, 2, 1}));
   EXPECT_FALSE(slot_.failure);

@@ -1,12 +1,14 @@
 // Detection datasets through the Loader's C++ API: a COCO json written here, its images decoded
 // whole and moved by the detection transform with their boxes, each image delivered once an
 // epoch with its targets (Batch::targets), the same batches whatever the workers and after a
-// resume, and the bad entries named.
+// resume, batches of sizes that vary padded to their largest, and the bad entries named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "feedrate/error.h"
@@ -270,6 +272,149 @@ TEST_F(DetectionLoaderTest, FieldsOtherThanTheKeyAreRefused) {
   EXPECT_EQ(batch->field(0, 0).substr(0, 4), "img_");
   o.fields = {"txt"};
   EXPECT_NE(testing::error_of([&] { Loader refused(o); }).find("only __key__"), std::string::npos);
+}
+
+// torchvision's Resize(size, max_size) output for a width x height image: {width, height}.
+std::pair<int, int> resized(int width, int height, int size, int max_size) {
+  const int short_side = std::min(width, height), long_side = std::max(width, height);
+  int new_short = size, new_long = size * long_side / short_side;
+  if (new_long > max_size) {
+    new_short = static_cast<int>(static_cast<double>(max_size) * new_short / new_long);
+    new_long = max_size;
+  }
+  return width <= height ? std::pair{new_short, new_long} : std::pair{new_long, new_short};
+}
+
+int round_up_32(int v) {
+  return (v + 31) / 32 * 32;
+}
+
+TEST_F(DetectionLoaderTest, SizesThatVaryArePaddedToTheBatchsLargestRoundedUpTo32) {
+  // Shorter side 40, longer at most 60: the images' own sizes differ (44x40 to 60x...).
+  LoaderOptions o = options("hflip,resize(40,max_size=60)");
+  std::map<std::int64_t, std::vector<std::uint8_t>> alone;  // each image in a batch of one
+  {
+    LoaderOptions one = o;
+    one.batch_size = 1;
+    Loader loader(one);
+    while (std::optional<Batch> batch = loader.next()) {
+      const ImageTargets t = batch->targets(0);
+      const std::span<const std::uint8_t> pixels = batch->images_u8();
+      auto& rows = alone[t.image_id];
+      for (int y = 0; y < t.height; ++y) {
+        const auto row = pixels.subspan(static_cast<std::size_t>(y) * batch->width() * 3,
+                                        static_cast<std::size_t>(t.width) * 3);
+        rows.insert(rows.end(), row.begin(), row.end());
+      }
+    }
+  }
+  ASSERT_EQ(alone.size(), std::size_t{kImages});
+  Loader loader(o);
+  std::size_t images = 0;
+  while (std::optional<Batch> batch = loader.next()) {
+    int most_w = 0, most_h = 0;
+    const auto w = static_cast<std::size_t>(batch->width());
+    const std::span<const std::uint8_t> pixels = batch->images_u8();
+    EXPECT_EQ(batch->shape(), (std::vector<std::int64_t>{static_cast<std::int64_t>(batch->size()),
+                                                         batch->height(), batch->width(), 3}));
+    ASSERT_EQ(pixels.size(), batch->size() * w * static_cast<std::size_t>(batch->height()) * 3);
+    for (std::size_t i = 0; i < batch->size(); ++i, ++images) {
+      const ImageTargets t = batch->targets(i);
+      const int index = static_cast<int>(t.image_id) - 100;
+      EXPECT_EQ(std::pair(t.width, t.height), resized(width_of(index), height_of(index), 40, 60));
+      most_w = std::max(most_w, t.width);
+      most_h = std::max(most_h, t.height);
+      for (const float v : t.boxes) EXPECT_LE(v, static_cast<float>(std::max(t.width, t.height)));
+      // The image in the top-left corner, as it is in a batch of its own; black around it.
+      const std::uint8_t* image = pixels.data() + i * w * batch->height() * 3;
+      std::vector<std::uint8_t> rows;
+      for (int y = 0; y < batch->height(); ++y) {
+        for (std::size_t x = 0; x < w * 3; ++x) {
+          const std::uint8_t v = image[y * w * 3 + x];
+          if (y < t.height && x < static_cast<std::size_t>(t.width) * 3) {
+            rows.push_back(v);
+          } else if (v != 0) {
+            ADD_FAILURE() << "image " << t.image_id << " pad at " << x / 3 << "," << y << ": "
+                          << int{v};
+            return;
+          }
+        }
+      }
+      EXPECT_EQ(rows, alone.at(t.image_id)) << "image " << t.image_id;
+    }
+    EXPECT_EQ(batch->width(), round_up_32(most_w));
+    EXPECT_EQ(batch->height(), round_up_32(most_h));
+  }
+  EXPECT_EQ(images, std::size_t{kImages});
+  expect_the_same_epoch_whatever_the_workers(o);
+}
+
+TEST_F(DetectionLoaderTest, FloatBatchesOfSizesThatVaryArePaddedWithNormalizedBlack) {
+  LoaderOptions o = options("resize(40,max_size=60)");
+  o.layout = OutputLayout::kFloat32NCHW;
+  Loader loader(o);
+  std::optional<Batch> batch = loader.next();
+  ASSERT_TRUE(batch.has_value());
+  const ImageTargets t = batch->targets(0);
+  const auto plane = static_cast<std::size_t>(batch->width()) * batch->height();
+  const std::span<const float> pixels = batch->images_f32();
+  const Normalization normalization;
+  for (std::size_t c = 0; c < 3; ++c) {
+    const float black = -normalization.mean[c] / normalization.std[c];
+    EXPECT_NEAR(pixels[c * plane + plane - 1], black, 1e-5) << "channel " << c;
+    EXPECT_NEAR(pixels[c * plane + static_cast<std::size_t>(t.width)], black, 1e-5);
+  }
+}
+
+TEST_F(DetectionLoaderTest, AFlipAloneKeepsEachImagesSizeBoundedByTheAnnotations) {
+  // torchvision's reference default (a flip; the model resizes): the batch buffers are sized by
+  // the largest image the json states, each batch padded to its own largest.
+  Loader loader(options("hflip"));
+  std::size_t images = 0;
+  while (std::optional<Batch> batch = loader.next()) {
+    int most_w = 0, most_h = 0;
+    for (std::size_t i = 0; i < batch->size(); ++i, ++images) {
+      const ImageTargets t = batch->targets(i);
+      EXPECT_EQ(t.width, t.orig_width);
+      EXPECT_EQ(t.height, t.orig_height);
+      most_w = std::max(most_w, t.width);
+      most_h = std::max(most_h, t.height);
+    }
+    EXPECT_EQ(batch->width(), round_up_32(most_w));
+    EXPECT_EQ(batch->height(), round_up_32(most_h));
+  }
+  EXPECT_EQ(images, std::size_t{kImages});
+}
+
+TEST_F(DetectionLoaderTest, SizesThatVaryWithoutABoundAreRefused) {
+  // The json states no sizes: nothing bounds a flip's output.
+  write_json(
+      "{\"id\": 1, \"file_name\": \"img_0.jpg\"}",
+      "{\"id\": 9, \"image_id\": 1, \"category_id\": 1, \"bbox\": [2, 2, 5, 5], \"iscrowd\": 0}");
+  const std::string error = testing::error_of([&] { Loader loader(options("hflip")); });
+  EXPECT_NE(error.find("varies without a bound (the annotations do not state"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("resize(S,max_size=M)"), std::string::npos) << error;
+}
+
+TEST_F(DetectionLoaderTest, AnImageLargerThanItsAnnotationStatesIsABadSample) {
+  // img_9 is 112 x 48; the json says 40 x 36, and the buffers are sized by the json.
+  write_json(
+      "{\"id\": 1, \"file_name\": \"img_0.jpg\", \"width\": 40, \"height\": 36},"
+      "{\"id\": 2, \"file_name\": \"img_9.jpg\", \"width\": 40, \"height\": 36}",
+      "{\"id\": 9, \"image_id\": 1, \"category_id\": 1, \"bbox\": [2, 2, 5, 5], \"iscrowd\": 0}");
+  LoaderOptions o = options("hflip");
+  o.on_bad = BadInputPolicy::kSkip;
+  Loader loader(o);
+  std::size_t delivered = 0;
+  std::string skipped;
+  while (std::optional<Batch> batch = loader.next()) {
+    delivered += batch->size();
+    for (const SkippedSample& s : batch->skipped()) skipped += s.where + ": " + s.reason;
+  }
+  EXPECT_EQ(delivered, 1u);
+  EXPECT_NE(skipped.find("img_9.jpg"), std::string::npos) << skipped;
+  EXPECT_NE(skipped.find("larger than its annotation states"), std::string::npos) << skipped;
 }
 
 }  // namespace

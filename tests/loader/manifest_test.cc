@@ -172,9 +172,10 @@ TEST_F(ManifestTest, PathsOutsideTheFolderNeedTheOption) {
   EXPECT_EQ(dataset.key(0), absolute);
   const Dataset up = open("sub/m.jsonl", "{\"image\": \"../c.jpg\"}\n", spec_of({}), true);
   EXPECT_EQ(up.files()[0], dir_ / "sub/../c.jpg");
+  // The images are all local or all at URLs (read remotely: tests/remote/test_fields_source.py).
   EXPECT_NE(error_of([&] {
-              open("u.jsonl", "{\"image\": \"https://h/x.jpg\"}\n", spec_of({}));
-            }).find("is a URL"),
+              open("u.jsonl", text + "{\"image\": \"https://h/x.jpg\"}\n", spec_of({}), true);
+            }).find("u.jsonl:2: image 'https://h/x.jpg' is a URL where the rows before name local"),
             std::string::npos);
   EXPECT_EQ(
       error_of([] { Dataset::open("https://host/train.jsonl"); }),

@@ -26,7 +26,9 @@ PackIndex sample_index() {
   index.source_samples = 7;
   index.samples = 6;
   index.options = {512, 85, 4, 256};
-  index.shards = {{"shard-000000.tar", 0, 4, 10240, {}}, {"shard-000001.tar", 4, 2, 5120, {}}};
+  index.shards = {{"shard-000000.tar", 0, 4, 10240, {}, {}},
+                  {"shard-000001.tar", 4, 2, 5120, {}, {}}};
+  index.shards[1].tar = {{"k.jpg", 512, 100, ""}, {"k.cls", 1024, 2, "7\n"}};
   index.counts = {3, 2, 1, 1};
   index.skipped = {{5, "/data/train/a/x.jpg", "not a JPEG"}};
   index.resized = {{1, 1024, 768}, {3, 800, 1200}};
@@ -85,6 +87,14 @@ TEST(PackIndex, EveryFieldRoundTrips) {
   EXPECT_EQ(read->source_bytes, 70000u);
   EXPECT_EQ(read->image_bytes, 60000u);
   EXPECT_EQ(read->shard_bytes, 15360u);
+  EXPECT_TRUE(read->shards[0].tar.empty());
+  ASSERT_EQ(read->shards[1].tar.size(), 2u);
+  EXPECT_EQ(read->shards[1].tar[1].name, "k.cls");
+  EXPECT_EQ(read->shards[1].tar[1].offset, 1024u);
+  EXPECT_EQ(read->shards[1].tar[1].size, 2u);
+  EXPECT_EQ(read->shards[1].tar[1].text, "7\n");
+  EXPECT_EQ(read->shards[1].tar[0].text, "");
+  EXPECT_FALSE(lists_archives(*read));
   EXPECT_EQ(read->shard("shard-000000.tar")->samples, 4u);
   EXPECT_EQ(read->shard("shard-000002.tar"), nullptr);
 }
@@ -132,9 +142,11 @@ TEST(PackIndex, ADamagedIndexIsAnErrorNamingTheFileAndTheProblem) {
       << message;
   message = error_with("\"shard_bytes\"", "\"other\"");
   EXPECT_NE(message.find("shard_bytes is missing"), std::string::npos) << message;
-  message = error_with("\"version\": 2", "\"version\": 3");
+  message = error_with("\"version\": 3", "\"version\": 4");
   EXPECT_NE(message.find(file), std::string::npos) << message;
-  EXPECT_NE(message.find("version 3"), std::string::npos) << message;
+  EXPECT_NE(message.find("version 4"), std::string::npos) << message;
+  message = error_with("\"bytes\": 10240", "\"bytes\": 10240, \"tar\": [[\"a.jpg\", 512]]");
+  EXPECT_NE(message.find("a tar entry is not [name, offset, size]"), std::string::npos) << message;
 }
 
 TEST(PackIndex, TarShardsBesideADamagedIndexAreRefusedNamingIt) {

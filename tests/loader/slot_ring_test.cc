@@ -27,7 +27,8 @@ using namespace std::chrono_literals;
 class HeldCopies final : public gpu::Transfer {
  public:
   gpu::HostBuffer allocate_staging(std::size_t bytes) override { return gpu::HostBuffer(bytes); }
-  void submit(std::size_t slot, const gpu::HostBuffer&, const std::int32_t*, std::size_t) override {
+  void submit(std::size_t slot, const gpu::HostBuffer&, const std::int32_t*, std::size_t,
+              std::size_t) override {
     submitted[slot] = true;
   }
   gpu::DeviceBatch output(std::size_t, const gpu::HostBuffer& staging,
@@ -64,7 +65,7 @@ struct Ring {
     EXPECT_NE(slot, nullptr);
     EXPECT_EQ(slot->state, Slot::State::kReading);
     ring->advance(*slot, Slot::State::kCopying);
-    copies->submit(slot->id, slot->images, nullptr, 0);
+    copies->submit(slot->id, slot->images, nullptr, 0, 0);
     ring->advance(*slot, Slot::State::kReady);
     std::optional<Stall> waited;
     Slot* taken = ring->take_front(1ms, &waited);

@@ -443,3 +443,67 @@ def test_a_broken_image_is_skipped_and_never_a_mosaic_partner(coco, tmp_path, tr
     ids = [t["image_id"] for _, targets in loader for t in targets]
     assert sorted(ids) == [100 + k for k in range(IMAGES) if k != 4]
     assert "img_4.jpg" in str(loader.report()["skipped_samples"])
+
+
+def test_sizes_that_vary_are_padded_to_the_batchs_largest(coco, coco_polygons):
+    """Faster R-CNN's multiscale policy (RandomShortestSize + a flip, read from a v2 Compose)
+    and its resize: each image keeps its aspect, the batch is padded to its largest rounded up
+    to 32, and each target holds its image's size; flat targets end with the sizes."""
+    from feedrate._torchvision_detection import detection_spec_from_torchvision
+
+    compose = v2("Compose", transforms=[
+        v2("RandomShortestSize", min_size=[40, 48], max_size=64, interpolation="bilinear"),
+        v2("RandomHorizontalFlip", p=0.5), v2("ToImage"), v2("ToDtype", dtype=None, scale=False),
+    ])
+    spec = detection_spec_from_torchvision(compose).spec
+    assert spec == "shortest(40/48,max_size=64,interp=bilinear),hflip(p=0.5)"
+    seen = set()
+    for images, targets in loader(coco, transform=compose, arrays="torch"):
+        _, channels, height, width = images.shape  # ToImage: channels first
+        assert channels == 3 and height % 32 == 0 and width % 32 == 0
+        assert height == -(-max(t["size"][0] for t in targets) // 32) * 32
+        assert width == -(-max(t["size"][1] for t in targets) // 32) * 32
+        for image, target in zip(images, targets):
+            h, w = target["size"]
+            oh, ow = target["orig_size"]
+            assert min(h, w) in (40, 48) or max(h, w) == 64
+            assert abs(w / h - ow / oh) < 0.05  # the aspect kept
+            assert int(image[:, h:].sum()) == 0 and int(image[:, :, w:].sum()) == 0
+            if len(target["boxes"]):
+                assert float(target["boxes"][:, 2].max()) <= w + 1e-3
+            seen.add(target["image_id"])
+    assert len(seen) == IMAGES
+    for images, boxes, labels, batch_idx, sizes in loader(coco, targets="flat",
+                                                          transform="resize(40,max_size=56)"):
+        assert sizes.shape == (len(images), 2) and sizes.dtype == np.int64
+        assert images.shape[1] == -(-int(sizes[:, 0].max()) // 32) * 32
+    # Instance masks are padded with their image (0 outside it).
+    for images, targets in feedrate.Loader(coco_polygons / "images",
+                                           annotations=coco_polygons / "instances.json",
+                                           masks=True, transform="resize(40,max_size=80)",
+                                           batch_size=4, arrays="numpy"):
+        for target in targets:
+            h, w = target["size"]
+            assert target["masks"].shape[1:] == images.shape[1:3]
+            assert target["masks"][:, h:].sum() == 0 and target["masks"][:, :, w:].sum() == 0
+            assert target["masks"].sum() > 0
+    # A flip alone is bounded by the sizes the json states; a shorter-side resize without
+    # max_size by nothing.
+    images, targets = next(iter(loader(coco, transform="hflip")))
+    assert [t["size"] for t in targets] == [t["orig_size"] for t in targets]
+    with pytest.raises(feedrate.Error, match="varies without a bound"):
+        loader(coco, transform="hflip,resize(40)")
+
+
+def test_instance_masks_count_against_the_memory_budget(coco_polygons):
+    import re
+
+    def needed(**extra):
+        with pytest.raises(feedrate.Error) as error:
+            feedrate.Loader(coco_polygons / "images", annotations=coco_polygons / "instances.json",
+                            transform="resize(512,512)", batch_size=4, memory_budget_mb=1,
+                            **extra)
+        return float(re.search(r"which needs about ([0-9.]+) MB", str(error.value)).group(1))
+
+    # 2 annotations an image on average (1 + k % 3 over 6 images), a 512 x 512 plane each.
+    assert needed(masks=True) - needed() == pytest.approx(4 * 2 * 512 * 512 / 1e6, abs=0.15)

@@ -192,3 +192,35 @@ def test_ray_blocks_name_a_column_per_field():
     assert list(columns) == ["image", "txt", "json", "cls2", "index"]
     assert list(columns["txt"]) == ["a", "b"] and columns["json"][1] == {"k": 2}
     assert columns["cls2"].dtype == np.int64 and columns["index"].tolist() == [0, 1]
+
+
+def test_feedrate_index_lists_image_text_shards_whole(shards, tmp_path):
+    """`feedrate index` on shards without .cls: index.json lists each archive whole (each .cls
+    with its text), and a loader with fields beside it delivers what the shards alone give; an
+    altered shard (a member added) is refused for the members it holds."""
+    import os
+    import shutil
+    import subprocess
+
+    cli = os.environ.get("FEEDRATE_CLI")
+    if not cli:
+        pytest.skip("FEEDRATE_CLI is not set (run through ctest)")
+    indexed = tmp_path / "indexed"
+    indexed.mkdir()
+    for shard in sorted(shards.glob("*.tar")):
+        shutil.copyfile(shard, indexed / shard.name)
+    subprocess.run([cli, "index", str(indexed)], check=True, stdout=subprocess.DEVNULL)
+    index = json.loads((indexed / "index.json").read_text())
+    assert index["version"] == 3 and index["samples"] == KEYS
+    listed = index["shards"][0]["tar"]
+    with tarfile.open(indexed / "00000.tar") as tar:
+        assert [entry[0] for entry in listed] == tar.getnames()
+        assert [(entry[1], entry[2]) for entry in listed] == [
+            (member.offset_data, member.size) for member in tar.getmembers()]
+    options = dict(batch_size=8, size=32, transform="eval", fields=("__key__", "txt", "json"),
+                   seed=3)
+    assert epoch(feedrate.Loader(indexed, **options)) == epoch(feedrate.Loader(shards, **options))
+    with tarfile.open(indexed / "00000.tar", "a") as tar:
+        add(tar, "extra.txt", b"x")
+    with pytest.raises(feedrate.Error, match="members where .*index.json lists"):
+        feedrate.Loader(indexed, **options)

@@ -1,6 +1,7 @@
 """feedrate.ray.read on a three-node local Ray cluster: the epoch a plain Loader delivers, each
 sample once, also split between two trainers and after a read task's worker is killed; bad
-options refused on the driver with the Loader's own errors; on_bad as in the Loader."""
+options refused on the driver with the Loader's own errors; on_bad as in the Loader; fields as
+columns beside the image."""
 
 import gc
 import hashlib
@@ -12,6 +13,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -350,3 +352,30 @@ def test_runs_share_the_drivers_collector_and_release_their_state(cluster, photo
     with pytest.raises(ValueError, match="its dataset was released"):
         feedrate.ray.report(names[0])
     assert feedrate.ray.report(names[1])["images"] == 203
+
+
+def test_fields_become_columns_beside_the_image(cluster, tmp_path):
+    """img2dataset-style shards (captions and metadata, no .cls) read by two tasks: each row
+    carries its caption and its parsed json in columns named by their extension, as a plain
+    Loader delivers them, each sample once."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+    from shard_writer import KEYS, write_image_text_shards
+
+    shards = write_image_text_shards(tmp_path / "shards")
+    options = dict(size=32, batch_size=8, num_workers=1, seed=5, fields=("txt", "json"))
+    loader = feedrate.Loader(shards, arrays="numpy", return_indices=True, **options)
+    expected = {}
+    for images, captions, metas, indices in loader:
+        for i, index in enumerate(indices):
+            expected[int(index)] = (captions[i], metas[i],
+                                    hashlib.sha1(images[i].tobytes()).hexdigest())
+    assert len(expected) == KEYS
+    dataset = feedrate.ray.read(shards, epoch=0, num_tasks=2, **options)
+    seen = {}
+    for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
+        assert "label" not in batch  # no cls field: no label column
+        for i, index in enumerate(batch["index"]):
+            assert int(index) not in seen
+            seen[int(index)] = (str(batch["txt"][i]), dict(batch["json"][i]),
+                                hashlib.sha1(np.asarray(batch["image"][i]).tobytes()).hexdigest())
+    assert seen == expected

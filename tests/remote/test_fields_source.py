@@ -56,6 +56,20 @@ def check_values(batches, count):
         assert metas == [meta(number_of(key)) for key in batch_keys]
 
 
+def test_indexed_shards_are_read_from_their_index_without_their_headers(endpoints):
+    """remote-data/fields-indexed (tests/remote/indexed_shards.py): `feedrate index`'s listing
+    beside shards whose tar headers are damaged. The loader takes every member from index.json,
+    so it reads no header and delivers the intact shards' batches; the shards themselves, read
+    locally, are refused for their headers."""
+    expected, _ = epochs(local(endpoints), count=2)
+    indexed = f"s3://{endpoints['bucket']}/{endpoints['prefix']}fields-indexed/"
+    remote, loader = epochs(indexed, count=2)
+    assert remote == expected
+    assert loader.report()["skipped"] == 0
+    with pytest.raises(feedrate.Error, match="checksum"):
+        feedrate.Loader(os.path.join(endpoints["data"], "fields-indexed"), fields=FIELDS)
+
+
 @pytest.mark.parametrize("shuffle", ["full", "blocks"])
 @pytest.mark.parametrize("name", SOURCES)
 def test_remote_shards_give_the_local_shards_batches(endpoints, name, shuffle):
@@ -96,3 +110,34 @@ def test_cache_dir_mirrors_the_samples_so_the_next_epochs_read_the_local_disk(
     report = loader.report()
     assert report["stages"]["store"]["requests"] == 0
     assert report["cache"]["misses"] == 0 and report["cache"]["hits"] == 2 * KEYS
+
+
+@pytest.mark.parametrize("scheme", ["s3", "https"])
+def test_a_manifest_of_urls_gives_the_local_manifests_batches(endpoints, tmp_path, scheme):
+    """A local JSON Lines manifest whose rows name the served folder's images by URL (s3://: one
+    listing of each folder; https://: a HEAD each) and carry a caption: the batches of the same
+    manifest naming the local files. A missing object follows on_missing."""
+    import json
+    folder = Path(endpoints["data"]) / "folder"
+    names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.jpg"))[:24]
+    base = (f"s3://{endpoints['bucket']}/{endpoints['prefix']}folder/" if scheme == "s3"
+            else endpoints["https"] + "/folder/")
+
+    def manifest(path, image_of):
+        path.write_text("".join(json.dumps({"image": image_of(name), "caption": f"c {k}"}) + "\n"
+                                for k, name in enumerate(names)))
+        return path
+
+    local_rows = manifest(tmp_path / "local.jsonl", lambda name: str(folder / name))
+    options = dict(count=2, fields=("caption", "__key__"))
+    expected, _ = epochs(local_rows, allow_paths_outside_root=True, **options)
+    url_rows = manifest(tmp_path / "urls.jsonl", lambda name: base + name)
+    remote, loader = epochs(url_rows, **options)
+    assert [b[:2] for b in remote] == [b[:2] for b in expected]  # images and captions
+    assert all(key.startswith(base) for b in remote for key in b[2])
+    assert loader.report()["stages"]["store"]["requests"] > 0
+    with url_rows.open("a") as f:
+        f.write(json.dumps({"image": base + "missing.jpg", "caption": "none"}) + "\n")
+    skipping = feedrate.Loader(url_rows, batch_size=8, size=32, fields=("caption",))
+    assert sum(len(images) for images, _ in skipping) == len(names)
+    assert "missing.jpg" in str(skipping.report()["skipped_samples"])

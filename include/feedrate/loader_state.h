@@ -27,7 +27,9 @@ struct FEEDRATE_API LoaderState {
   // 3: shuffle "blocks" deals its blocks to the ranks (blocks_world_size) and its first window
   // goes part by part (sampler.h). Version 2 is read for "full" and "none", whose order did not
   // change.
-  static constexpr int kFormatVersion = 3;
+  // 4: the stream position (stream_reads, stream_taken): under on_bad="skip" a batch takes the
+  // next samples of the epoch in place of the skipped ones. Versions 2 and 3 read as position 0.
+  static constexpr int kFormatVersion = 4;
   int version = kFormatVersion;
 
   // The dataset fingerprint: its sample count and a hash of its index (file names relative to
@@ -59,6 +61,14 @@ struct FEEDRATE_API LoaderState {
   // the epoch was dealt from its start.
   std::uint64_t dealt_from_sample = 0;
   std::uint64_t dealt_from_batch = 0;
+  // Under on_bad="skip", where the next batch begins in the epoch's stream of reads (each
+  // batch_size samples of this rank's deal; batches take the next good samples in place of
+  // skipped ones): `stream_reads` reads after the batches_received-th, of which `stream_taken`
+  // good samples went to earlier batches. Both 0 while nothing was skipped. A restore at
+  // another world size starts at the batches received (the few samples that made up for
+  // skipped ones may then repeat).
+  std::uint64_t stream_reads = 0;
+  std::uint64_t stream_taken = 0;
 
   std::string to_json() const;
   // Throws feedrate::Error naming the problem: not JSON, another format, an unsupported

@@ -108,6 +108,9 @@ struct LoaderOptions {
   // What each sample becomes; float layouts are normalised with transform.normalization.
   TransformSpec transform;
   OutputLayout layout = OutputLayout::kUint8NHWC;
+  // kSkip: a batch takes the next samples of the epoch in place of the skipped ones (at the
+  // epoch's end, with pad_shards, the epoch's first samples), so batches keep batch_size;
+  // batches whose size varies (DetectionSpec::varies) are shortened instead.
   BadInputPolicy on_bad = BadInputPolicy::kError;
   std::uint64_t max_pixels = 100'000'000;
   // A JPEG on which libjpeg warns (corrupt but decodable): kAccept decodes what it recovers,

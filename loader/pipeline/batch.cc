@@ -179,11 +179,7 @@ std::string_view Batch::field(std::size_t i, std::size_t f) const {
       std::count_if(specs.begin(), specs.begin() + static_cast<std::ptrdiff_t>(f),
                     [](const FieldSpec& spec) { return reads_member(spec.kind); }));
   const ByteSpan span = slot_->spans[i * (slot_->member_fields + 1) + 1 + member];
-  const char* base =
-      slot_->fields_in_values
-          ? slot_->field_values.data()
-          : reinterpret_cast<const char*>(slot_->encoded.data()) + slot_->encoded_offset[i];
-  return {base + span.at, span.size};
+  return {detail::field_base(*slot_, i) + span.at, span.size};
 }
 
 std::int64_t Batch::field_integer(std::size_t i, std::size_t f) const {

@@ -5,25 +5,9 @@
 #include <string>
 
 #include "feedrate/error.h"
+#include "loader/pipeline/sample_move.h"
 
 namespace feedrate {
-
-void BatchAssembler::move_sample(detail::Slot& slot, std::size_t from, std::size_t to) const {
-  const std::size_t bytes = slot.sample_bytes;
-  std::memmove(slot.images.data() + to * bytes, slot.images.data() + from * bytes, bytes);
-  slot.labels[to] = slot.labels[from];
-  slot.indices[to] = slot.indices[from];
-  // The fields stay where they were read; their spans follow the sample.
-  slot.encoded_offset[to] = slot.encoded_offset[from];
-  slot.encoded_size[to] = slot.encoded_size[from];
-  if (!slot.key_at.empty()) slot.key_at[to] = slot.key_at[from];
-  if (!slot.targets.empty()) slot.targets[to] = slot.targets[from];  // its boxes stay in place
-  if (!slot.spans.empty()) {
-    const std::size_t spans = slot.member_fields + 1;
-    std::copy_n(slot.spans.begin() + static_cast<std::ptrdiff_t>(from * spans), spans,
-                slot.spans.begin() + static_cast<std::ptrdiff_t>(to * spans));
-  }
-}
 
 bool BatchAssembler::assemble(detail::Slot& slot) const {
   const auto failed = [](const std::string& error) { return !error.empty(); };
@@ -54,6 +38,7 @@ bool BatchAssembler::assemble(detail::Slot& slot) const {
   slot.key_at.resize(std::min(slot.key_at.size(), kept));
   slot.targets.resize(std::min(slot.targets.size(), kept));
   slot.spans.resize(std::min(slot.spans.size(), kept * (slot.member_fields + 1)));
+  slot.fields_moved.resize(std::min(slot.fields_moved.size(), kept));
   return kept > 0;
 }
 

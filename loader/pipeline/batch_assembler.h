@@ -28,8 +28,6 @@ class BatchAssembler {
   bool assemble(detail::Slot& slot) const;
 
  private:
-  void move_sample(detail::Slot& slot, std::size_t from, std::size_t to) const;
-
   const Dataset& dataset_;
   const BadInputPolicy policy_;
 };

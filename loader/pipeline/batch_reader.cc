@@ -56,6 +56,7 @@ void BatchReader::place_targets(Slot& slot) const {
   slot.targets.clear();
   slot.phase = 0;
   const annotations::AnnotationTable* table = dataset_.annotations();
+  slot.has_targets = table != nullptr;
   if (table == nullptr) return;
   if (two_phase_ && slot.loaded.size() < slot.count) slot.loaded.resize(slot.count);
   // A mosaic gathers the boxes of its image and three partners of the batch: room for four
@@ -86,6 +87,16 @@ void BatchReader::place_targets(Slot& slot) const {
 }
 
 void BatchReader::read(Slot& slot) {
+  set_up(slot);
+  source_->read(slot);
+}
+
+void BatchReader::read_outside(Slot& slot) {
+  set_up(slot);
+  source_->read_outside(slot);
+}
+
+void BatchReader::set_up(Slot& slot) {
   const std::size_t n = slot.count;
   slot.labels.resize(n);
   slot.skipped.clear();
@@ -106,6 +117,7 @@ void BatchReader::read(Slot& slot) {
   slot.spans.clear();
   slot.fields_in_values = dataset_.holds_field_values();
   slot.field_values.clear();
+  slot.fields_moved.clear();
   if (slot.member_fields > 0) {
     for (std::size_t i = 0; i < n; ++i) {
       slot.spans.push_back(dataset_.image_span(slot.indices[i]));
@@ -119,6 +131,7 @@ void BatchReader::read(Slot& slot) {
   place_targets(slot);
   slot.keys.clear();
   slot.key_at.clear();
+  slot.has_keys = keys_;
   if (keys_) {
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t at = slot.keys.size();
@@ -127,7 +140,6 @@ void BatchReader::read(Slot& slot) {
           {static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(slot.keys.size() - at)});
     }
   }
-  source_->read(slot);
 }
 
 }  // namespace feedrate

@@ -41,6 +41,8 @@ class BatchReader {
   // per sample: no error, its size in the index, not from a cache, no read), then reads them: see
   // SampleSource::read.
   void read(detail::Slot& slot);
+  // As read(), for samples outside the epoch's reads (SampleSource::read_outside).
+  void read_outside(detail::Slot& slot);
   bool read_ahead(std::size_t blocks) { return source_->read_ahead(blocks); }
 
   std::uint64_t held_bytes_limit() const { return source_->held_bytes_limit(); }
@@ -50,6 +52,8 @@ class BatchReader {
   void attach(Report& report) const { source_->attach(report); }
 
  private:
+  // read()'s set-up of the slot.
+  void set_up(detail::Slot& slot);
   // A detection dataset's samples: each one's region of the slot's box arrays (Slot::targets).
   void place_targets(detail::Slot& slot) const;
 

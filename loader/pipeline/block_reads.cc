@@ -57,4 +57,29 @@ void BlockReads::read(Slot& slot) {
   if (cache_ != nullptr) cache_->count(0, slot.count);
 }
 
+void BlockReads::read_outside(Slot& slot) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < slot.count; ++i) total += slot.encoded_size[i];
+  reserve_encoded(slot, total);
+  slot.reads.clear();
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    const SampleRef& ref = dataset_.sample(slot.indices[i]);
+    slot.encoded_offset[i] = at;
+    io::ReadRequest request;
+    request.fd = shared_files_[ref.file].fd();
+    request.offset = ref.offset;
+    request.dest = std::span<std::byte>(slot.encoded.data() + at, ref.size);
+    slot.reads.push_back(request);
+    at += ref.size;
+  }
+  reader_->read(slot.reads);
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (slot.reads[i].error)
+      slot.errors[i] = read_failure(dataset_, slot.indices[i], slot.reads[i]);
+  }
+  slot.reads.clear();
+  if (cache_ != nullptr) cache_->count(0, slot.count);
+}
+
 }  // namespace feedrate

@@ -29,6 +29,8 @@ class BlockReads final : public SampleSource {
 
   void start_epoch(EpochReads epoch) override;
   void read(detail::Slot& slot) override;
+  // Each sample alone, from its shard (the blocks held stay for the epoch's reads).
+  void read_outside(detail::Slot& slot) override;
   // Reads the next `blocks` look-ahead blocks (BlockStore::plan_ahead). Read failures wait for
   // a batch that needs the block.
   bool read_ahead(std::size_t blocks) override;

@@ -20,9 +20,12 @@ void Copier::copy(detail::Slot& slot) {
   const auto assembled = telemetry_.clock().now();
   telemetry_.assembled(io::nanoseconds_between(start, assembled));
   trace_.span("assemble", start, assembled, number);
-  if (!deliver) return;
+  if (deliver) submit(slot);
+}
 
+void Copier::submit(detail::Slot& slot) {
   gpu::TraceRange range("copy");
+  const auto start = telemetry_.clock().now();
   try {
     transfer_.submit(slot.id, slot.images, slot.labels.data(), slot.indices.size(),
                      static_cast<std::size_t>(slot.height) * static_cast<std::size_t>(slot.width));
@@ -31,9 +34,8 @@ void Copier::copy(detail::Slot& slot) {
     return;
   }
   const auto end = telemetry_.clock().now();
-  telemetry_.copied(io::nanoseconds_between(assembled, end),
-                    slot.indices.size() * slot.sample_bytes);
-  trace_.span("copy", assembled, end, number);
+  telemetry_.copied(io::nanoseconds_between(start, end), slot.indices.size() * slot.sample_bytes);
+  trace_.span("copy", start, end, static_cast<std::int64_t>(slot.number));
 }
 
 }  // namespace feedrate

@@ -26,6 +26,9 @@ class Copier {
       : transfer_(transfer), assembler_(assembler), telemetry_(telemetry), trace_(trace) {}
 
   void copy(detail::Slot& slot);
+  // The submit alone, for a batch whose images changed after copy() (batch_filler.h); a
+  // failure goes to Slot::failure.
+  void submit(detail::Slot& slot);
 
  private:
   gpu::Transfer& transfer_;

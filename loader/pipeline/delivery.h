@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "feedrate/trace.h"
 #include "loader/pipeline/slot_ring.h"
@@ -30,9 +31,19 @@ class Delivery {
   // Calls `while_waiting` (may be empty) every few milliseconds while it waits; rethrows what
   // it throws, and the pipeline's failure (see SlotRing::take_front).
   detail::Slot* take(const std::function<void()>& while_waiting);
+  // The k-th batch in flight once it is ready, left in flight (SlotRing::peek), its wait
+  // charged as take()'s; nullptr when it cannot come (the consumer holds every other slot).
+  detail::Slot* peek(std::size_t k, const std::function<void()>& while_waiting);
 
  private:
   using Clock = io::Clock;
+
+  // One slice's wait: the slot, nullptr when the slice passed, nullopt when none can come.
+  using Attempt = std::optional<detail::Slot*>;
+  // Calls `attempt` until it gives a slot or says none can come (then returns nullptr),
+  // charging each slice's wait to the stall it names and running `while_waiting` between them.
+  detail::Slot* wait(const std::function<void()>& while_waiting,
+                     const std::function<Attempt(std::optional<detail::Stall>*)>& attempt);
 
   SlotRing& ring_;
   Telemetry& telemetry_;

@@ -42,6 +42,19 @@ void EpochPlan::begin(std::uint64_t epoch) {
   order_ = epoch_order(dataset_.size(), sampler, epoch, deal_.sample);
   if (!block_starts_.empty()) read_units_ = epoch_read_units(dataset_.size(), sampler, epoch);
   batches_ = batch_count(order_.size(), options_.batch_size, options_.drop_last);
+  // pad_shards: the epoch's start pads what skips leave short, as it pads the ranks' deals.
+  restored_wrap_.clear();
+  if (options_.pad_shards && deal_.sample > 0) {
+    restored_wrap_ = epoch_order(dataset_.size(), sampler, epoch, 0);
+  }
+  wrap_ = !options_.pad_shards ? std::span<const std::uint32_t>()
+          : deal_.sample > 0   ? std::span<const std::uint32_t>(restored_wrap_)
+                               : std::span<const std::uint32_t>(order_);
+}
+
+std::uint32_t EpochPlan::extra_sample(std::size_t k) const {
+  const std::size_t left = order_.size() - taken_samples();
+  return k < left ? order_[taken_samples() + k] : wrap_[k - left];
 }
 
 std::size_t EpochPlan::taken_samples() const {
@@ -61,7 +74,8 @@ std::optional<std::uint64_t> EpochPlan::restored_epoch() const {
   return resume_->epoch;
 }
 
-LoaderState EpochPlan::state(std::size_t taken) const {
+LoaderState EpochPlan::state(std::size_t taken, std::size_t stream_reads,
+                             std::size_t stream_taken) const {
   if (restored_) return *restored_;  // nothing has moved since
   LoaderState s;
   s.samples = dataset_.size();
@@ -84,6 +98,8 @@ LoaderState EpochPlan::state(std::size_t taken) const {
   s.dealt_from_sample = deal.sample;
   s.dealt_from_batch = deal.batch;
   s.batches_received = deal.batch + (begun_ ? taken : 0);
+  s.stream_reads = begun_ ? stream_reads : 0;
+  s.stream_taken = begun_ ? stream_taken : 0;
   return s;
 }
 
@@ -143,6 +159,12 @@ void EpochPlan::restore(const LoaderState& state, bool allow_dataset_change) {
                       consumed_through(samples, saved, state.dealt_from_sample,
                                        static_cast<std::size_t>(received) * options_.batch_size),
                       static_cast<std::size_t>(state.batches_received), state.blocks_world_size};
+  // The stream's reads begin where the saved run's did only in the same deal (see
+  // LoaderState::stream_reads).
+  if (state.world_size == options_.world_size && state.rank == options_.rank) {
+    resume_->stream_reads = static_cast<std::size_t>(state.stream_reads);
+    resume_->stream_taken = static_cast<std::size_t>(state.stream_taken);
+  }
   restored_ = state;
 }
 

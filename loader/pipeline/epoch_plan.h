@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,26 @@ class EpochPlan {
   // restored point deals them: what a remote source reads ahead into.
   std::vector<std::uint32_t> next_epoch_order() const;
   std::size_t first_batch() const { return deal_.batch; }
+  // Under on_bad="skip" (batch_filler.h): the read of batch_size samples of order() the deal
+  // begins with (0 but where a restored state says the stream was further on), and the good
+  // samples of it that earlier batches took.
+  std::size_t first_read() const { return deal_.stream_reads; }
+  std::size_t first_read_taken() const { return deal_.stream_taken; }
+  // What makes up for skipped samples at the deal's end: the samples of order() its batches
+  // leave (drop_last), then, with pad_shards, this rank's order of the epoch from its start,
+  // once (without pad_shards an epoch with skips may end with fewer batches).
+  std::size_t extra_samples() const { return order_.size() - taken_samples() + wrap_.size(); }
+  std::uint32_t extra_sample(std::size_t k) const;
+  // Whether extra sample k repeats one the epoch dealt before (its skip was counted then).
+  bool extra_repeats(std::size_t k) const { return k >= order_.size() - taken_samples(); }
   // The epoch a restored state waits to continue, if any.
   std::optional<std::uint64_t> restored_epoch() const;
 
-  // Where the consumer is after taking `taken` batches of the deal (0 before any begin()).
-  LoaderState state(std::size_t taken) const;
+  // Where the consumer is after taking `taken` batches of the deal (0 before any begin()),
+  // with the next batch beginning `stream_reads` reads after the taken-th of the deal, of which
+  // `stream_taken` good samples are used (batch_filler.h).
+  LoaderState state(std::size_t taken, std::size_t stream_reads = 0,
+                    std::size_t stream_taken = 0) const;
   // Throws feedrate::Error naming every difference, or a count beyond the epoch.
   void restore(const LoaderState& state, bool allow_dataset_change);
 
@@ -63,6 +79,7 @@ class EpochPlan {
     std::size_t sample = 0;
     std::size_t batch = 0;
     int blocks_world_size = 0;  // shuffle=blocks: the epoch's sequence's; 0: this world size
+    std::size_t stream_reads = 0, stream_taken = 0;  // first_read(), first_read_taken()
   };
 
   // For a deal whose sequence deals blocks to `blocks_world_size` ranks (0: world_size).
@@ -81,6 +98,10 @@ class EpochPlan {
   std::optional<DealStart> resume_;      // set by restore(), used by the next begin()
   std::optional<LoaderState> restored_;  // what restore() was given, until then
   std::vector<std::uint32_t> order_;
+  // This rank's order of the epoch from its start, where the deal began later (restored);
+  // else empty: order_ is that.
+  std::vector<std::uint32_t> restored_wrap_;
+  std::span<const std::uint32_t> wrap_;  // extra samples after the deal's own: the epoch's start
   std::vector<std::uint32_t> read_units_;
   std::size_t batches_ = 0;
 };

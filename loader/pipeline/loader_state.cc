@@ -39,6 +39,7 @@ json body(const LoaderState& s) {
       {"batches_received", s.batches_received},
       {"dealt_from", {{"sample", s.dealt_from_sample}, {"batch", s.dealt_from_batch}}}};
   if (s.version > 2) out["shuffle"]["world_size"] = s.blocks_world_size;
+  if (s.version > 3) out["stream"] = {{"reads", s.stream_reads}, {"taken", s.stream_taken}};
   return out;
 }
 
@@ -99,11 +100,10 @@ LoaderState LoaderState::from_json(std::string_view text) {
     throw Error("loader state: format is " + format.dump() + ", expected \"" + kFormat + "\"");
   }
   const std::uint64_t version = unsigned_field(in, "version");
-  if (version != kFormatVersion && version != kFormatVersion - 1) {
+  if (version < 2 || version > kFormatVersion) {
     throw Error("loader state: version " + std::to_string(version) +
-                " is not supported (this feedrate reads versions " +
-                std::to_string(kFormatVersion - 1) + " and " + std::to_string(kFormatVersion) +
-                ")");
+                " is not supported (this feedrate reads versions 2 to " +
+                std::to_string(kFormatVersion) + ")");
   }
   LoaderState s;
   s.version = static_cast<int>(version);
@@ -134,6 +134,12 @@ LoaderState LoaderState::from_json(std::string_view text) {
   if (!dealt.is_object()) throw Error("loader state: field 'dealt_from' must be an object");
   s.dealt_from_sample = unsigned_field(dealt, "sample", "dealt_from.");
   s.dealt_from_batch = unsigned_field(dealt, "batch", "dealt_from.");
+  if (s.version > 3) {
+    const json& stream = field(in, "stream", "");
+    if (!stream.is_object()) throw Error("loader state: field 'stream' must be an object");
+    s.stream_reads = unsigned_field(stream, "reads", "stream.");
+    s.stream_taken = unsigned_field(stream, "taken", "stream.");
+  }
 
   const json& checksum = field(in, "checksum", "");
   if (!checksum.is_string() || checksum.get<std::string>() != checksum_of(body(s).dump()) ||
@@ -151,6 +157,10 @@ LoaderState LoaderState::from_json(std::string_view text) {
                 std::to_string(s.world_size));
   }
   if (s.batch_size == 0) throw Error("loader state: batch_size is 0");
+  if (s.stream_taken >= s.batch_size) {
+    throw Error("loader state: stream.taken " + std::to_string(s.stream_taken) +
+                " is not below batch_size " + std::to_string(s.batch_size));
+  }
   if (s.dealt_from_sample > s.samples || s.dealt_from_batch > s.batches_received) {
     throw Error("loader state: dealt_from lies beyond the samples or batches received");
   }

@@ -12,6 +12,7 @@
 #include "loader/dataset/annotations/annotation_table.h"
 #include "loader/diagnosis/diagnose.h"
 #include "loader/host/system_info.h"
+#include "loader/pipeline/batch_filler.h"
 #include "loader/pipeline/detection_sizing.h"
 #include "loader/pipeline/memory_budget.h"
 #include "loader/pipeline/run_setting.h"
@@ -67,6 +68,7 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
                    const PackCacheHooks& cache_hooks, Clock& clock)
     : clock_(clock),
       options_(resolve(options)),
+      fills_(options_.on_bad == BadInputPolicy::kSkip && !options_.detection.varies()),
       dataset_(Dataset::open(options_.source, options_.allow_paths_outside_root,
                              options_.allow_empty_classes, SampleSpec::of(options_))),
       plan_(dataset_, options_),
@@ -152,6 +154,10 @@ std::size_t Pipeline::batches_per_epoch() const {
 void Pipeline::stop() {
   cancel_ = true;
   ring_->wake();
+  {
+    std::lock_guard lock(extra_mutex_);  // io_main checks cancel_ under it before it waits
+  }
+  extra_changed_.notify_all();
   if (io_thread_.joinable()) io_thread_.join();
   ring_->stop_all();
   cancel_ = false;
@@ -167,11 +173,19 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
                         [this] { return plan_.next_epoch_order(); }});
   next_number_ = 0;
   epoch_over_ = false;
+  first_read_ = fills_ ? plan_.first_read() : 0;
+  first_read_taken_ = fills_ ? plan_.first_read_taken() : 0;
+  reads_taken_ = first_read_ >= plan_.batches() ? first_read_ : 0;
+  stream_read_ = first_read_;
+  stream_taken_ = first_read_taken_;
+  extra_wanted_ = 0;
+  extra_closed_ = false;
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });
 }
 
 LoaderState Pipeline::state() const {
-  return plan_.state(next_number_);
+  if (!fills_) return plan_.state(next_number_);
+  return plan_.state(next_number_, stream_read_ - next_number_, stream_taken_);
 }
 
 void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
@@ -188,60 +202,105 @@ void Pipeline::io_main(std::uint64_t epoch) {
     cpu_counted = now;
   };
   try {
-    const std::vector<std::uint32_t>& order = plan_.order();
-    for (std::size_t number = 0; number < plan_.batches(); ++number) {
+    const std::size_t reads = plan_.batches();
+    const std::size_t first = first_read_ >= reads ? first_read_ : 0;
+    for (std::size_t number = first; number < reads; ++number) {
       count_cpu();
-      const auto wait_start = clock_.now();
-      Clock::duration reading_ahead{};
-      // shuffle=blocks: while every slot is taken, the next blocks (one read at a time, so
-      // that a slot freed meanwhile is taken soon after).
-      const auto read_ahead = [&] {
-        const auto start = clock_.now();
-        if (!reader_->read_ahead(1)) return false;
-        const auto end = clock_.now();
-        telemetry_->read(start, end, reader_->stats());
-        reading_ahead += end - start;
-        return true;
-      };
-      Slot* slot = ring_->acquire(cancel_, read_ahead);
-      if (slot == nullptr) return;
-      telemetry_->waited_for_slot(io::nanoseconds_between(wait_start + reading_ahead, clock_.now()),
-                                  slot->delayed_by);
-
-      const std::size_t first = number * options_.batch_size;
-      slot->epoch = epoch;
-      slot->number = plan_.first_batch() + number;
-      slot->count = std::min(options_.batch_size, order.size() - first);
-      slot->indices.assign(order.begin() + static_cast<std::ptrdiff_t>(first),
-                           order.begin() + static_cast<std::ptrdiff_t>(first + slot->count));
+      if (!read_batch(epoch, number)) return;
+    }
+    // Under on_bad="skip": the extra reads the consumer asks for, to make up for skipped samples.
+    for (std::size_t extra = std::max(first, reads) - reads; fills_; ++extra) {
       {
-        gpu::TraceRange range("read");
-        const auto start = clock_.now();
-        reader_->read(*slot);
-        const auto end = clock_.now();
-        telemetry_->read(start, end, reader_->stats());
-        if (trace_.enabled()) {
-          // The batch's reads are in flight together: each sample's span is the batch's window.
-          for (std::size_t i = 0; i < slot->count; ++i) {
-            trace_.span("read", start, end, slot->indices[i]);
-          }
-        }
+        std::unique_lock lock(extra_mutex_);
+        extra_changed_.wait(lock,
+                            [&] { return extra_wanted_ > extra || extra_closed_ || cancel_; });
+        if (extra_wanted_ <= extra || cancel_) break;
       }
-
-      if (options_.num_workers == 0 || cancel_) {
-        ring_->advance(*slot, Slot::State::kRead);
-      } else {
-        slot->pending = slot->count;
-        ring_->advance(*slot, Slot::State::kDecoding);
-        for (std::size_t i = 0; i < slot->count; ++i) {
-          arena_->enqueue([this, slot, i] { decode_task(slot, i); });
-        }
-      }
+      count_cpu();
+      if (!read_batch(epoch, reads + extra)) return;
     }
     count_cpu();
   } catch (...) {
     ring_->fail(std::current_exception());
   }
+}
+
+bool Pipeline::read_batch(std::uint64_t epoch, std::size_t read) {
+  const auto wait_start = clock_.now();
+  Clock::duration reading_ahead{};
+  // shuffle=blocks: while every slot is taken, the next blocks (one read at a time, so that a
+  // slot freed meanwhile is taken soon after).
+  const auto read_ahead = [&] {
+    const auto start = clock_.now();
+    if (!reader_->read_ahead(1)) return false;
+    const auto end = clock_.now();
+    telemetry_->read(start, end, reader_->stats());
+    reading_ahead += end - start;
+    return true;
+  };
+  Slot* slot = ring_->acquire(cancel_, read_ahead);
+  if (slot == nullptr) return false;
+  telemetry_->waited_for_slot(io::nanoseconds_between(wait_start + reading_ahead, clock_.now()),
+                              slot->delayed_by);
+
+  const std::size_t batch = options_.batch_size;
+  const bool extra = read >= plan_.batches();
+  slot->epoch = epoch;
+  slot->number = plan_.first_batch() + read;
+  slot->extra = extra;
+  slot->decoded = false;
+  slot->taken = read == first_read_ ? first_read_taken_ : 0;
+  if (extra) {
+    const std::size_t first = (read - plan_.batches()) * batch;
+    slot->count = std::min(batch, plan_.extra_samples() - first);
+    slot->indices.resize(slot->count);
+    slot->repeats_from = slot->count;
+    for (std::size_t i = 0; i < slot->count; ++i) {
+      slot->indices[i] = plan_.extra_sample(first + i);
+      if (plan_.extra_repeats(first + i)) slot->repeats_from = std::min(slot->repeats_from, i);
+    }
+  } else {
+    const std::vector<std::uint32_t>& order = plan_.order();
+    const std::size_t first = read * batch;
+    slot->count = std::min(batch, order.size() - first);
+    slot->indices.assign(order.begin() + static_cast<std::ptrdiff_t>(first),
+                         order.begin() + static_cast<std::ptrdiff_t>(first + slot->count));
+  }
+  {
+    gpu::TraceRange range("read");
+    const auto start = clock_.now();
+    if (extra) {
+      reader_->read_outside(*slot);
+    } else {
+      reader_->read(*slot);
+    }
+    const auto end = clock_.now();
+    telemetry_->read(start, end, reader_->stats());
+    if (trace_.enabled()) {
+      // The batch's reads are in flight together: each sample's span is the batch's window.
+      for (std::size_t i = 0; i < slot->count; ++i) {
+        trace_.span("read", start, end, slot->indices[i]);
+      }
+    }
+  }
+
+  if (read < first_read_) {
+    // A restored stream begins further on: this read only keeps the source in step.
+    slot->count = 0;
+    slot->indices.clear();
+    slot->skipped.clear();
+    slot->decoded = true;
+    ring_->advance(*slot, Slot::State::kReady);
+  } else if (options_.num_workers == 0 || cancel_) {
+    ring_->advance(*slot, Slot::State::kRead);
+  } else {
+    slot->pending = slot->count;
+    ring_->advance(*slot, Slot::State::kDecoding);
+    for (std::size_t i = 0; i < slot->count; ++i) {
+      arena_->enqueue([this, slot, i] { decode_task(slot, i); });
+    }
+  }
+  return true;
 }
 
 void Pipeline::decode_sample(Slot& slot, std::size_t i) {
@@ -306,7 +365,7 @@ std::optional<Batch> Pipeline::next(const std::function<void()>& while_waiting) 
 
 std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_waiting) {
   if (!started_) start_epoch(plan_.restored_epoch().value_or(0));
-  while (!epoch_over_ && next_number_ < plan_.batches()) {
+  while (!epoch_over_ && next_number_ < plan_.batches() && read_coming(reads_taken_)) {
     Slot* slot = nullptr;
     try {
       slot = delivery_->take(while_waiting);
@@ -319,32 +378,128 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
       stop();
       std::rethrow_exception(failure);
     }
-    ++next_number_;
+    ++reads_taken_;
     Batch batch(ring_, slot);  // returns the slot to the ring on every path below
-    if (options_.num_workers == 0) {
-      // Decoding on the consumer's thread keeps the consumer waiting: a CPU stall.
-      const auto start = clock_.now();
-      for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
-      if (decoder_->two_phase()) {
-        decoder_->begin_placement(*slot);
-        slot->phase = 1;
-        for (std::size_t i = 0; i < slot->count; ++i) decode_sample(*slot, i);
-      }
-      telemetry_->stalled(detail::Stall::kCpu, io::nanoseconds_between(start, clock_.now()));
-      copier_->copy(*slot);
-    }
+    decode_on_consumer(*slot);
     if (slot->failure) {
       epoch_over_ = true;
       const std::exception_ptr failure = slot->failure;
       stop();
       std::rethrow_exception(failure);
     }
+    if (fills_) {
+      forget_repeated_skips(*slot);
+      if (slot->taken >= slot->indices.size()) {
+        // Every good sample went to earlier batches: only its skips are left to count.
+        slot->indices.clear();
+        telemetry_->delivered(*slot);
+        continue;
+      }
+      const std::size_t first = next_number_ * options_.batch_size;
+      const std::size_t size = std::min(options_.batch_size, plan_.taken_samples() - first);
+      const FillResult filled =
+          fill_batch(*slot, size, [&](std::size_t k) { return following_read(k, while_waiting); });
+      stream_read_ = reads_taken_ + filled.next.read;
+      stream_taken_ = filled.next.taken;
+      if (filled.moved && slot->device.is_cuda()) copier_->submit(*slot);
+      if (slot->failure) {
+        epoch_over_ = true;
+        const std::exception_ptr failure = slot->failure;
+        stop();
+        std::rethrow_exception(failure);
+      }
+    }
+    slot->number = plan_.first_batch() + next_number_;
+    ++next_number_;
     telemetry_->delivered(*slot);
     if (slot->indices.empty()) continue;  // every sample skipped: nothing to hand over
     return batch;
   }
-  if (io_thread_.joinable()) io_thread_.join();
+  end_epoch(while_waiting);
   return std::nullopt;
+}
+
+bool Pipeline::read_coming(std::size_t read) {
+  if (read < plan_.batches()) return true;
+  if (!fills_) return false;
+  const std::size_t batch = options_.batch_size;
+  const std::size_t extra = read - plan_.batches();
+  if (extra >= (plan_.extra_samples() + batch - 1) / batch) return false;
+  {
+    std::lock_guard lock(extra_mutex_);
+    extra_wanted_ = std::max(extra_wanted_, extra + 1);
+  }
+  extra_changed_.notify_all();
+  return true;
+}
+
+Slot* Pipeline::following_read(std::size_t k, const std::function<void()>& while_waiting) {
+  if (!read_coming(reads_taken_ + k)) return nullptr;
+  Slot* slot = delivery_->peek(k, while_waiting);
+  if (slot == nullptr) return nullptr;
+  decode_on_consumer(*slot);
+  // A read that failed is not a source: the failure ends the epoch when its turn comes.
+  return slot->failure ? nullptr : slot;
+}
+
+void Pipeline::decode_on_consumer(Slot& slot) {
+  if (options_.num_workers != 0 || slot.decoded) return;
+  slot.decoded = true;
+  // Decoding on the consumer's thread keeps the consumer waiting: a CPU stall.
+  const auto start = clock_.now();
+  for (std::size_t i = 0; i < slot.count; ++i) decode_sample(slot, i);
+  if (decoder_->two_phase()) {
+    decoder_->begin_placement(slot);
+    slot.phase = 1;
+    for (std::size_t i = 0; i < slot.count; ++i) decode_sample(slot, i);
+  }
+  telemetry_->stalled(detail::Stall::kCpu, io::nanoseconds_between(start, clock_.now()));
+  copier_->copy(slot);
+}
+
+void Pipeline::forget_repeated_skips(Slot& slot) const {
+  if (!slot.extra || slot.repeats_from >= slot.count || slot.skipped.empty()) return;
+  // The read's samples from repeats_from on repeat the epoch's start: their skips were counted.
+  std::vector<std::uint32_t> repeated;
+  const std::size_t first =
+      (slot.number - plan_.first_batch() - plan_.batches()) * options_.batch_size;
+  for (std::size_t i = slot.repeats_from; i < slot.count; ++i) {
+    repeated.push_back(plan_.extra_sample(first + i));
+  }
+  std::sort(repeated.begin(), repeated.end());
+  std::erase_if(slot.skipped, [&](const SkippedSample& skipped) {
+    return std::binary_search(repeated.begin(), repeated.end(), skipped.index);
+  });
+}
+
+void Pipeline::end_epoch(const std::function<void()>& while_waiting) {
+  if (fills_) {
+    {
+      std::lock_guard lock(extra_mutex_);
+      extra_closed_ = true;
+    }
+    extra_changed_.notify_all();
+    // Reads that lent samples to the last batches are still in flight: count their skips.
+    while (ring_->in_flight() > 0) {
+      Slot* slot = delivery_->take(while_waiting);
+      const Batch rest(ring_, slot);
+      decode_on_consumer(*slot);
+      forget_repeated_skips(*slot);
+      slot->indices.clear();
+      telemetry_->delivered(*slot);
+    }
+  }
+  epoch_over_ = true;
+  if (fills_) {
+    // The deal is used up, though skips may have left it fewer batches (without pad_shards):
+    // a state taken now says so.
+    next_number_ = plan_.batches();
+    stream_read_ = next_number_;
+    stream_taken_ = 0;
+    stop();  // an extra read asked for last may not have begun
+  } else if (io_thread_.joinable()) {
+    io_thread_.join();
+  }
 }
 
 }  // namespace feedrate

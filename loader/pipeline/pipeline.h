@@ -20,8 +20,10 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -73,12 +75,29 @@ class Pipeline {
   void stop();
   std::optional<Batch> next_batch(const std::function<void()>& while_waiting);
   void io_main(std::uint64_t epoch);
+  // Reads the deal's `read`-th batch_size samples (beyond its batches: extra_sample()s) into a
+  // slot and starts its decodes; false when cancelled.
+  bool read_batch(std::uint64_t epoch, std::size_t read);
+  // Whether the deal's read `read` is or will be in flight: an extra one (under on_bad="skip")
+  // is asked of the I/O thread here; false once the stream is used up.
+  bool read_coming(std::size_t read);
+  // The k-th read after the consumer's batch, decoded; nullptr when none can be had.
+  detail::Slot* following_read(std::size_t k, const std::function<void()>& while_waiting);
+  // num_workers 0: decodes and assembles a read on the consumer's thread, once.
+  void decode_on_consumer(detail::Slot& slot);
+  // An extra read's skips of samples the epoch dealt before were counted then: drops them.
+  void forget_repeated_skips(detail::Slot& slot) const;
+  // After the epoch's last batch: counts the skips of the reads still in flight, ends the I/O.
+  void end_epoch(const std::function<void()>& while_waiting);
   void decode_task(detail::Slot* slot, std::size_t i);
   // Decodes sample i of the slot, then offers it to the pack cache.
   void decode_sample(detail::Slot& slot, std::size_t i);
 
   io::Clock& clock_;
   LoaderOptions options_;
+  // on_bad="skip" with batches of one size: a batch takes the next samples of the epoch in
+  // place of those it skipped (batch_filler.h).
+  const bool fills_;
   Dataset dataset_;
   EpochPlan plan_;
   TraceRecorder trace_;
@@ -97,10 +116,23 @@ class Pipeline {
   std::atomic<bool> cancel_{false};
   std::thread io_thread_;
 
+  // The extra reads the consumer asked the I/O thread for (read_coming), and whether the
+  // epoch is over (none will be).
+  std::mutex extra_mutex_;
+  std::condition_variable extra_changed_;
+  std::size_t extra_wanted_ = 0;
+  bool extra_closed_ = false;
+
   // Consumer-side epoch state.
   bool started_ = false;
   std::size_t next_number_ = 0;  // batches of the deal taken by the consumer
   bool epoch_over_ = false;
+  // The stream (fills_ only; else 0): the read the deal's reads begin with, and its good
+  // samples taken before (a restored state's); the reads the consumer took from the ring; where
+  // the next batch begins: a read of the deal, and its good samples used.
+  std::size_t first_read_ = 0, first_read_taken_ = 0;
+  std::size_t reads_taken_ = 0;
+  std::size_t stream_read_ = 0, stream_taken_ = 0;
 };
 
 }  // namespace feedrate

@@ -126,11 +126,37 @@ void RemoteReads::read_mirrored(Slot& slot) {
     }
   }
   slot.reads.clear();
-  if (again.empty()) return;
+  fetch_alone(slot, again);
+}
+
+void RemoteReads::read_outside(Slot& slot) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < slot.count; ++i) total += slot.encoded_size[i];
+  reserve_encoded(slot, total);
+  std::vector<std::size_t> samples(slot.count);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    samples[i] = i;
+    slot.encoded_offset[i] = at;
+    at += static_cast<std::size_t>(slot.encoded_size[i]);
+  }
+  fetch_alone(slot, samples);
+  for (std::size_t i = 0; i < slot.count; ++i) {
+    if (slot.errors[i].empty()) stats_.bytes += slot.encoded_size[i];
+  }
+  stats_.operations += slot.count;
+}
+
+void RemoteReads::fetch_alone(Slot& slot, const std::vector<std::size_t>& samples) {
+  if (samples.empty()) return;
   if (!refetch_)
     refetch_ = std::make_unique<io::RangeFetcher>(read_ahead_->settings().s3,
                                                   read_ahead_->settings().fetch);
-  for (const std::size_t i : again) {
+  const auto dest = [&](std::size_t i) {
+    return std::span<std::byte>(slot.encoded.data() + slot.encoded_offset[i],
+                                static_cast<std::size_t>(slot.encoded_size[i]));
+  };
+  for (const std::size_t i : samples) {
     const SampleRef& ref = dataset_.sample(slot.indices[i]);
     io::FetchRequest request;
     request.url = dataset_.files()[ref.file].string();
@@ -146,7 +172,7 @@ void RemoteReads::read_mirrored(Slot& slot) {
     const std::size_t i = result.tag;
     if (result.error) {
       slot.errors[i] = dataset_.describe(slot.indices[i]) + ": " + result.message;
-    } else {
+    } else if (mirror_ != nullptr) {
       mirror_->store(slot.indices[i], dest(i));
     }
   }

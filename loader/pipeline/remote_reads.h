@@ -32,6 +32,8 @@ class RemoteReads final : public SampleSource {
 
   void start_epoch(EpochReads epoch) override;
   void read(detail::Slot& slot) override;
+  // Each sample by a ranged GET of its own (the read-ahead keeps to the epoch's order).
+  void read_outside(detail::Slot& slot) override;
   // The samples delivered from the store and the local-disk cache, with the store's time to
   // first byte as the latency and its requests in flight.
   const io::ReadStats& stats() const override { return stats_; }
@@ -46,6 +48,9 @@ class RemoteReads final : public SampleSource {
   // Reads the samples the local-disk cache holds, checks them, and fetches again from the store
   // only those that read badly.
   void read_mirrored(detail::Slot& slot);
+  // Fetches the slot's `samples` (positions) from the store, each by a request of its own, into
+  // their places in slot.encoded; stores them in the local-disk cache when there is one.
+  void fetch_alone(detail::Slot& slot, const std::vector<std::size_t>& samples);
 
   const Dataset& dataset_;
   std::unique_ptr<io::Reader> reader_;
@@ -56,7 +61,7 @@ class RemoteReads final : public SampleSource {
   // one epoch, a benchmark or an evaluation pass, would fetch samples it never delivers,
   // sharing the cores with its last batches' decodes).
   bool began_an_epoch_ = false;
-  std::unique_ptr<io::RangeFetcher> refetch_;  // samples whose cached copy read badly
+  std::unique_ptr<io::RangeFetcher> refetch_;  // samples fetched alone (fetch_alone)
   io::ReadStats stats_;
   const std::string fallback_reason_;
 };

@@ -4,6 +4,10 @@
 
 namespace feedrate {
 
+void SampleSource::read_outside(detail::Slot& slot) {
+  read(slot);
+}
+
 bool SampleSource::read_ahead(std::size_t) {
   return false;
 }

@@ -15,7 +15,8 @@
 // file (and tar member), the offset and the reason. Per-sample failures are data; a failure of
 // the source itself (libcurl cannot start, say) throws feedrate::Error.
 //
-// Thread-safety: one thread (the I/O thread) calls start_epoch(), read() and read_ahead();
+// Thread-safety: one thread (the I/O thread) calls start_epoch(), read(), read_outside() and
+// read_ahead();
 // stats() is that thread's too; backend_name(), fallback_reason() are fixed after construction;
 // attach() may be called from any thread.
 #pragma once
@@ -53,6 +54,10 @@ class SampleSource {
   // Fills the set-up slot's samples (the contract above). Returns when every read has finished
   // or failed.
   virtual void read(detail::Slot& slot) = 0;
+  // Fills a slot whose samples lie outside the epoch's reads (an epoch's end made up for
+  // skipped samples: batch_filler.h), under read()'s contract, without disturbing the epoch's
+  // reads. read() by default: a source whose reads follow no plan.
+  virtual void read_outside(detail::Slot& slot);
   // Reads ahead of the batches while every slot is taken (block reads: the next `blocks`
   // look-ahead blocks); returns whether it read anything. Nothing by default.
   virtual bool read_ahead(std::size_t blocks);

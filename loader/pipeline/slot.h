@@ -94,6 +94,14 @@ struct Slot {
   std::uint64_t epoch = 0;
   std::size_t number = 0;  // batch position in the epoch
   std::size_t count = 0;   // samples in this batch (before skips)
+  // Under on_bad="skip" a slot is a read of the epoch's stream of samples (batch_filler.h):
+  // `taken` of its good samples went to earlier batches; `extra`: a read beyond the epoch's
+  // batches that makes up for skipped samples, whose first `repeats_from` samples were not
+  // read before in the epoch (the rest repeat its start: their skips are not counted again).
+  std::size_t taken = 0;
+  bool extra = false;
+  std::size_t repeats_from = 0;
+  bool decoded = false;  // num_workers 0: the consumer decoded it (as a batch's source)
 
   // Staging: the batch's samples, sample_bytes apart, as the decoders wrote them. Its capacity
   // is batch_size samples of size x size; a batch's images are height x width, which is
@@ -120,12 +128,17 @@ struct Slot {
   // batch is read, since they are in no sample's bytes, and owned by the slot like its keys.
   bool fields_in_values = false;
   std::string field_values;
-  // __key__, when asked: the samples' keys back to back, and where each one lies.
+  // Per sample (empty: none), 1 where its member fields lie in `field_values` although the
+  // slot's others are in `encoded`: a sample copied in from another slot (sample_move.h).
+  std::vector<std::uint8_t> fields_moved;
+  // __key__, when asked (has_keys): the samples' keys back to back, and where each one lies.
+  bool has_keys = false;
   std::string keys;
   std::vector<ByteSpan> key_at;
   // Detection datasets (Dataset::annotations()): per sample its targets' place, and the
   // batch's boxes (4 floats each, the delivered image's pixels), labels and flags (AnnotationFlag)
   // in those regions; empty otherwise.
+  bool has_targets = false;
   std::vector<TargetPlace> targets;
   std::vector<float> boxes;
   std::vector<std::int64_t> box_labels;
@@ -156,5 +169,14 @@ struct Slot {
   std::atomic<std::size_t> pending{0};  // decode tasks not finished
   Stall delayed_by = Stall::kIo;        // while reading: what delayed the start of its reads
 };
+
+// Where sample i's member field spans point: into `field_values` (a manifest's, or a sample
+// copied in from another slot) or into the sample's own bytes in `encoded`.
+inline const char* field_base(const Slot& slot, std::size_t i) {
+  if (slot.fields_in_values || (i < slot.fields_moved.size() && slot.fields_moved[i] != 0)) {
+    return slot.field_values.data();
+  }
+  return reinterpret_cast<const char*>(slot.encoded.data()) + slot.encoded_offset[i];
+}
 
 }  // namespace feedrate::detail

@@ -94,45 +94,63 @@ void SlotRing::fail(std::exception_ptr failure) {
   changed_.notify_all();
 }
 
-Stall SlotRing::front_stall() const {
-  if (in_flight_.empty()) return acquire_waiting_.load();
-  const Slot& front = *in_flight_.front();
-  switch (front.state) {
+Stall SlotRing::stall_of(std::size_t k) const {
+  if (in_flight_.size() <= k) return acquire_waiting_.load();
+  const Slot& slot = *in_flight_[k];
+  switch (slot.state) {
     case State::kDecoding:
       return Stall::kCpu;
     case State::kCopying:
       return Stall::kH2d;
     default:
-      return front.delayed_by;  // reading: kIo, unless its start waited for a slot or a copy
+      return slot.delayed_by;  // reading: kIo, unless its start waited for a slot or a copy
   }
+}
+
+detail::Slot* SlotRing::wait_for(std::size_t k, std::chrono::microseconds slice,
+                                 std::optional<Stall>* waited_on, bool* blocked,
+                                 std::unique_lock<std::mutex>& lock) {
+  const auto ready = [&] {
+    if (release_failure_ || failure_) return true;
+    if (in_flight_.size() <= k) return false;
+    const State state = in_flight_[k]->state;
+    return state == State::kReady || state == State::kRead;
+  };
+  waited_on->reset();
+  if (!ready()) {
+    *waited_on = stall_of(k);
+    // No slot can come: the consumer holds every one that is not in flight before it.
+    if (in_flight_.size() <= k && free_.empty() && returning_.empty()) {
+      if (blocked == nullptr) {
+        throw Error("the consumer holds all " + std::to_string(slots_.size()) +
+                    " batch slots (prefetch_batches): destroy a Batch before asking for the "
+                    "next one, or raise prefetch_batches");
+      }
+      *blocked = true;
+      return nullptr;
+    }
+    changed_.wait_for(lock, slice, ready);
+  }
+  if (release_failure_) std::rethrow_exception(std::exchange(release_failure_, nullptr));
+  if (failure_) std::rethrow_exception(failure_);
+  return ready() ? in_flight_[k] : nullptr;
 }
 
 detail::Slot* SlotRing::take_front(std::chrono::microseconds slice,
                                    std::optional<Stall>* waited_on) {
   std::unique_lock lock(mutex_);
-  const auto deliverable = [&] {
-    if (release_failure_ || failure_) return true;
-    if (in_flight_.empty()) return false;
-    const State state = in_flight_.front()->state;
-    return state == State::kReady || state == State::kRead;
-  };
-  waited_on->reset();
-  if (!deliverable()) {
-    *waited_on = front_stall();
-    if (in_flight_.empty() && free_.empty() && returning_.empty()) {
-      throw Error("the consumer holds all " + std::to_string(slots_.size()) +
-                  " batch slots (prefetch_batches): destroy a Batch before asking for the "
-                  "next one, or raise prefetch_batches");
-    }
-    changed_.wait_for(lock, slice, deliverable);
-  }
-  if (release_failure_) std::rethrow_exception(std::exchange(release_failure_, nullptr));
-  if (failure_) std::rethrow_exception(failure_);
-  if (!deliverable()) return nullptr;
-  Slot* slot = in_flight_.front();
+  Slot* slot = wait_for(0, slice, waited_on, nullptr, lock);
+  if (slot == nullptr) return nullptr;
   in_flight_.pop_front();
   slot->state = State::kHeld;
   return slot;
+}
+
+detail::Slot* SlotRing::peek(std::size_t k, std::chrono::microseconds slice,
+                             std::optional<Stall>* waited_on, bool* blocked) {
+  std::unique_lock lock(mutex_);
+  *blocked = false;
+  return wait_for(k, slice, waited_on, blocked, lock);
 }
 
 std::size_t SlotRing::in_flight() const {

@@ -63,6 +63,13 @@ class SlotRing final : public detail::SlotOwner {
   // `waited_on` receives what that batch was waiting on when the wait began. Rethrows a
   // failure, and throws Error when the consumer holds every slot.
   Slot* take_front(std::chrono::microseconds slice, std::optional<detail::Stall>* waited_on);
+  // Consumer: as take_front() for the k-th batch in flight (0: the oldest), which it returns
+  // without handing it over: it stays in flight, and the consumer may read it and change its
+  // `taken` (batch_filler.h), since no other thread touches a kReady slot. Instead of throwing
+  // when no slot can come (the consumer holds every one that is not in flight before it), sets
+  // *blocked and returns nullptr.
+  Slot* peek(std::size_t k, std::chrono::microseconds slice,
+             std::optional<detail::Stall>* waited_on, bool* blocked);
   std::size_t in_flight() const;
   // Whether fail() was called since the last stop_all().
   bool failed() const;
@@ -83,7 +90,13 @@ class SlotRing final : public detail::SlotOwner {
  private:
   // Moves returning slots whose staging no copy reads any more to the free list (lock held).
   void reclaim();
-  detail::Stall front_stall() const;
+  // What the k-th batch in flight is waiting on (lock held).
+  detail::Stall stall_of(std::size_t k) const;
+  // take_front() and peek(): waits up to `slice` for the k-th batch in flight to be ready
+  // (lock held); `blocked` null: throws when no slot can come.
+  Slot* wait_for(std::size_t k, std::chrono::microseconds slice,
+                 std::optional<detail::Stall>* waited_on, bool* blocked,
+                 std::unique_lock<std::mutex>& lock);
 
   std::unique_ptr<gpu::Transfer> transfer_;
   std::vector<std::unique_ptr<Slot>> slots_;

@@ -95,6 +95,7 @@ class FaultTest : public ::testing::Test {
     o.num_workers = 2;
     o.transform.size = 24;
     o.on_bad = policy;
+    o.pad_shards = false;  // under skip, each good sample once (nothing pads the skips)
     o.rank = 0;
     o.world_size = 1;
     return o;
@@ -189,9 +190,13 @@ TEST(TarFault, AShardTruncatedAfterIndexingLosesOnlyTheMembersPastTheEnd) {
     o.shuffle = mode;
     o.transform.size = 24;
     o.on_bad = BadInputPolicy::kSkip;
+    o.pad_shards = false;
     o.rank = 0;
     o.world_size = 1;
     Loader loader(o);  // indexed before the damage
+    LoaderOptions padding = o;
+    padding.pad_shards = true;
+    Loader padded(padding);
     const fs::path shard = loader.dataset().files().front();
     // Cut inside the 9th member: members 0..7 are whole, 8..11 are not.
     const SampleRef& ninth = loader.dataset().sample(8);
@@ -205,6 +210,16 @@ TEST(TarFault, AShardTruncatedAfterIndexingLosesOnlyTheMembersPastTheEnd) {
       EXPECT_NE(s.where.find(".tar:img_"), std::string::npos) << s.where;
       EXPECT_NE(s.reason.find("unexpected end of file"), std::string::npos) << s.reason;
     }
+    // pad_shards: the epoch's start, read again outside the epoch's reads (in blocks: member
+    // by member), fills the four places; its broken members are not counted twice.
+    std::optional<Batch> full = padded.next();
+    ASSERT_TRUE(full.has_value());
+    EXPECT_EQ(full->size(), 12u);
+    const std::set<std::uint32_t> distinct(full->indices().begin(), full->indices().end());
+    EXPECT_EQ(distinct.size(), 8u);
+    for (const std::uint32_t index : distinct) EXPECT_LT(index, 8u);
+    EXPECT_FALSE(padded.next().has_value());
+    EXPECT_EQ(padded.stats().skipped, 4u);
   }
 }
 

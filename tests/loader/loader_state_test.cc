@@ -143,7 +143,7 @@ TEST(LoaderStateJson, WrongFormatVersionAndTypesSayWhat) {
   };
   EXPECT_NE(message("[1,2]").find("expected a JSON object"), std::string::npos);
   EXPECT_NE(message(R"({"format":"other"})").find("format is \"other\""), std::string::npos);
-  EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":4})").find("version 4"),
+  EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":5})").find("version 5"),
             std::string::npos);
   // Version 1 (shuffle a bool) is refused: its order would not be this version's.
   EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":1})").find("version 1"),
@@ -151,6 +151,8 @@ TEST(LoaderStateJson, WrongFormatVersionAndTypesSayWhat) {
   EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":2})").find("missing field"),
             std::string::npos);
   EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":3})").find("missing field"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"format":"feedrate.loader_state","version":4})").find("missing field"),
             std::string::npos);
   // Version 2 is read, and written back as it was, where the order did not change; a blocks
   // state of version 2 is refused (its first window's order changed in version 3).

@@ -343,6 +343,7 @@ TEST_F(RemoteSource, AnObjectThatKeepsFailingIsSkippedNamingItNothingElseIsLost)
   add_faults(R"({"match": "img_000004.jpg", "fault": "status", "status": 500, "always": true})");
   LoaderOptions options = options_for(e().bucket_url() + "folder/");
   options.on_bad = BadInputPolicy::kSkip;
+  options.pad_shards = false;  // the skipped place is taken by the next sample, none repeats
   const Epochs remote = run(options);
   ASSERT_EQ(remote.reasons.size(), 2u);  // once an epoch
   for (const std::string& reason : remote.reasons) {
@@ -352,6 +353,12 @@ TEST_F(RemoteSource, AnObjectThatKeepsFailingIsSkippedNamingItNothingElseIsLost)
   std::size_t delivered = 0;
   for (const auto& labels : remote.labels) delivered += labels.size();
   EXPECT_EQ(delivered + remote.reasons.size(), 2 * 48u);
+  // With pad_shards the epoch's first sample, fetched again alone, takes the last place.
+  options.pad_shards = true;
+  const Epochs padded = run(options);
+  delivered = 0;
+  for (const auto& labels : padded.labels) delivered += labels.size();
+  EXPECT_EQ(delivered, 2 * 48u);
 }
 
 TEST_F(RemoteSource, TheReportCarriesTheStoresFigures) {

@@ -22,6 +22,14 @@ def test_skip_policy_lists_the_file_in_the_report(broken_folder):
     root, bad = broken_folder
     loader = feedrate.Loader(root, **small(batch_size=2, on_bad="skip", return_indices=True))
     _, _, indices = epoch(loader)
+    # The skipped sample's place is taken: 4 full batches, one of the 7 good samples twice
+    # (pad_shards), and with pad_shards=False each once.
+    assert [len(i) for i in indices] == [2, 2, 2, 2]
+    assert len(set(np.concatenate(indices).tolist())) == 7
+    once = feedrate.Loader(root, **small(batch_size=2, on_bad="skip", return_indices=True,
+                                         pad_shards=False))
+    _, _, indices = epoch(once)
+    assert sorted(np.concatenate(indices).tolist()) == sorted(set(np.concatenate(indices).tolist()))
     assert len(np.concatenate(indices)) == 7
     report = loader.report()
     assert report["skipped"] == 1

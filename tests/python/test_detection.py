@@ -439,10 +439,27 @@ def test_a_broken_image_is_skipped_and_never_a_mosaic_partner(coco, tmp_path, tr
                                  batch_size=4, arrays="numpy"):
             pass
     loader = feedrate.Loader(images, annotations=coco / "instances.json", transform=transform,
-                             batch_size=4, arrays="numpy", on_bad="skip")
+                             batch_size=4, arrays="numpy", on_bad="skip", pad_shards=False)
     ids = [t["image_id"] for _, targets in loader for t in targets]
     assert sorted(ids) == [100 + k for k in range(IMAGES) if k != 4]
     assert "img_4.jpg" in str(loader.report()["skipped_samples"])
+    # With pad_shards the skipped place is taken by another image, its targets with it: every
+    # batch keeps its size, and an image delivered twice (the epoch's first, again) comes with
+    # the same boxes each time where its transform is its own (SSD's; a mosaic's partners are
+    # its batch's).
+    padded = feedrate.Loader(images, annotations=coco / "instances.json", transform=transform,
+                             batch_size=4, arrays="numpy", on_bad="skip")
+    seen = {}
+    sizes = []
+    for images_, targets in padded:
+        sizes.append(len(targets))
+        assert len(images_) == len(targets)
+        for t in targets:
+            if t["image_id"] in seen and transform.startswith("ssd"):
+                np.testing.assert_array_equal(seen[t["image_id"]]["boxes"], t["boxes"])
+                np.testing.assert_array_equal(seen[t["image_id"]]["labels"], t["labels"])
+            seen[t["image_id"]] = t
+    assert sum(sizes) == IMAGES and sorted(seen) == [100 + k for k in range(IMAGES) if k != 4]
 
 
 def test_sizes_that_vary_are_padded_to_the_batchs_largest(coco, coco_polygons):

@@ -134,11 +134,29 @@ def faulty(tmp_path_factory):
 
 def test_each_fault_is_named_and_every_other_key_delivered(faulty):
     root, faults = faulty
+    good = [f"{k:04d}" for k in range(16) if f"{k:04d}" not in faults]
+    # pad_shards=False: every good key once; the bad ones' places are taken by the next keys,
+    # so the batches stay full until the epoch's samples run out.
     loader = feedrate.Loader(root, batch_size=4, size=32, transform="eval", on_bad="skip",
-                             fields=("__key__", "txt", "json"))
-    rows = epoch(loader)
-    delivered = sorted(key for key, _, _ in rows)
-    assert delivered == [f"{k:04d}" for k in range(16) if f"{k:04d}" not in faults]
+                             fields=("__key__", "txt", "json"), pad_shards=False)
+    sizes = []
+    rows = []
+    for images, keys, texts, values in loader:
+        assert len(images) == len(keys) == len(texts) == len(values)
+        sizes.append(len(keys))
+        rows.extend(zip(keys, texts, values))
+    assert sizes == [4, 4, 2]
+    assert sorted(key for key, _, _ in rows) == good
+    for key, text, value in rows:
+        assert text == caption(int(key)) and value == meta(int(key))
+    # pad_shards (the default): the batches of the epoch without skips (the index's 14
+    # samples), the last places taken by the epoch's first good keys again.
+    padded = feedrate.Loader(root, batch_size=4, size=32, transform="eval", on_bad="skip",
+                             fields=("__key__", "txt", "json"), seed=5)
+    sizes = [len(keys) for _, keys, _, _ in padded]
+    assert sizes == [4, 4, 4, 2]
+    rows = epoch(padded)
+    assert sorted(set(key for key, _, _ in rows)) == good and len(rows) == 14
     for key, text, value in rows:
         assert text == caption(int(key)) and value == meta(int(key))
     report = loader.report()

@@ -74,8 +74,10 @@ class Loader(_C.Loader):
     ("rrc(176),hflip,ta_wide,normalize,erase(0.1)", docs/augmentations.md)|a torchvision
     Compose of supported operations, size=224, resize=size*256/224, scale=(0.08, 1),
     ratio=(3/4, 4/3), flip_probability=0.5, dtype="uint8" (NHWC) | "float32" | "float16" (NCHW,
-    normalised with mean/std), mean, std, device="cpu"|"cuda"|"cuda:N", on_bad="error"|"skip",
-    prefetch_batches=3, memory_budget_mb, io_queue_depth, force_pread, direct_io, throttle,
+    normalised with mean/std), mean, std, device="cpu"|"cuda"|"cuda:N", on_bad="error"|"skip"
+    (skip: a bad sample is listed in report()["skipped_samples"] and the batch takes the next
+    samples of the epoch in its place, so batches keep batch_size; at the epoch's end, with
+    pad_shards, the epoch's first samples), prefetch_batches=3, memory_budget_mb, io_queue_depth, force_pread, direct_io, throttle,
     tar_chunk_bytes, max_pixels, training_images_per_s, allow_paths_outside_root,
     allow_empty_classes, arrays="auto"|"torch"|"numpy", progress=False, return_indices=False.
     cache_dir=PATH, cache_gb=0: the pack cache (later epochs read restart-marked copies of the

@@ -1,6 +1,7 @@
 #include "decode/detection_mosaic.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -116,6 +117,54 @@ void write_canvas(const cv2::WarpSource& source, std::uint8_t* out) {
           bytes);
     }
   }
+}
+
+namespace {
+
+// Copies the part of `plane` (the tile's image's, t.width wide) that tile `t` shows into
+// `canvas` (the source's width wide).
+void copy_tile(const cv2::WarpSource::Tile& t, const std::uint8_t* plane, int canvas_width,
+               std::uint8_t* canvas) {
+  if (t.x0 >= t.x1 || t.y0 >= t.y1) return;
+  const auto bytes = static_cast<std::size_t>(t.x1 - t.x0);
+  for (int y = t.y0; y < t.y1; ++y) {
+    std::memcpy(canvas + static_cast<std::size_t>(y) * canvas_width + t.x0,
+                plane + static_cast<std::size_t>(y - t.pad_y) * t.width + (t.x0 - t.pad_x), bytes);
+  }
+}
+
+}  // namespace
+
+int mosaic_masks(const cv2::WarpSource& source, std::span<const MosaicImage, 4> images,
+                 std::span<const std::uint32_t> kept, bool semantic,
+                 std::vector<std::uint8_t>& planes) {
+  const std::size_t plane = static_cast<std::size_t>(source.width) * source.height;
+  std::array<std::uint32_t, 5> first{};  // each image's first box in the concatenation
+  for (int i = 0; i < 4; ++i) {
+    const MosaicImage& image = images[i];
+    const std::size_t pixels = static_cast<std::size_t>(image.width) * image.height;
+    const std::size_t boxes = image.boxes.size() / 4;
+    if (image.masks.size() != pixels * (semantic ? 1 : boxes)) {
+      throw std::invalid_argument("mosaic_masks: an image's mask planes do not agree with it");
+    }
+    first[i + 1] = first[i] + static_cast<std::uint32_t>(boxes);
+  }
+  if (semantic) {
+    planes.assign(plane, 255);
+    for (int i = 0; i < 4; ++i) {
+      copy_tile(source.tiles[i], images[i].masks.data(), source.width, planes.data());
+    }
+    return 1;
+  }
+  planes.assign(plane * kept.size(), 0);
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    int i = 0;
+    while (kept[k] >= first[i + 1]) ++i;
+    const std::size_t pixels = static_cast<std::size_t>(images[i].width) * images[i].height;
+    copy_tile(source.tiles[i], images[i].masks.data() + (kept[k] - first[i]) * pixels, source.width,
+              planes.data() + k * plane);
+  }
+  return static_cast<int>(kept.size());
 }
 
 }  // namespace feedrate::decode

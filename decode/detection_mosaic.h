@@ -19,12 +19,14 @@
 
 namespace feedrate::decode {
 
-// An image already loaded by load_image (packed RGB, width x height) and its boxes, XYXY in
-// its pixels (4 floats a box). Views: the caller owns the memory.
+// An image already loaded by load_image (packed RGB, width x height), its boxes, XYXY in its
+// pixels (4 floats a box), and its mask planes at its size (empty: none; instance masks: one a
+// box, in the boxes' order; a semantic map: one). Views: the caller owns the memory.
 struct MosaicImage {
   std::span<const std::uint8_t> pixels;
   int width = 0, height = 0;
   std::span<const float> boxes;
+  std::span<const std::uint8_t> masks;
 };
 
 // BaseDataset.load_image(rect_mode=True) of `rgb` (packed RGB, width x height) for imgsz
@@ -55,5 +57,15 @@ void mosaic_boxes(const cv2::WarpSource& source, std::span<const MosaicImage, 4>
 
 // Writes the canvas of `source` (packed RGB, fill 114 outside the tiles) to `out`.
 void write_canvas(const cv2::WarpSource& source, std::uint8_t* out);
+
+// The images' mask planes on the canvas of `source`, into `planes` (each source.width x
+// source.height): for instance masks one plane a box of `kept` (indices in the concatenation of
+// the images' boxes, as mosaic_boxes gives them) with its image's plane on its tile and 0
+// elsewhere; for semantic maps one plane of the four maps on their tiles and 255 elsewhere.
+// Returns the planes' count. Throws std::invalid_argument for masks whose size disagrees with
+// their image and boxes.
+int mosaic_masks(const cv2::WarpSource& source, std::span<const MosaicImage, 4> images,
+                 std::span<const std::uint32_t> kept, bool semantic,
+                 std::vector<std::uint8_t>& planes);
 
 }  // namespace feedrate::decode

@@ -284,9 +284,7 @@ DetectionResult DetectionTransformer::run_mosaic(const DetectionSpec& spec,
         "detection transform: run_mosaic needs a spec that starts with "
         "mosaic");
   }
-  if (targets.planes != 0 || !targets.masks.empty()) {
-    throw std::invalid_argument("detection transform: a mosaic moves no masks");
-  }
+  bool with_masks = false;
   for (const MosaicImage& image : images) {
     if (image.width < 1 || image.height < 1 ||
         image.pixels.size() < static_cast<std::size_t>(image.width) * image.height * 3 ||
@@ -294,6 +292,7 @@ DetectionResult DetectionTransformer::run_mosaic(const DetectionSpec& spec,
       throw std::invalid_argument(
           "detection transform: a mosaic image and its boxes do not agree in size");
     }
+    with_masks = with_masks || !image.masks.empty();
   }
   const int size = spec.steps[0].width, canvas = 2 * size;
   Rng rng(sample_seed);
@@ -306,9 +305,14 @@ DetectionResult DetectionTransformer::run_mosaic(const DetectionSpec& spec,
   }
   const cv2::WarpSource source = mosaic_source(size, centre.mosaic_x, centre.mosaic_y, images);
   mosaic_boxes(source, images, boxes_, kept_);
-  std::vector<std::uint8_t> no_masks;
-  masks_.reset(no_masks, 0, canvas, canvas, 0);
-  Run run{*this, false};
+  const bool semantic = with_masks && targets.semantic;
+  const int planes = with_masks ? mosaic_masks(source, images, kept_, semantic, work_masks_) : 0;
+  if (!with_masks) work_masks_.clear();
+  masks_.reset(work_masks_, planes, canvas, canvas, semantic ? 255 : 0);
+  targets.planes = planes;  // finish() takes the planes that are left
+  targets.semantic = semantic;
+  targets.masks.clear();
+  Run run{*this, with_masks && !semantic};
   run.mosaic_size = size;
   std::size_t next = 1;
   if (spec.steps.size() > 1 && spec.steps[1].kind == Kind::kPerspective) {

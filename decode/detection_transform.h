@@ -20,7 +20,8 @@
 // (decode/detection_mosaic.h loads them as Ultralytics' load_image does): the images placed
 // around the drawn centre of a 2s x 2s canvas, their boxes shifted and clipped, then the other
 // steps. When RandomPerspective follows, as in Ultralytics' recipe, its warp reads the four
-// images directly, so the canvas is never written. No masks with a mosaic.
+// images directly, so the canvas is never written. Masks go onto a 2s x 2s canvas of planes
+// (mosaic_masks) and move from there as the pixels do, by nearest sampling.
 //
 // Thread-safety: a DetectionTransformer holds scratch buffers; use one per thread.
 #pragma once
@@ -106,11 +107,14 @@ class DetectionTransformer {
   // is the sample's, images[1..3] its partners. Mosaic._mosaic4 with the centre drawn first
   // (yc, then xc, each int(uniform(s/2, 3s/2)) for imgsz s; StepDraws::mosaic_x/y at index 0),
   // then spec.steps[1..] (a perspective after the mosaic warps to s x s), writing
-  // spec.size x spec.size packed RGB to `out`. targets' boxes and masks in are ignored and must
-  // hold no mask planes; on return targets.boxes holds the kept boxes and targets.kept, for
-  // each, its index in the concatenation of images[0..3]'s boxes. The result is scale 1, pad 0
-  // (a mosaic has no single map back). Throws std::invalid_argument as run does, for a spec
-  // without a mosaic, for mask planes, or a centre outside [0, 2s].
+  // spec.size x spec.size packed RGB to `out`. targets' boxes and masks in are ignored; the
+  // images' masks (MosaicImage::masks, all or none; targets.semantic says whether they are
+  // semantic maps) move with the pixels (mosaic_masks, then nearest sampling). On return
+  // targets.boxes holds the kept boxes, targets.kept, for each, its index in the concatenation
+  // of images[0..3]'s boxes, and targets.masks their planes (or the one semantic map). The
+  // result is scale 1, pad 0 (a mosaic has no single map back). Throws std::invalid_argument as
+  // run does, for a spec without a mosaic, masks that disagree with their images, or a centre
+  // outside [0, 2s].
   DetectionResult run_mosaic(const DetectionSpec& spec, std::span<const MosaicImage, 4> images,
                              DetectionTargets& targets, std::uint64_t sample_seed,
                              std::span<std::uint8_t> out, const Draws& draws = {});
@@ -136,7 +140,8 @@ class DetectionTransformer {
   Resampler resampler_;
   std::vector<std::uint32_t> kept_;
   std::vector<float> boxes_;
-  std::vector<std::uint8_t> work_;  // a step's output before the canvas takes it
+  std::vector<std::uint8_t> work_;        // a step's output before the canvas takes it
+  std::vector<std::uint8_t> work_masks_;  // a mosaic's mask planes before the canvas takes them
 };
 
 // The size the steps make, where the steps alone fix it: not `known` after a step whose output

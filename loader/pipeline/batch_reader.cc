@@ -78,7 +78,7 @@ void BatchReader::place_targets(Slot& slot) const {
                             .mask_first = mask_bytes,
                             .image_id = image.image_id});
     boxes += capacity;
-    mask_bytes += plane_bytes_ * (dataset_.has_mask_files() ? 1 : image.count);
+    mask_bytes += plane_bytes_ * (dataset_.has_mask_files() ? 1 : capacity);
   }
   slot.masks.resize(mask_bytes);
   slot.boxes.resize(4 * std::size_t{boxes});

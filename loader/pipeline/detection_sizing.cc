@@ -24,7 +24,11 @@ DetectionBytes detection_bytes(const LoaderOptions& options, const Dataset& data
   } else if (!options.masks.empty()) {
     planes = 1;
   }
-  return {planes * plane * (two_phase ? 2 : 1) + (two_phase ? plane * 3 : 0), planes * largest};
+  // A mosaic's region holds four images' boxes, its load the planes at the loaded size, and a
+  // worker the 2s x 2s canvas of planes (four times a plane of the output's s x s).
+  const double mosaic = options.detection.mosaic() ? 4 : 1;
+  return {planes * plane * (two_phase ? mosaic + 1 : 1) + (two_phase ? plane * 3 : 0),
+          planes * largest + (mosaic > 1 ? mosaic * planes * 4 * plane : 0)};
 }
 
 int detection_buffer_size(const LoaderOptions& options, const Dataset& dataset) {

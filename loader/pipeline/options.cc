@@ -112,11 +112,6 @@ void resolve_detection(LoaderOptions& options) {
   if (const std::string problem = decode::validate(detection); !problem.empty()) {
     throw Error("option transform: " + problem);
   }
-  if (detection.mosaic() && !options.masks.empty()) {
-    throw Error(
-        "option masks: a mosaic moves no masks (Ultralytics' segment masks are not "
-        "delivered); drop masks= or the mosaic (yolo(SIZE,mosaic=0))");
-  }
   // Sizes that vary: the batch's buffers hold the bound, rounded up as a batch's size is; without
   // a bound from the steps, 1 until the loader opens the dataset and bounds them by its largest
   // image (detection_buffer_size, loader/pipeline/pipeline.cc).

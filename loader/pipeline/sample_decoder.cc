@@ -310,6 +310,12 @@ decode::DecodeStatus SampleDecoder::load(detail::Slot& slot, std::size_t i,
   decode::load_image(worker.image, loaded.orig_width, loaded.orig_height,
                      options_.detection.steps.front().width, loaded.pixels, width, height,
                      loaded.boxes);
+  // The mask planes follow by nearest sampling (Ultralytics resizes its segments' points).
+  decode::DetectionTargets& targets = worker.targets;
+  worker.mask_canvas.reset(targets.masks, targets.planes, loaded.orig_width, loaded.orig_height,
+                           targets.semantic ? 255 : 0);
+  if (targets.planes > 0) worker.mask_canvas.resize(width, height);
+  worker.mask_canvas.take(loaded.masks);
   loaded.height = height;
   loaded.width = width;  // last: marks the image a candidate partner
   return status;
@@ -331,8 +337,9 @@ decode::DecodeStatus SampleDecoder::compose(detail::Slot& slot, std::size_t i, s
   std::array<decode::MosaicImage, 4> images;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const detail::LoadedImage& loaded = slot.loaded[parts[k]];
-    images[k] = {loaded.pixels, loaded.width, loaded.height, loaded.boxes};
+    images[k] = {loaded.pixels, loaded.width, loaded.height, loaded.boxes, loaded.masks};
   }
+  worker.targets.semantic = dataset_.has_mask_files();
   const decode::DetectionResult result =
       worker.transformer.run_mosaic(options_.detection, images, worker.targets, seed, hwc);
   const detail::LoadedImage& own = slot.loaded[i];

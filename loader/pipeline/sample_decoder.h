@@ -67,6 +67,7 @@ class SampleDecoder {
     std::vector<decode::PolygonRange> polygons;  // an annotation's, for the rasterizer
     std::vector<std::uint8_t> encoded_mask;      // a label map's file
     decode::RgbImage label_map;
+    decode::MaskCanvas mask_canvas;   // a mosaic's load: the planes resized with the image
     std::vector<std::uint32_t> good;  // a mosaic's candidate partners
   };
 

@@ -343,6 +343,84 @@ TEST(DetectionProperty, BoxesFollowTheirObjectsThroughTheMosaic) {
   EXPECT_LT(kept, 4 * 150);  // the seeds cut some objects off
 }
 
+// Each image's mask plane (its object's rectangle, or a semantic map of it: k + 1 on a 0
+// background) at the loaded size, resized as the loader resizes it (MaskCanvas, nearest).
+void add_mosaic_masks(MosaicSample& sample, bool semantic, std::array<Bytes, 4>& masks) {
+  for (std::size_t k = 0; k < 4; ++k) {
+    const MosaicImage& image = sample.images[k];
+    const float* b = sample.boxes[k].data();
+    masks[k].assign(static_cast<std::size_t>(image.width) * image.height, 0);
+    for (int y = 0; y < image.height; ++y) {
+      for (int x = 0; x < image.width; ++x) {
+        // 2 px inside the box: load_image's upscale blends the object's edge over a few pixels.
+        if (x + 0.5f > b[0] + 2 && x + 0.5f < b[2] - 2 && y + 0.5f > b[1] + 2 &&
+            y + 0.5f < b[3] - 2) {
+          masks[k][static_cast<std::size_t>(y) * image.width + x] =
+              semantic ? static_cast<std::uint8_t>(k + 1) : 1;
+        }
+      }
+    }
+    sample.images[k].masks = masks[k];
+  }
+}
+
+// The masks move with the pixels through the mosaic, RandomPerspective and the flip: where a
+// kept box's plane (or the semantic map's label k + 1) covers a pixel whose neighbours it
+// covers too, the image shows object k's colour, and the plane lies within its box. The
+// semantic map is 255 where no image's tile reaches.
+TEST(DetectionProperty, MasksFollowTheirObjectsThroughTheMosaic) {
+  DetectionTransformer transformer;
+  const DetectionSpec spec = mosaic_geometry();
+  for (const bool semantic : {false, true}) {
+    SCOPED_TRACE(semantic ? "semantic" : "instance");
+    MosaicSample sample;
+    make_mosaic_sample(sample);
+    std::array<Bytes, 4> masks;
+    add_mosaic_masks(sample, semantic, masks);
+    Bytes out(static_cast<std::size_t>(kSize) * kSize * 3);
+    const std::size_t plane = static_cast<std::size_t>(kSize) * kSize;
+    int covered = 0, ignored = 0;
+    for (std::uint64_t seed = 0; seed < 60; ++seed) {
+      SCOPED_TRACE(seed);
+      DetectionTargets targets;
+      targets.semantic = semantic;
+      transformer.run_mosaic(spec, sample.images, targets, seed, out);
+      ASSERT_EQ(targets.planes, semantic ? 1 : static_cast<int>(targets.kept.size()));
+      ASSERT_EQ(targets.masks.size(), plane * static_cast<std::size_t>(targets.planes));
+      const std::size_t objects = semantic ? 4 : targets.kept.size();
+      for (std::size_t i = 0; i < objects; ++i) {
+        const std::size_t k = semantic ? i : targets.kept[i];
+        const std::uint8_t* m = targets.masks.data() + (semantic ? 0 : i * plane);
+        const std::uint8_t on = semantic ? static_cast<std::uint8_t>(k + 1) : 1;
+        const float* box = semantic ? nullptr : &targets.boxes[4 * i];
+        for (int y = 1; y + 1 < kSize; ++y) {
+          for (int x = 1; x + 1 < kSize; ++x) {
+            const std::size_t at = static_cast<std::size_t>(y) * kSize + x;
+            if (m[at] != on) continue;
+            if (box != nullptr) {
+              EXPECT_TRUE(x + 1 >= box[0] && x <= box[2] + 1 && y + 1 >= box[1] && y <= box[3] + 1)
+                  << "object " << k << " at " << x << "," << y;
+            }
+            if (m[at - 1] != on || m[at + 1] != on || m[at - kSize] != on || m[at + kSize] != on) {
+              continue;  // the edge: the warp blends the image there
+            }
+            EXPECT_TRUE(is_object(&out[at * 3], k)) << "object " << k << " at " << x << "," << y;
+            ++covered;
+          }
+        }
+      }
+      if (semantic) {
+        ignored += static_cast<int>(
+            std::count(targets.masks.begin(), targets.masks.end(), std::uint8_t{255}));
+      }
+    }
+    EXPECT_GT(covered, 10000);
+    if (semantic) {
+      EXPECT_GT(ignored, 0);
+    }
+  }
+}
+
 TEST(DetectionProperty, AMosaicSeedGivesTheSameBytes) {
   DetectionSpec spec = mosaic_geometry();
   DetectionStep hsv;
@@ -378,13 +456,13 @@ TEST(DetectionProperty, MosaicRefusesWhatDoesNotAgree) {
                std::invalid_argument);
   EXPECT_THROW(transformer.run_mosaic(ssd_geometry(true), sample.images, targets, 1, out),
                std::invalid_argument);
-  // No masks with a mosaic.
+  // Mask planes that are not one a box of their image.
   targets = DetectionTargets{};
-  targets.planes = 1;
-  targets.semantic = true;
-  targets.masks.assign(static_cast<std::size_t>(kWidth) * kHeight, 0);
+  const Bytes wrong(7, 1);
+  for (MosaicImage& image : sample.images) image.masks = wrong;
   EXPECT_THROW(transformer.run_mosaic(mosaic_geometry(), sample.images, targets, 1, out),
                std::invalid_argument);
+  for (MosaicImage& image : sample.images) image.masks = {};
   // An image whose pixels are fewer than its size says.
   targets = DetectionTargets{};
   sample.images[2].pixels = sample.images[2].pixels.first(30);

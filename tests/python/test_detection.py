@@ -197,7 +197,8 @@ def coco_polygons(tmp_path_factory):
 
 def test_instance_masks_move_with_their_boxes(coco_polygons):
     kept = 0
-    for transform in ("resize(64,64)", "hflip(p=1),resize(64,64)", "ssd(48)"):
+    # yolo(64): Ultralytics' mosaic of four images, RandomPerspective, HSV and flip.
+    for transform in ("resize(64,64)", "hflip(p=1),resize(64,64)", "ssd(48)", "yolo(64)"):
         for _, targets in feedrate.Loader(coco_polygons / "images",
                                           annotations=coco_polygons / "instances.json",
                                           masks=True, transform=transform, batch_size=4,

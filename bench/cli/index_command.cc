@@ -5,11 +5,14 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bench/cli/commands.h"
 #include "feedrate/dataset.h"
@@ -34,14 +37,21 @@ int run_index(const IndexArgs& args) {
                 ": option --out is required for a URL: a remote source's index is written "
                 "locally (--out FILE), then uploaded beside the shards as index.json");
   }
-  // Local shards are indexed whole (each archive listed, each key's .cls read from it), so that
+  // Shards are indexed whole (each archive listed, each key's .cls read from it), so that
   // shards without .cls (image-text) index too: their samples are every key with an image.
+  // Remote shards are read through once: each archive is listed from the bytes that pass
+  // builds the samples from.
   SampleSpec images;
   images.fields.clear();
-  const Dataset dataset = io::is_url(args.source)
-                              ? Dataset::open(args.source)
-                              : Dataset::open(args.source, false, false, images);
-  const PackIndex index = shard_index_of(dataset, args.source);
+  std::vector<std::vector<PackIndex::TarEntry>> listings;
+  if (io::is_url(args.source)) {
+    images.streamed_shard = [&](std::uint32_t shard, const std::string& url, int fd) {
+      listings.resize(std::max<std::size_t>(listings.size(), shard + 1));
+      listings[shard] = archive_of(fd, url);
+    };
+  }
+  const Dataset dataset = Dataset::open(args.source, false, false, images);
+  const PackIndex index = shard_index_of(dataset, args.source, &listings);
   const fs::path out = args.out.empty() ? dataset.files().front().parent_path() / kPackIndexFile
                                         : fs::path(args.out);
   if (std::ifstream existing(out); existing) {

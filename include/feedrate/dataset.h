@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +52,11 @@ struct SampleSpec {
   std::filesystem::path annotations;
   LabelMode labels = LabelMode::kCategoryId;
   std::string masks;  // LoaderOptions::masks
+  // Remote tar shards read through once while the index is built (no pack index beside them):
+  // called with each shard's number in files(), its URL and a file descriptor of its whole
+  // bytes, valid during the call (`feedrate index` lists each archive from it). Empty: nothing
+  // is called.
+  std::function<void(std::uint32_t shard, const std::string& url, int fd)> streamed_shard;
 
   static SampleSpec of(const LoaderOptions& options);
 };

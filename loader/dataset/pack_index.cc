@@ -213,30 +213,12 @@ json to_json(const PackIndex& index) {
           {"shard_bytes", index.shard_bytes}};
 }
 
-// A local shard's members, each .cls one with its bytes (short ones: a label is a short number).
+// A local shard's members (archive_of).
 std::vector<PackIndex::TarEntry> archive_of(const fs::path& shard) {
   std::error_code error;
   const io::File file = io::File::open(shard, error);
   if (error) throw Error(shard.string() + ": cannot open: " + error.message());
-  std::vector<io::TarMember> members;
-  try {
-    members = io::index_tar(file.fd(), shard);
-  } catch (const io::TarError& e) {
-    throw Error(e.what());
-  }
-  std::vector<PackIndex::TarEntry> tar;
-  for (io::TarMember& member : members) {
-    std::string text;
-    if (tar_key(member.name).second == "cls" && member.size > 0 && member.size < kMostClsBytes) {
-      text.resize(member.size);
-      io::pread_exact(file.fd(), member.offset, text.data(), member.size, error);
-      if (error) {
-        throw Error(shard.string() + ":" + member.name + ": cannot read: " + error.message());
-      }
-    }
-    tar.push_back({std::move(member.name), member.offset, member.size, std::move(text)});
-  }
-  return tar;
+  return feedrate::archive_of(file.fd(), shard);
 }
 
 // Each member's label: its key's .cls in the shard's listing, where the key has a valid one.
@@ -256,6 +238,29 @@ void label_members(PackIndex::Shard& shard) {
 }
 
 }  // namespace
+
+std::vector<PackIndex::TarEntry> archive_of(int fd, const fs::path& shard) {
+  std::vector<io::TarMember> members;
+  try {
+    members = io::index_tar(fd, shard);
+  } catch (const io::TarError& e) {
+    throw Error(e.what());
+  }
+  std::vector<PackIndex::TarEntry> tar;
+  for (io::TarMember& member : members) {
+    std::string text;
+    if (tar_key(member.name).second == "cls" && member.size > 0 && member.size < kMostClsBytes) {
+      text.resize(member.size);
+      std::error_code error;
+      io::pread_exact(fd, member.offset, text.data(), member.size, error);
+      if (error) {
+        throw Error(shard.string() + ":" + member.name + ": cannot read: " + error.message());
+      }
+    }
+    tar.push_back({std::move(member.name), member.offset, member.size, std::move(text)});
+  }
+  return tar;
+}
 
 const PackIndex::Shard* PackIndex::shard(std::string_view name) const {
   for (const Shard& entry : shards) {
@@ -315,7 +320,8 @@ std::optional<PackIndex> read_pack_index(const fs::path& folder) {
   return parse_pack_index(text, file.string());
 }
 
-PackIndex shard_index_of(const Dataset& dataset, const std::string& source) {
+PackIndex shard_index_of(const Dataset& dataset, const std::string& source,
+                         const std::vector<std::vector<PackIndex::TarEntry>>* listings) {
   if (dataset.format() != DatasetFormat::kTarShards) {
     throw Error(source + ": not tar shards: only shards need an index beside them");
   }
@@ -346,10 +352,11 @@ PackIndex shard_index_of(const Dataset& dataset, const std::string& source) {
     if (shard.samples++ == 0) shard.first = i;
     shard.members.push_back({dataset.member(i), ref.offset, ref.size, ref.label});
   }
-  if (!dataset.is_remote()) {
+  const bool listed = listings != nullptr && listings->size() == dataset.files().size();
+  if (!dataset.is_remote() || listed) {
     for (std::uint32_t file = 0; file < dataset.files().size(); ++file) {
       PackIndex::Shard& shard = index.shards[file];
-      shard.tar = archive_of(dataset.files()[file]);
+      shard.tar = listed ? (*listings)[file] : archive_of(dataset.files()[file]);
       label_members(shard);
     }
   }

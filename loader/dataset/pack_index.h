@@ -99,9 +99,17 @@ std::string pack_index_text(const PackIndex& index);
 
 // The index of existing tar shards, with their members (`feedrate index`): what a loader
 // reads instead of the shards themselves. `source` is recorded as given. Local shards are also
-// listed whole (Shard::tar), each .cls member with its bytes. Throws feedrate::Error when
-// `dataset` is not tar shards in one folder, or a local shard cannot be read.
-PackIndex shard_index_of(const Dataset& dataset, const std::string& source);
+// listed whole (Shard::tar), each .cls member with its bytes; remote ones when `listings` gives
+// each shard's (archive_of on the bytes SampleSpec::streamed_shard saw). Throws
+// feedrate::Error when `dataset` is not tar shards in one folder, or a local shard cannot be
+// read.
+PackIndex shard_index_of(const Dataset& dataset, const std::string& source,
+                         const std::vector<std::vector<PackIndex::TarEntry>>* listings = nullptr);
+
+// Every member of the tar archive open at `fd` (`shard` names it in errors), each .cls one with
+// its bytes (short ones: a label is a short number). Throws feedrate::Error for a malformed
+// archive or a read that fails.
+std::vector<PackIndex::TarEntry> archive_of(int fd, const std::filesystem::path& shard);
 
 // Whether the index lists every shard's archive (Shard::tar).
 bool lists_archives(const PackIndex& index);

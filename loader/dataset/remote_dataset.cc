@@ -319,6 +319,9 @@ void Dataset::Builder::remote(Dataset& dataset, const std::string& source,
     std::size_t shard_number = 0;
     index_remote_shards(settings, shards, [&](const io::ObjectInfo& shard, int fd) {
       const std::size_t before = dataset.samples_.size();
+      if (dataset.spec_.streamed_shard) {
+        dataset.spec_.streamed_shard(static_cast<std::uint32_t>(shard_number), shard.url, fd);
+      }
       tar_shard(dataset, shard.url, fd, labels);
       if (jsons) shard_json_texts(dataset, shard.url, fd, before, dataset.samples_.size());
       dataset.etags_.push_back(shard.etag);

@@ -68,3 +68,30 @@ def test_bench_reads_image_text_shards_with_fields_from_each_server(endpoints):
         assert run["dataset_bytes"] == local["dataset_bytes"]
         store = run["stages"]["store"]
         assert store["requests"] > 0 and store["failed"] == 0
+
+
+def test_index_of_remote_image_text_shards_lists_them_as_a_local_index_does(endpoints, tmp_path):
+    """`feedrate index URL --out FILE` reads the shards through once and lists every archive
+    (each member's name, offset and size, a .cls with its text): the same index.json as
+    `feedrate index` of the same shards on a local disk, so that a loader of any fields starts
+    from it without reading them."""
+    folder = os.path.join(endpoints["data"], "fields")
+    if not os.path.isdir(folder):
+        pytest.skip("no image-text shards: remote.fields_data runs where the Python module is "
+                    "built")
+
+    def index(source, out):
+        done = subprocess.run([os.environ["FEEDRATE_CLI"], "index", source, "--out", str(out)],
+                              capture_output=True, text=True, timeout=240)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert endpoints["secret_key"] not in done.stdout + done.stderr
+        with open(out) as f:
+            return json.load(f)
+
+    local = index(folder, tmp_path / "local.json")
+    for url in (f"s3://{endpoints['bucket']}/{endpoints['prefix']}fields/",
+                endpoints["https"] + "/fields/{00000..00001}.tar"):
+        remote = index(url, tmp_path / "remote.json")
+        assert remote["shards"] == local["shards"], url
+        assert all(shard["tar"] for shard in remote["shards"])
+        assert remote["samples"] == local["samples"] == 40  # shard_writer.KEYS

@@ -2,8 +2,9 @@
 """What feedrate's image-text loader holds, apart from what the script around it imports.
 
 One process per --prefetch value (a fresh interpreter each): it imports torch and reads its
-PSS, imports open_clip, feedrate and builds open_clip's training Compose (image_text_sides.py's)
-and reads it again, then runs --epochs whole epochs of feedrate.Loader(--shards,
+PSS, imports feedrate and builds open_clip's training Compose (image_text_sides.py's: with
+open_clip, or with --compose torchvision the same steps from torchvision alone) and reads it
+again, then runs --epochs whole epochs of feedrate.Loader(--shards,
 fields=("txt",), that Compose, batch --batch, 2 workers, prefetch_batches=P), reading its PSS
 after every batch. It prints, in MB: the PSS after `import torch`, what the imports add, and the
 peak over `import torch` and over the imports, which is the loader's own (its slots: batch x 3
@@ -36,8 +37,9 @@ def child(args):
     base = pss_mb()
     sys.path.insert(0, str(SCRIPT_DIR))
     import feedrate
-    from image_text_sides import open_clip_train_transform
-    transform = open_clip_train_transform()
+    import image_text_sides
+    transform = (image_text_sides.open_clip_train_transform() if args.compose == "open_clip"
+                 else image_text_sides.torchvision_train_transform())
     imported = pss_mb()
     loader = feedrate.Loader(args.shards, batch_size=args.batch, num_workers=2,
                              transform=transform, fields=("txt",), seed=1,
@@ -49,7 +51,8 @@ def child(args):
             images += len(batch)
             peak = max(peak, pss_mb())
     seconds = time.monotonic() - start
-    print(f"prefetch_batches {args.child}: import torch {base:.0f} MB; the imports add "
+    print(f"prefetch_batches {args.child}, the Compose from {args.compose}: import torch "
+          f"{base:.0f} MB; the imports add "
           f"{imported - base:.0f} MB; peak over import torch {peak - base:.0f} MB, over the "
           f"imports {peak - imported:.0f} MB ({images} images, {images / seconds:.0f} images/s, "
           "not a measurement)")
@@ -62,6 +65,9 @@ def main():
     parser.add_argument("--prefetch", type=int, nargs="+", default=[3, 2])
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--compose", choices=("open_clip", "torchvision"), default="open_clip",
+                        help="build the training Compose with open_clip.image_transform, or the "
+                             "same steps from torchvision alone (no open_clip import)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -71,7 +77,8 @@ def main():
     for prefetch in args.prefetch:
         subprocess.run([sys.executable, __file__, "--shards", args.shards, "--module-path",
                         args.module_path, "--batch", str(args.batch), "--epochs",
-                        str(args.epochs), "--child", str(prefetch)], check=True)
+                        str(args.epochs), "--compose", args.compose, "--child", str(prefetch)],
+                       check=True)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,17 @@ def open_clip_train_transform():
     return open_clip.image_transform(CROP, is_train=True)
 
 
+def torchvision_train_transform():
+    """The same steps as open_clip_train_transform() (RandomResizedCrop(224, scale=(0.9, 1.0),
+    bicubic), ToTensor, Normalize with CLIP's mean and std), built from torchvision alone: what
+    the loader needs, without importing open_clip."""
+    from torchvision import transforms as T
+    return T.Compose([
+        T.RandomResizedCrop(CROP, scale=(0.9, 1.0), interpolation=T.InterpolationMode.BICUBIC),
+        T.ToTensor(),
+        T.Normalize(mean=CLIP_MEAN, std=CLIP_STD)])
+
+
 def _feedrate(fields):
     def side(shards, batch, workers, seed):
         import feedrate

@@ -18,6 +18,20 @@ int mosaic_border(int size) {
   return -((size + 1) / 2);
 }
 
+// Copies the part of `image` (the tile's image: t.width wide, `channels` bytes a pixel) that
+// tile `t` shows into `canvas` (canvas_width wide, as many bytes a pixel).
+void copy_tile(const cv2::WarpSource::Tile& t, const std::uint8_t* image, int channels,
+               int canvas_width, std::uint8_t* canvas) {
+  if (t.x0 >= t.x1 || t.y0 >= t.y1) return;
+  const auto c = static_cast<std::size_t>(channels);
+  const std::size_t bytes = static_cast<std::size_t>(t.x1 - t.x0) * c;
+  for (int y = t.y0; y < t.y1; ++y) {
+    std::memcpy(canvas + (static_cast<std::size_t>(y) * canvas_width + t.x0) * c,
+                image + (static_cast<std::size_t>(y - t.pad_y) * t.width + (t.x0 - t.pad_x)) * c,
+                bytes);
+  }
+}
+
 }  // namespace
 
 void load_image(const std::vector<std::uint8_t>& rgb, int width, int height, int size,
@@ -105,35 +119,9 @@ void mosaic_boxes(const cv2::WarpSource& source, std::span<const MosaicImage, 4>
 }
 
 void write_canvas(const cv2::WarpSource& source, std::uint8_t* out) {
-  const std::size_t row = static_cast<std::size_t>(source.width) * 3;
-  std::memset(out, kFill, row * source.height);
-  for (const cv2::WarpSource::Tile& t : source.tiles) {
-    if (t.x0 >= t.x1 || t.y0 >= t.y1) continue;
-    const std::size_t bytes = static_cast<std::size_t>(t.x1 - t.x0) * 3;
-    for (int y = t.y0; y < t.y1; ++y) {
-      std::memcpy(
-          out + y * row + static_cast<std::size_t>(t.x0) * 3,
-          t.pixels + (static_cast<std::size_t>(y - t.pad_y) * t.width + (t.x0 - t.pad_x)) * 3,
-          bytes);
-    }
-  }
+  std::memset(out, kFill, static_cast<std::size_t>(source.width) * source.height * 3);
+  for (const cv2::WarpSource::Tile& t : source.tiles) copy_tile(t, t.pixels, 3, source.width, out);
 }
-
-namespace {
-
-// Copies the part of `plane` (the tile's image's, t.width wide) that tile `t` shows into
-// `canvas` (the source's width wide).
-void copy_tile(const cv2::WarpSource::Tile& t, const std::uint8_t* plane, int canvas_width,
-               std::uint8_t* canvas) {
-  if (t.x0 >= t.x1 || t.y0 >= t.y1) return;
-  const auto bytes = static_cast<std::size_t>(t.x1 - t.x0);
-  for (int y = t.y0; y < t.y1; ++y) {
-    std::memcpy(canvas + static_cast<std::size_t>(y) * canvas_width + t.x0,
-                plane + static_cast<std::size_t>(y - t.pad_y) * t.width + (t.x0 - t.pad_x), bytes);
-  }
-}
-
-}  // namespace
 
 int mosaic_masks(const cv2::WarpSource& source, std::span<const MosaicImage, 4> images,
                  std::span<const std::uint32_t> kept, bool semantic,
@@ -152,7 +140,7 @@ int mosaic_masks(const cv2::WarpSource& source, std::span<const MosaicImage, 4> 
   if (semantic) {
     planes.assign(plane, 255);
     for (int i = 0; i < 4; ++i) {
-      copy_tile(source.tiles[i], images[i].masks.data(), source.width, planes.data());
+      copy_tile(source.tiles[i], images[i].masks.data(), 1, source.width, planes.data());
     }
     return 1;
   }
@@ -161,8 +149,8 @@ int mosaic_masks(const cv2::WarpSource& source, std::span<const MosaicImage, 4> 
     int i = 0;
     while (kept[k] >= first[i + 1]) ++i;
     const std::size_t pixels = static_cast<std::size_t>(images[i].width) * images[i].height;
-    copy_tile(source.tiles[i], images[i].masks.data() + (kept[k] - first[i]) * pixels, source.width,
-              planes.data() + k * plane);
+    copy_tile(source.tiles[i], images[i].masks.data() + (kept[k] - first[i]) * pixels, 1,
+              source.width, planes.data() + k * plane);
   }
   return static_cast<int>(kept.size());
 }

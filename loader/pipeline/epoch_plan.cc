@@ -52,9 +52,28 @@ void EpochPlan::begin(std::uint64_t epoch) {
                                : std::span<const std::uint32_t>(order_);
 }
 
-std::uint32_t EpochPlan::extra_sample(std::size_t k) const {
-  const std::size_t left = order_.size() - taken_samples();
-  return k < left ? order_[taken_samples() + k] : wrap_[k - left];
+std::size_t EpochPlan::reads() const {
+  const std::size_t batch = options_.batch_size;
+  return batches_ + (left_over() + wrap_.size() + batch - 1) / batch;
+}
+
+std::size_t EpochPlan::read_samples(std::size_t read, std::vector<std::uint32_t>& indices) const {
+  const std::size_t batch = options_.batch_size;
+  if (read < batches_) {
+    const std::size_t first = read * batch;
+    const auto begin = order_.begin() + static_cast<std::ptrdiff_t>(first);
+    indices.assign(begin,
+                   begin + static_cast<std::ptrdiff_t>(std::min(batch, order_.size() - first)));
+    return indices.size();
+  }
+  const std::size_t first = (read - batches_) * batch;
+  const std::size_t count = std::min(batch, left_over() + wrap_.size() - first);
+  indices.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t k = first + i;
+    indices[i] = k < left_over() ? order_[taken_samples() + k] : wrap_[k - left_over()];
+  }
+  return std::clamp(left_over(), first, first + count) - first;
 }
 
 std::size_t EpochPlan::taken_samples() const {

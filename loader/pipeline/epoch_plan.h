@@ -53,13 +53,14 @@ class EpochPlan {
   // samples of it that earlier batches took.
   std::size_t first_read() const { return deal_.stream_reads; }
   std::size_t first_read_taken() const { return deal_.stream_taken; }
-  // What makes up for skipped samples at the deal's end: the samples of order() its batches
-  // leave (drop_last), then, with pad_shards, this rank's order of the epoch from its start,
-  // once (without pad_shards an epoch with skips may end with fewer batches).
-  std::size_t extra_samples() const { return order_.size() - taken_samples() + wrap_.size(); }
-  std::uint32_t extra_sample(std::size_t k) const;
-  // Whether extra sample k repeats one the epoch dealt before (its skip was counted then).
-  bool extra_repeats(std::size_t k) const { return k >= order_.size() - taken_samples(); }
+  // The deal's reads of batch_size samples (batch_filler.h): those of its batches, then the
+  // extra ones that make up for skipped samples at the deal's end: the samples of order() its
+  // batches leave (drop_last), then, with pad_shards, this rank's order of the epoch from its
+  // start, once (without pad_shards an epoch with skips may end with fewer batches).
+  std::size_t reads() const;
+  // Read `read`'s samples into `indices`; returns the position from which they repeat samples
+  // the epoch dealt before (their skips were counted then): indices.size() when none do.
+  std::size_t read_samples(std::size_t read, std::vector<std::uint32_t>& indices) const;
   // The epoch a restored state waits to continue, if any.
   std::optional<std::uint64_t> restored_epoch() const;
 
@@ -102,6 +103,8 @@ class EpochPlan {
   // else empty: order_ is that.
   std::vector<std::uint32_t> restored_wrap_;
   std::span<const std::uint32_t> wrap_;  // extra samples after the deal's own: the epoch's start
+  // The samples of order() the batches leave, which the extra reads take first.
+  std::size_t left_over() const { return order_.size() - taken_samples(); }
   std::vector<std::uint32_t> read_units_;
   std::size_t batches_ = 0;
 };

@@ -154,10 +154,7 @@ std::size_t Pipeline::batches_per_epoch() const {
 void Pipeline::stop() {
   cancel_ = true;
   ring_->wake();
-  {
-    std::lock_guard lock(extra_mutex_);  // io_main checks cancel_ under it before it waits
-  }
-  extra_changed_.notify_all();
+  extra_reads_.wake();
   if (io_thread_.joinable()) io_thread_.join();
   ring_->stop_all();
   cancel_ = false;
@@ -178,8 +175,7 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   reads_taken_ = first_read_ >= plan_.batches() ? first_read_ : 0;
   stream_read_ = first_read_;
   stream_taken_ = first_read_taken_;
-  extra_wanted_ = 0;
-  extra_closed_ = false;
+  extra_reads_.begin();
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });
 }
 
@@ -209,13 +205,8 @@ void Pipeline::io_main(std::uint64_t epoch) {
       if (!read_batch(epoch, number)) return;
     }
     // Under on_bad="skip": the extra reads the consumer asks for, to make up for skipped samples.
-    for (std::size_t extra = std::max(first, reads) - reads; fills_; ++extra) {
-      {
-        std::unique_lock lock(extra_mutex_);
-        extra_changed_.wait(lock,
-                            [&] { return extra_wanted_ > extra || extra_closed_ || cancel_; });
-        if (extra_wanted_ <= extra || cancel_) break;
-      }
+    for (std::size_t extra = std::max(first, reads) - reads;
+         fills_ && extra_reads_.wait(extra, cancel_); ++extra) {
       count_cpu();
       if (!read_batch(epoch, reads + extra)) return;
     }
@@ -243,29 +234,14 @@ bool Pipeline::read_batch(std::uint64_t epoch, std::size_t read) {
   telemetry_->waited_for_slot(io::nanoseconds_between(wait_start + reading_ahead, clock_.now()),
                               slot->delayed_by);
 
-  const std::size_t batch = options_.batch_size;
   const bool extra = read >= plan_.batches();
   slot->epoch = epoch;
   slot->number = plan_.first_batch() + read;
   slot->extra = extra;
   slot->decoded = false;
   slot->taken = read == first_read_ ? first_read_taken_ : 0;
-  if (extra) {
-    const std::size_t first = (read - plan_.batches()) * batch;
-    slot->count = std::min(batch, plan_.extra_samples() - first);
-    slot->indices.resize(slot->count);
-    slot->repeats_from = slot->count;
-    for (std::size_t i = 0; i < slot->count; ++i) {
-      slot->indices[i] = plan_.extra_sample(first + i);
-      if (plan_.extra_repeats(first + i)) slot->repeats_from = std::min(slot->repeats_from, i);
-    }
-  } else {
-    const std::vector<std::uint32_t>& order = plan_.order();
-    const std::size_t first = read * batch;
-    slot->count = std::min(batch, order.size() - first);
-    slot->indices.assign(order.begin() + static_cast<std::ptrdiff_t>(first),
-                         order.begin() + static_cast<std::ptrdiff_t>(first + slot->count));
-  }
+  slot->repeats_from = plan_.read_samples(read, slot->indices);
+  slot->count = slot->indices.size();
   {
     gpu::TraceRange range("read");
     const auto start = clock_.now();
@@ -373,20 +349,12 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
       // A pipeline failure ends the epoch. Other exceptions (while_waiting's, a device error at
       // a release, the consumer holding every slot) leave it as it was.
       if (!ring_->failed()) throw;
-      epoch_over_ = true;
-      const std::exception_ptr failure = std::current_exception();
-      stop();
-      std::rethrow_exception(failure);
+      end_with(std::current_exception());
     }
     ++reads_taken_;
     Batch batch(ring_, slot);  // returns the slot to the ring on every path below
     decode_on_consumer(*slot);
-    if (slot->failure) {
-      epoch_over_ = true;
-      const std::exception_ptr failure = slot->failure;
-      stop();
-      std::rethrow_exception(failure);
-    }
+    if (slot->failure) end_with(slot->failure);
     if (fills_) {
       forget_repeated_skips(*slot);
       if (slot->taken >= slot->indices.size()) {
@@ -402,12 +370,7 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
       stream_read_ = reads_taken_ + filled.next.read;
       stream_taken_ = filled.next.taken;
       if (filled.moved && slot->device.is_cuda()) copier_->submit(*slot);
-      if (slot->failure) {
-        epoch_over_ = true;
-        const std::exception_ptr failure = slot->failure;
-        stop();
-        std::rethrow_exception(failure);
-      }
+      if (slot->failure) end_with(slot->failure);
     }
     slot->number = plan_.first_batch() + next_number_;
     ++next_number_;
@@ -421,16 +384,15 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
 
 bool Pipeline::read_coming(std::size_t read) {
   if (read < plan_.batches()) return true;
-  if (!fills_) return false;
-  const std::size_t batch = options_.batch_size;
-  const std::size_t extra = read - plan_.batches();
-  if (extra >= (plan_.extra_samples() + batch - 1) / batch) return false;
-  {
-    std::lock_guard lock(extra_mutex_);
-    extra_wanted_ = std::max(extra_wanted_, extra + 1);
-  }
-  extra_changed_.notify_all();
+  if (!fills_ || read >= plan_.reads()) return false;
+  extra_reads_.want(read - plan_.batches() + 1);
   return true;
+}
+
+void Pipeline::end_with(std::exception_ptr failure) {
+  epoch_over_ = true;
+  stop();
+  std::rethrow_exception(failure);
 }
 
 Slot* Pipeline::following_read(std::size_t k, const std::function<void()>& while_waiting) {
@@ -461,11 +423,9 @@ void Pipeline::forget_repeated_skips(Slot& slot) const {
   if (!slot.extra || slot.repeats_from >= slot.count || slot.skipped.empty()) return;
   // The read's samples from repeats_from on repeat the epoch's start: their skips were counted.
   std::vector<std::uint32_t> repeated;
-  const std::size_t first =
-      (slot.number - plan_.first_batch() - plan_.batches()) * options_.batch_size;
-  for (std::size_t i = slot.repeats_from; i < slot.count; ++i) {
-    repeated.push_back(plan_.extra_sample(first + i));
-  }
+  plan_.read_samples(slot.number - plan_.first_batch(), repeated);
+  repeated.erase(repeated.begin(),
+                 repeated.begin() + static_cast<std::ptrdiff_t>(slot.repeats_from));
   std::sort(repeated.begin(), repeated.end());
   std::erase_if(slot.skipped, [&](const SkippedSample& skipped) {
     return std::binary_search(repeated.begin(), repeated.end(), skipped.index);
@@ -474,11 +434,7 @@ void Pipeline::forget_repeated_skips(Slot& slot) const {
 
 void Pipeline::end_epoch(const std::function<void()>& while_waiting) {
   if (fills_) {
-    {
-      std::lock_guard lock(extra_mutex_);
-      extra_closed_ = true;
-    }
-    extra_changed_.notify_all();
+    extra_reads_.close();
     // Reads that lent samples to the last batches are still in flight: count their skips.
     while (ring_->in_flight() > 0) {
       Slot* slot = delivery_->take(while_waiting);

@@ -20,10 +20,9 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <atomic>
-#include <condition_variable>
+#include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -39,6 +38,7 @@
 #include "loader/pipeline/copier.h"
 #include "loader/pipeline/delivery.h"
 #include "loader/pipeline/epoch_plan.h"
+#include "loader/pipeline/extra_reads.h"
 #include "loader/pipeline/sample_decoder.h"
 #include "loader/pipeline/slot_ring.h"
 #include "loader/pipeline/telemetry.h"
@@ -75,8 +75,8 @@ class Pipeline {
   void stop();
   std::optional<Batch> next_batch(const std::function<void()>& while_waiting);
   void io_main(std::uint64_t epoch);
-  // Reads the deal's `read`-th batch_size samples (beyond its batches: extra_sample()s) into a
-  // slot and starts its decodes; false when cancelled.
+  // Reads the deal's read `read` (EpochPlan::read_samples) into a slot and starts its
+  // decodes; false when cancelled.
   bool read_batch(std::uint64_t epoch, std::size_t read);
   // Whether the deal's read `read` is or will be in flight: an extra one (under on_bad="skip")
   // is asked of the I/O thread here; false once the stream is used up.
@@ -87,6 +87,8 @@ class Pipeline {
   void decode_on_consumer(detail::Slot& slot);
   // An extra read's skips of samples the epoch dealt before were counted then: drops them.
   void forget_repeated_skips(detail::Slot& slot) const;
+  // Ends the epoch with `failure` (stops the pipeline) and throws it.
+  [[noreturn]] void end_with(std::exception_ptr failure);
   // After the epoch's last batch: counts the skips of the reads still in flight, ends the I/O.
   void end_epoch(const std::function<void()>& while_waiting);
   void decode_task(detail::Slot* slot, std::size_t i);
@@ -116,12 +118,7 @@ class Pipeline {
   std::atomic<bool> cancel_{false};
   std::thread io_thread_;
 
-  // The extra reads the consumer asked the I/O thread for (read_coming), and whether the
-  // epoch is over (none will be).
-  std::mutex extra_mutex_;
-  std::condition_variable extra_changed_;
-  std::size_t extra_wanted_ = 0;
-  bool extra_closed_ = false;
+  ExtraReads extra_reads_;  // what the consumer asks the I/O thread to read (read_coming)
 
   // Consumer-side epoch state.
   bool started_ = false;

@@ -28,35 +28,48 @@ class Following {
  public:
   explicit Following(const NextRead& next) : next_(next) {}
 
-  // The read holding the next sample and its position there, or nullptr at the stream's end.
-  Slot* peek() {
+  // The source holding the next sample, its position there its `taken`; nullptr at the
+  // stream's end. `wanted`: the places left to fill.
+  detail::Slot* peek(std::size_t wanted) {
     while (!ended_) {
-      if (current_ == nullptr) {
-        current_ = next_(k_);
-        if (current_ == nullptr) {
+      if (current_.slot == nullptr) {
+        current_ = next_(k_, wanted);
+        if (current_.slot == nullptr) {
           ended_ = true;
           break;
         }
       }
-      if (current_->taken < current_->indices.size()) return current_;
-      current_ = nullptr;
-      ++k_;
+      if (current_.slot->taken < current_.slot->indices.size()) return current_.slot;
+      used_ = used_of(current_);
+      if (current_.reaches_end) {
+        used_ = 0;
+        ++k_;
+      }
+      current_ = {};  // a loan used up before the read's end: the read lends more
     }
     return nullptr;
   }
 
   // Where the next batch begins.
-  StreamPosition position() {
-    if (current_ != nullptr && current_->taken >= current_->indices.size()) {
+  StreamPosition position() const {
+    if (current_.slot == nullptr) return {k_, used_};
+    const std::size_t used = used_of(current_);
+    if (current_.reaches_end && current_.slot->taken >= current_.slot->indices.size()) {
       return {k_ + 1, 0};
     }
-    return {k_, current_ != nullptr ? current_->taken : 0};
+    return {k_, used};
   }
 
  private:
+  // The good samples of the source's read used so far.
+  static std::size_t used_of(const ReadSource& source) {
+    return source.lent_before + source.slot->taken;
+  }
+
   const NextRead& next_;
-  Slot* current_ = nullptr;
+  ReadSource current_;
   std::size_t k_ = 0;
+  std::size_t used_ = 0;  // of read k_, while no source of it is current
   bool ended_ = false;
 };
 
@@ -75,16 +88,18 @@ FillResult fill_batch(Slot& slot, std::size_t size, const NextRead& next) {
   Following following(next);
   std::vector<bool> filled(size, false);
   for (std::size_t i = taken; i < kept_end; ++i) filled[i] = true;
+  std::size_t left = size - (kept_end - std::min(taken, kept_end));  // places to fill
   for (std::size_t hole = 0; hole < size; ++hole) {
     if (filled[hole]) continue;
     if (own_beyond < good) {
       move_sample(slot, own_beyond++, hole);
-    } else if (Slot* source = following.peek(); source != nullptr) {
+    } else if (Slot* source = following.peek(left); source != nullptr) {
       copy_sample(*source, source->taken++, slot, hole);
     } else {
       break;  // the stream ended: the batch is short
     }
     filled[hole] = true;
+    --left;
     result.moved = true;
   }
   // Short: the filled places move down, in order.

@@ -12,6 +12,9 @@
 // number of workers, and a resumed epoch whose reads begin where the saved run's did (the
 // loader state's stream position) makes the same batches.
 //
+// A following read that cannot have a slot yet lends its next samples instead
+// (stream_loans.h): the same samples, so the same batch.
+//
 // Thread-safety: fill() runs on the consumer's thread, which holds the slot and reads the
 // following ones (ready: no other thread touches them).
 #pragma once
@@ -23,9 +26,20 @@
 
 namespace feedrate {
 
-// The k-th read after the batch's own (k = 0, 1, ...), decoded and assembled; nullptr when
-// there is none (the epoch's reads are used up, or the consumer holds every other slot).
-using NextRead = std::function<detail::Slot*(std::size_t k)>;
+// Where the k-th read after the batch's own (k = 0, 1, ...) gives its next good samples from:
+// the read itself, decoded and assembled, whose `taken` counts its good samples used; or a loan
+// (stream_loans.h): a slot holding the read's good samples from the `lent_before`-th on, of which
+// its `taken` are used, and which may not reach the read's end. `slot` nullptr: there is none
+// (the epoch's reads are used up, or none can be had: the batch is then short).
+struct ReadSource {
+  detail::Slot* slot = nullptr;
+  bool loan = false;
+  std::size_t lent_before = 0;
+  bool reaches_end = true;
+};
+
+// The k-th read's source; `wanted`: the places the batch has left to fill.
+using NextRead = std::function<ReadSource(std::size_t k, std::size_t wanted)>;
 
 // Where the stream stands after a batch: the next batch begins with the read `read` places
 // after the one just delivered (0: the next one), of which `taken` good samples are used.

@@ -140,6 +140,12 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   assembler_ = std::make_unique<BatchAssembler>(dataset_, options_.on_bad);
   copier_ = std::make_unique<Copier>(ring_->transfer(), *assembler_, *telemetry_, trace_);
   delivery_ = std::make_unique<Delivery>(*ring_, *telemetry_, trace_);
+  if (fills_ && !decoder_->two_phase()) {
+    loans_ = std::make_unique<StreamLoans>(
+        plan_, sample_bytes, options_.layout, options_.transform.size,
+        [this](Slot& slot) { return loan_reads_.read(slot, *ring_); },
+        [this](Slot& slot) { decode_loan(slot); });
+  }
 }
 
 Pipeline::~Pipeline() {
@@ -176,6 +182,8 @@ void Pipeline::start_epoch(std::uint64_t epoch) {
   stream_read_ = first_read_;
   stream_taken_ = first_read_taken_;
   extra_reads_.begin();
+  if (loans_) loans_->begin_epoch(epoch);
+  loan_reads_.open();
   io_thread_ = std::thread([this, epoch] { io_main(epoch); });
 }
 
@@ -191,6 +199,10 @@ void Pipeline::load_state(const LoaderState& state, bool allow_dataset_change) {
 }
 
 void Pipeline::io_main(std::uint64_t epoch) {
+  struct CloseLoans {
+    LoanReads& reads;
+    ~CloseLoans() { reads.close(); }
+  } close_loans{loan_reads_};
   std::uint64_t cpu_counted = thread_cpu_ns();
   const auto count_cpu = [&] {
     const std::uint64_t now = thread_cpu_ns();
@@ -222,6 +234,7 @@ bool Pipeline::read_batch(std::uint64_t epoch, std::size_t read) {
   // shuffle=blocks: while every slot is taken, the next blocks (one read at a time, so that a
   // slot freed meanwhile is taken soon after).
   const auto read_ahead = [&] {
+    if (loan_reads_.serve(*reader_)) return true;
     const auto start = clock_.now();
     if (!reader_->read_ahead(1)) return false;
     const auto end = clock_.now();
@@ -351,9 +364,8 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
       if (!ring_->failed()) throw;
       end_with(std::current_exception());
     }
-    ++reads_taken_;
     Batch batch(ring_, slot);  // returns the slot to the ring on every path below
-    decode_on_consumer(*slot);
+    reach(reads_taken_++, *slot);
     if (slot->failure) end_with(slot->failure);
     if (fills_) {
       forget_repeated_skips(*slot);
@@ -365,8 +377,10 @@ std::optional<Batch> Pipeline::next_batch(const std::function<void()>& while_wai
       }
       const std::size_t first = next_number_ * options_.batch_size;
       const std::size_t size = std::min(options_.batch_size, plan_.taken_samples() - first);
-      const FillResult filled =
-          fill_batch(*slot, size, [&](std::size_t k) { return following_read(k, while_waiting); });
+      const FillResult filled = fill_batch(*slot, size, [&](std::size_t k, std::size_t wanted) {
+        return following_read(k, wanted, while_waiting);
+      });
+      if (loans_) loans_->settle();
       stream_read_ = reads_taken_ + filled.next.read;
       stream_taken_ = filled.next.taken;
       if (filled.moved && slot->device.is_cuda()) copier_->submit(*slot);
@@ -395,13 +409,32 @@ void Pipeline::end_with(std::exception_ptr failure) {
   std::rethrow_exception(failure);
 }
 
-Slot* Pipeline::following_read(std::size_t k, const std::function<void()>& while_waiting) {
-  if (!read_coming(reads_taken_ + k)) return nullptr;
-  Slot* slot = delivery_->peek(k, while_waiting);
-  if (slot == nullptr) return nullptr;
-  decode_on_consumer(*slot);
-  // A read that failed is not a source: the failure ends the epoch when its turn comes.
-  return slot->failure ? nullptr : slot;
+ReadSource Pipeline::following_read(std::size_t k, std::size_t wanted,
+                                    const std::function<void()>& while_waiting) {
+  const std::size_t read = reads_taken_ + k;
+  if (!read_coming(read)) return {};
+  if (!loans_ || !loans_->lending(read)) {
+    if (Slot* slot = delivery_->peek(k, while_waiting); slot != nullptr) {
+      reach(read, *slot);
+      // A read that failed is not a source: the failure ends the epoch when its turn comes.
+      return {.slot = slot->failure ? nullptr : slot};
+    }
+    if (!loans_) return {};
+  }
+  return loans_->lend(read, wanted);
+}
+
+void Pipeline::reach(std::size_t read, Slot& slot) {
+  decode_on_consumer(slot);
+  if (loans_ && !slot.failure) loans_->apply(read, slot);
+}
+
+void Pipeline::decode_loan(Slot& slot) {
+  // Decoding on the consumer's thread keeps the consumer waiting: a CPU stall.
+  const auto start = clock_.now();
+  for (std::size_t i = 0; i < slot.count; ++i) decoder_->decode(slot, i);
+  assembler_->assemble(slot);
+  telemetry_->stalled(detail::Stall::kCpu, io::nanoseconds_between(start, clock_.now()));
 }
 
 void Pipeline::decode_on_consumer(Slot& slot) {

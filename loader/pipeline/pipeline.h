@@ -39,8 +39,10 @@
 #include "loader/pipeline/delivery.h"
 #include "loader/pipeline/epoch_plan.h"
 #include "loader/pipeline/extra_reads.h"
+#include "loader/pipeline/loan_reads.h"
 #include "loader/pipeline/sample_decoder.h"
 #include "loader/pipeline/slot_ring.h"
+#include "loader/pipeline/stream_loans.h"
 #include "loader/pipeline/telemetry.h"
 #include "loader/pipeline/thread_limit.h"
 
@@ -81,8 +83,14 @@ class Pipeline {
   // Whether the deal's read `read` is or will be in flight: an extra one (under on_bad="skip")
   // is asked of the I/O thread here; false once the stream is used up.
   bool read_coming(std::size_t read);
-  // The k-th read after the consumer's batch, decoded; nullptr when none can be had.
-  detail::Slot* following_read(std::size_t k, const std::function<void()>& while_waiting);
+  // The k-th read after the consumer's batch, decoded, or a loan of its next samples (up to
+  // `wanted`) when it cannot have a slot yet; no slot when none can be had.
+  ReadSource following_read(std::size_t k, std::size_t wanted,
+                            const std::function<void()>& while_waiting);
+  // The consumer reached read `read`'s own slot: decoded, and after the samples it lent.
+  void reach(std::size_t read, detail::Slot& slot);
+  // A loan's samples, on the consumer's thread: decoded, then the bad-input policy.
+  void decode_loan(detail::Slot& slot);
   // num_workers 0: decodes and assembles a read on the consumer's thread, once.
   void decode_on_consumer(detail::Slot& slot);
   // An extra read's skips of samples the epoch dealt before were counted then: drops them.
@@ -119,6 +127,9 @@ class Pipeline {
   std::thread io_thread_;
 
   ExtraReads extra_reads_;  // what the consumer asks the I/O thread to read (read_coming)
+  LoanReads loan_reads_;    // and the samples it borrows (stream_loans.h)
+  // fills_ with one-phase decodes: reads that cannot have a slot yet lend samples.
+  std::unique_ptr<StreamLoans> loans_;
 
   // Consumer-side epoch state.
   bool started_ = false;

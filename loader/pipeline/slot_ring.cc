@@ -59,6 +59,10 @@ detail::Slot* SlotRing::acquire(const std::atomic<bool>& cancel,
     if (!free_.empty()) break;
     // Every slot is in flight, held or still being copied out of.
     acquire_waiting_ = returning_.empty() ? Stall::kRam : Stall::kH2d;
+    if (poked_) {
+      poked_ = false;
+      busy = static_cast<bool>(meanwhile);
+    }
     if (busy) {
       lock.unlock();
       busy = meanwhile();
@@ -161,6 +165,12 @@ std::size_t SlotRing::in_flight() const {
 void SlotRing::wake() {
   // Under the mutex: acquire() checks its flag and starts waiting atomically with respect to it.
   std::lock_guard lock(mutex_);
+  changed_.notify_all();
+}
+
+void SlotRing::poke() {
+  std::lock_guard lock(mutex_);
+  poked_ = true;
   changed_.notify_all();
 }
 

@@ -5,7 +5,8 @@
 //   I/O thread   acquire(): the next free slot, appended to the in-flight queue (batch order),
 //                doing the caller's other work (block look-ahead) while every slot is taken;
 //   any stage    advance(): a slot's next state (loader/pipeline/slot.h); fail(): a pipeline error;
-//   consumer     take_front(): the oldest batch in flight once it is deliverable;
+//   consumer     take_front(): the oldest batch in flight once it is deliverable; poke():
+//                work posted for the I/O thread, which may be waiting in acquire();
 //   any thread   release() (through the last Batch or DLPack holder): never blocks.
 // A released slot is not free while a copy may still read its staging buffer: acquire() asks
 // the copier (gpu::Transfer::staging_idle, which does not block) and polls while it waits, so
@@ -45,8 +46,8 @@ class SlotRing final : public detail::SlotOwner {
   // I/O thread: the next slot to fill, now kReading and last in flight, with delayed_by saying
   // what its start waited for (kIo: nothing). nullptr once `cancel` is set. While every slot
   // is in flight or held, `meanwhile` (when given) runs without the lock instead of a wait, as
-  // long as it returns true (it did some work: a look-ahead read); once it returns false the
-  // call waits as without it.
+  // long as it returns true (it did some work: a look-ahead read, a loan's read); once it
+  // returns false the call waits as without it, until poke() has it run again.
   Slot* acquire(const std::atomic<bool>& cancel, const std::function<bool()>& meanwhile = {});
   // What acquire() waits for right now: kRam (every slot in flight or held), kH2d (a released
   // slot's staging is still being copied) or kIo (it is not waiting).
@@ -76,6 +77,8 @@ class SlotRing final : public detail::SlotOwner {
 
   // Wakes acquire() after the caller set its cancel flag.
   void wake();
+  // Has acquire() run its `meanwhile` again: work was posted for the I/O thread (loan_reads.h).
+  void poke();
   // Cancels the batches in flight: waits for their decode and copy tasks to finish (the caller
   // has set their cancel flag and joined the I/O thread), returns their slots, clears the
   // failure.
@@ -106,6 +109,7 @@ class SlotRing final : public detail::SlotOwner {
   std::vector<Slot*> free_;
   std::vector<Slot*> returning_;
   std::deque<Slot*> in_flight_;  // batch order
+  bool poked_ = false;
   std::exception_ptr failure_;
   std::exception_ptr release_failure_;  // a copier error while a Batch was released
   std::atomic<detail::Stall> acquire_waiting_{detail::Stall::kIo};

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -173,26 +174,33 @@ TEST_F(FaultTest, AFileTruncatedAfterIndexingIsAShortRead) {
       << skipped[0].reason;
 }
 
+// Options reading `count` generated samples of two classes from tar shards made in `dir`, in
+// `mode`, skipping bad samples.
+LoaderOptions tar_shards(const testing::TempDir& dir, std::size_t count, ShuffleMode mode) {
+  datagen::DatasetSpec spec;
+  spec.out = dir / "shards";
+  spec.count = count;
+  spec.classes = 2;
+  spec.format = datagen::Format::kTar;
+  datagen::make_dataset(spec);
+  LoaderOptions o;
+  o.source = spec.out.string();
+  o.shuffle = mode;
+  o.transform.size = 24;
+  o.on_bad = BadInputPolicy::kSkip;
+  o.rank = 0;
+  o.world_size = 1;
+  return o;
+}
+
 TEST(TarFault, AShardTruncatedAfterIndexingLosesOnlyTheMembersPastTheEnd) {
   // In storage order (one chunk read) and in blocks (the shard is one block, read whole).
   for (const ShuffleMode mode : {ShuffleMode::kNone, ShuffleMode::kBlocks}) {
     SCOPED_TRACE(shuffle_name(mode));
     testing::TempDir dir;
-    datagen::DatasetSpec spec;
-    spec.out = dir / "shards";
-    spec.count = 12;
-    spec.classes = 2;
-    spec.format = datagen::Format::kTar;
-    datagen::make_dataset(spec);
-    LoaderOptions o;
-    o.source = (dir / "shards").string();
+    LoaderOptions o = tar_shards(dir, 12, mode);
     o.batch_size = 12;
-    o.shuffle = mode;
-    o.transform.size = 24;
-    o.on_bad = BadInputPolicy::kSkip;
     o.pad_shards = false;
-    o.rank = 0;
-    o.world_size = 1;
     Loader loader(o);  // indexed before the damage
     LoaderOptions padding = o;
     padding.pad_shards = true;
@@ -220,6 +228,42 @@ TEST(TarFault, AShardTruncatedAfterIndexingLosesOnlyTheMembersPastTheEnd) {
     for (const std::uint32_t index : distinct) EXPECT_LT(index, 8u);
     EXPECT_FALSE(padded.next().has_value());
     EXPECT_EQ(padded.stats().skipped, 4u);
+  }
+}
+
+TEST(TarFault, MembersLentByAReadWithoutASlotAreTheOnesItWouldHaveGiven) {
+  // Two slots while the previous batch is held: a batch's places are filled by samples of the
+  // next read, read alone (in blocks: member by member) before the read has a slot.
+  for (const ShuffleMode mode : {ShuffleMode::kNone, ShuffleMode::kBlocks}) {
+    SCOPED_TRACE(shuffle_name(mode));
+    testing::TempDir dir;
+    LoaderOptions o = tar_shards(dir, 24, mode);
+    o.batch_size = 4;
+    o.num_workers = 2;
+    Loader roomy(o);  // indexed before the damage
+    LoaderOptions tight = o;
+    tight.prefetch_batches = 2;
+    Loader loader(tight);
+    for (const std::uint32_t victim : {1u, 5u, 6u, 13u}) {
+      const SampleRef& member = roomy.dataset().sample(victim);
+      std::ofstream(roomy.dataset().files()[member.file], std::ios::in | std::ios::binary)
+          .seekp(static_cast<std::streamoff>(member.offset))
+          .write("HTML", 4);
+    }
+    std::vector<std::vector<std::uint32_t>> expected;
+    while (std::optional<Batch> batch = roomy.next()) {
+      expected.emplace_back(batch->indices().begin(), batch->indices().end());
+    }
+    std::vector<std::vector<std::uint32_t>> lent;
+    std::optional<Batch> previous;
+    while (std::optional<Batch> batch = loader.next()) {
+      lent.emplace_back(batch->indices().begin(), batch->indices().end());
+      previous = std::move(batch);
+    }
+    EXPECT_EQ(lent, expected);
+    ASSERT_EQ(expected.size(), 6u);
+    for (const std::vector<std::uint32_t>& batch : expected) EXPECT_EQ(batch.size(), 4u);
+    EXPECT_EQ(loader.stats().skipped, 4u);
   }
 }
 

@@ -70,11 +70,14 @@ struct Epochs {
   std::vector<std::string> reasons;
 };
 
-Epochs run(LoaderOptions options, Report* report = nullptr, std::uint64_t epochs = 2) {
+// `hold_previous`: as a training loop, the previous batch is held while the next is asked for.
+Epochs run(LoaderOptions options, Report* report = nullptr, std::uint64_t epochs = 2,
+           bool hold_previous = false) {
   Loader loader(options);
   Epochs out;
   for (std::uint64_t epoch = 0; epoch < epochs; ++epoch) {
     loader.start_epoch(epoch);
+    std::optional<Batch> previous;
     while (std::optional<Batch> batch = loader.next()) {
       const auto* bytes = static_cast<const unsigned char*>(batch->data());
       std::size_t size = 1;
@@ -85,6 +88,7 @@ Epochs run(LoaderOptions options, Report* report = nullptr, std::uint64_t epochs
         out.skipped.push_back(std::to_string(s.index));
         out.reasons.push_back(s.reason);
       }
+      if (hold_previous) previous = std::move(batch);
     }
   }
   if (report != nullptr) *report = loader.report();
@@ -359,6 +363,22 @@ TEST_F(RemoteSource, AnObjectThatKeepsFailingIsSkippedNamingItNothingElseIsLost)
   delivered = 0;
   for (const auto& labels : padded.labels) delivered += labels.size();
   EXPECT_EQ(delivered, 2 * 48u);
+}
+
+TEST_F(RemoteSource, ObjectsLentBeforeTheirReadHasASlotAreTheOnesItWouldHaveGiven) {
+  // Two slots while the previous batch is held: a batch's places are filled by the next read's
+  // objects, fetched alone before that read has a slot, and the read then begins after them.
+  use_proxy();
+  add_faults(R"([{"match": "img_000004.jpg", "fault": "status", "status": 500, "always": true},
+                 {"match": "img_000017.jpg", "fault": "status", "status": 500, "always": true}])");
+  LoaderOptions options = options_for(e().bucket_url() + "folder/");
+  options.on_bad = BadInputPolicy::kSkip;
+  const Epochs roomy = run(options);
+  options.prefetch_batches = 2;
+  const Epochs tight = run(options, nullptr, 2, /*hold_previous=*/true);
+  expect_same(tight, roomy);
+  for (const auto& labels : tight.labels) EXPECT_EQ(labels.size(), 8u);
+  EXPECT_EQ(tight.reasons.size(), 4u);  // two objects, once an epoch
 }
 
 TEST_F(RemoteSource, TheReportCarriesTheStoresFigures) {

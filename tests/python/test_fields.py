@@ -166,6 +166,26 @@ def test_each_fault_is_named_and_every_other_key_delivered(faulty):
     assert any("0007.txt" in s["where"] and "second member" in s["reason"] for s in listed)
 
 
+def test_two_slots_keep_batches_full_while_the_loop_holds_the_previous(faulty):
+    # A for loop holds the previous batch while it asks for the next one: with two slots the
+    # read after a batch's own has none, and lends the samples that take the skipped ones' places.
+    root, _ = faulty
+
+    def batches(prefetch):
+        loader = feedrate.Loader(root, batch_size=4, size=32, transform="eval", on_bad="skip",
+                                 fields=("__key__", "txt"), seed=5, prefetch_batches=prefetch)
+        out = []
+        for images, keys, texts in loader:
+            assert texts == [caption(int(key)) for key in keys]
+            out.append((np.array(images), keys))
+        return out
+
+    roomy, tight = batches(3), batches(2)
+    assert [keys for _, keys in tight] == [keys for _, keys in roomy]
+    assert [len(keys) for _, keys in tight] == [4, 4, 4, 2]
+    assert all(np.array_equal(a, b) for (a, _), (b, _) in zip(tight, roomy))
+
+
 def test_missing_member_raises_under_on_missing_error(faulty):
     root, _ = faulty
     with pytest.raises(feedrate.Error, match=r"00000.tar:0001: no .txt member"):

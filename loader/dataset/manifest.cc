@@ -93,7 +93,19 @@ std::string names_of(const std::vector<std::string>& columns) {
   return text;
 }
 
+// An integer written as a float ("3.0", what pandas writes for an integer column that holds a
+// missing value): its integer digits; any other text as it is.
+std::string_view integral(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == text.size() ||
+      text.find_first_not_of('0', dot + 1) != std::string_view::npos) {
+    return text;
+  }
+  return text.substr(0, dot);
+}
+
 std::optional<std::int32_t> label_of(std::string_view text) {
+  text = integral(text);
   std::int32_t label = -1;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), label);
   if (error != std::errc() || end != text.data() + text.size() || label < 0 || label > kMaxLabel) {
@@ -181,6 +193,10 @@ void Dataset::Builder::manifest(Dataset& dataset, const fs::path& manifest, bool
       if (!value) {
         return left_out(spec.on_missing,
                         "no column " + names_of(columns) + " (field '" + field.entry + "')");
+      }
+      if (field.kind == FieldKind::kInteger) {
+        values.emplace_back(integral(*value));
+        continue;
       }
       if (field.kind != FieldKind::kClass) {
         values.push_back(std::move(*value));

@@ -1,8 +1,10 @@
 #include "loader/pipeline/field_check.h"
 
 #include <charconv>
-#include <nlohmann/json.hpp>
 #include <string_view>
+
+#include "loader/pipeline/json_text.h"
+#include "loader/pipeline/npy_member.h"
 
 namespace feedrate {
 namespace {
@@ -50,28 +52,6 @@ std::string_view trimmed(std::span<const std::uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()) + begin, end - begin};
 }
 
-std::string npy_problem(std::span<const std::uint8_t> bytes) {
-  static constexpr std::string_view kMagic = "\x93NUMPY";
-  if (bytes.size() < 10 ||
-      std::string_view(reinterpret_cast<const char*>(bytes.data()), kMagic.size()) != kMagic) {
-    return "not a NumPy .npy array (no \\x93NUMPY magic)";
-  }
-  const std::uint8_t major = bytes[6];
-  std::size_t header = 0, at = 0;
-  if (major == 1) {
-    header = bytes[8] | (std::size_t{bytes[9]} << 8), at = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) return "a NumPy .npy array cut short in its header";
-    header = bytes[8] | (std::size_t{bytes[9]} << 8) | (std::size_t{bytes[10]} << 16) |
-             (std::size_t{bytes[11]} << 24);
-    at = 12;
-  } else {
-    return "a NumPy .npy array of unknown format version " + std::to_string(major);
-  }
-  if (at + header > bytes.size()) return "a NumPy .npy array cut short in its header";
-  return {};
-}
-
 }  // namespace
 
 std::string field_problem(FieldKind kind, std::span<const std::uint8_t> bytes) {
@@ -83,8 +63,7 @@ std::string field_problem(FieldKind kind, std::span<const std::uint8_t> bytes) {
       }
       return {};
     case FieldKind::kJson:
-      if (!nlohmann::json::accept(bytes.begin(), bytes.end())) return "not JSON";
-      return {};
+      return json_problem(bytes);
     case FieldKind::kInteger: {
       const std::string_view text = trimmed(bytes);
       std::int64_t value = 0;

@@ -4,10 +4,9 @@
 //
 //   text     valid UTF-8, as Python's strict decoder takes it (no overlong forms, no
 //            surrogates, nothing above U+10FFFF)
-//   json     one JSON value (RFC 8259, nlohmann::json's parser; a UTF-8 byte order mark is
-//            allowed, as Python's json.loads(bytes) reads one too)
+//   json     one JSON value as Python's json.loads reads it (json_text.h)
 //   integer  a decimal int64, surrounding ASCII white space allowed (WebDataset's .cls text)
-//   npy      the NumPy format's magic, version and a header that fits the member
+//   npy      an array numpy.load reads without pickle (npy_member.h)
 //   bytes    anything
 //
 // Thread-safety: pure functions.

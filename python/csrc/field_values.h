@@ -2,9 +2,10 @@
 // consumer's thread (the decode threads never touch Python): integers (cls2, index) become an
 // int64 tensor (or numpy array), text and __key__ a list of str, json a list of json.loads
 // values, npy a list of numpy arrays (numpy.load, no pickles), any other member a list of bytes.
-// The decode stage has checked every value (loader/pipeline/field_check.h), so a conversion here
-// fails only on what Python's own parser refuses beyond RFC 8259 (nesting deeper than its
-// recursion limit), raising that error. Thread-safety: call with the GIL held.
+// A key that is not UTF-8 keeps its bytes as surrogates (errors="surrogateescape"), as
+// tarfile's names do. The decode stage has checked every other value as Python reads it
+// (loader/pipeline/field_check.h); should Python still refuse one, feedrate.Error names the
+// sample and the field. Thread-safety: call with the GIL held.
 #pragma once
 
 #include <pybind11/pybind11.h>

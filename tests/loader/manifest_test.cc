@@ -160,6 +160,30 @@ TEST_F(ManifestTest, BadRowsFollowOnBadAndNameTheLine) {
             (dir_ / "m.csv").string() + ":1: the header names column 'image' twice");
 }
 
+TEST_F(ManifestTest, IntegersWrittenAsFloatsAreIntegers) {
+  // pandas writes an integer column that holds a missing value as floats (3.0, NaN -> null).
+  SampleSpec spec = spec_of({"cls", "index"});
+  spec.on_bad = BadInputPolicy::kSkip;
+  const Dataset dataset = open("m.jsonl",
+                               "{\"image\": \"c.jpg\", \"label\": 3.0, \"index\": 7.00}\n"
+                               "{\"image\": \"c.jpg\", \"label\": null, \"index\": 1}\n"
+                               "{\"image\": \"c.jpg\", \"label\": 2.5, \"index\": 1}\n",
+                               spec);
+  ASSERT_EQ(dataset.size(), 1u);
+  EXPECT_EQ(dataset.sample(0).label, 3);
+  EXPECT_EQ(dataset.field_value(0, 0), "7");
+  ASSERT_EQ(dataset.skipped(), 2u);
+  EXPECT_NE(dataset.skipped_examples()[0].reason.find("no column 'cls' or 'label'"),
+            std::string::npos)
+      << dataset.skipped_examples()[0].reason;
+  EXPECT_NE(dataset.skipped_examples()[1].reason.find("label '2.5' is not an integer"),
+            std::string::npos)
+      << dataset.skipped_examples()[1].reason;
+  const Dataset csv = open("m.csv", "image,label\nc.jpg,4.0\n", spec_of({"cls"}));
+  ASSERT_EQ(csv.size(), 1u);
+  EXPECT_EQ(csv.sample(0).label, 4);
+}
+
 TEST_F(ManifestTest, PathsOutsideTheFolderNeedTheOption) {
   const std::string absolute = (dir_ / "c.jpg").string();
   const std::string text = "{\"image\": \"" + absolute + "\", \"txt\": \"t\"}\n";

@@ -186,6 +186,49 @@ def test_two_slots_keep_batches_full_while_the_loop_holds_the_previous(faulty):
     assert all(np.array_equal(a, b) for (a, _), (b, _) in zip(tight, roomy))
 
 
+def test_values_python_cannot_read_are_bad_samples_and_its_own_json_is_read(tmp_path):
+    # Each value the consumer turns into a Python object is checked as json.loads and
+    # numpy.load read it, so none can fail at the hand-over: bad ones are named and skipped.
+    import io
+    array = io.BytesIO()
+    np.save(array, np.arange(6, dtype=np.float32).reshape(2, 3))
+    pickled = io.BytesIO()
+    np.save(pickled, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    members = {
+        "0000": (json.dumps({"similarity": float("nan"), "w": float("inf")}).encode(),
+                 array.getvalue()),
+        "0001": (b'{"a": 1}\x00', array.getvalue()),
+        "0002": (b"[" * 600 + b"]" * 600, array.getvalue()),
+        "0003": (b"{}", pickled.getvalue()),
+        "0004": (b"{}", array.getvalue()[:-4]),
+        "0005": (b"1e999", array.getvalue()),
+    }
+    with tarfile.open(tmp_path / "00000.tar", "w", format=tarfile.GNU_FORMAT,
+                      encoding="latin-1") as tar:
+        for k, (value, npy) in members.items():
+            add(tar, f"{k}.jpg", jpeg_bytes(tmp_path, int(k)))
+            add(tar, f"{k}.json", value)
+            add(tar, f"{k}.npy", npy)
+        add(tar, "caf\xe9.jpg", jpeg_bytes(tmp_path, 9))  # a Latin-1 name: not UTF-8
+        add(tar, "caf\xe9.json", b"{}")
+        add(tar, "caf\xe9.npy", array.getvalue())
+    loader = feedrate.Loader(tmp_path, batch_size=8, size=32, transform="eval", shuffle=False,
+                             on_bad="skip", pad_shards=False, fields=("__key__", "json", "npy"))
+    rows = epoch(loader)
+    by_key = {key: (value, npy) for key, value, npy in rows}
+    assert sorted(by_key) == ["0000", "0005", "caf\udce9"]
+    value, npy = by_key["0000"]
+    assert np.isnan(value["similarity"]) and value["w"] == float("inf")
+    assert np.array_equal(npy, np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert by_key["0005"][0] == float("inf")
+    reasons = {s["where"].rsplit(":", 1)[-1].split(".")[0]: s["reason"]
+               for s in loader.report()["skipped_samples"]}
+    assert "extra data" in reasons["0001"]
+    assert "nested deeper than 500 levels" in reasons["0002"]
+    assert "needs pickle" in reasons["0003"]
+    assert "cut short" in reasons["0004"]
+
+
 def test_missing_member_raises_under_on_missing_error(faulty):
     root, _ = faulty
     with pytest.raises(feedrate.Error, match=r"00000.tar:0001: no .txt member"):

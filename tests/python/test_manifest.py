@@ -129,6 +129,26 @@ def test_a_pandas_dataframe_is_a_manifest(images):
     check_rows(feedrate.Loader(frame, fields=FIELDS, **OPTIONS))
 
 
+def test_integer_columns_with_a_missing_value_are_read_as_integers(images):
+    # pandas turns an integer column that misses a value into floats (1.0, NaN): the row that
+    # misses its label is left out, the others keep theirs.
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame([{**row, "image": str(images / row["image"])} for row in rows()])
+    frame.loc[3, "label"] = float("nan")
+    frame["index"] = frame["index"].astype(float)
+    assert frame["label"].dtype == float
+    loader = feedrate.Loader(frame, fields=("__key__", "cls", "index"),
+                             **{**OPTIONS, "shuffle": False, "pad_shards": False})
+    got = {}
+    for _, keys, labels, indices in loader:
+        got.update({key: (label, index) for key, label, index in zip(keys, labels, indices)})
+    assert len(got) == ROWS - 1
+    for k in range(ROWS):
+        key = str(images / f"imgs/img_{k}.jpg")
+        assert (key not in got) if k == 3 else got[key] == (k % 3, 1000 + k)
+    assert "no column 'cls' or 'label'" in loader.report()["skipped_samples"][0]["reason"]
+
+
 def test_a_pyarrow_table_is_a_manifest(images):
     pyarrow = pytest.importorskip("pyarrow")
     table = pyarrow.Table.from_pylist([{**row, "image": str(images / row["image"])}

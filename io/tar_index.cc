@@ -141,18 +141,23 @@ const char* type_name(char type) {
   }
 }
 
-}  // namespace
-
-std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path) {
+// index_tar(), and index_tar_prefix() when `cut` is given.
+std::vector<TarMember> index_members(int fd, const std::filesystem::path& path, std::string* cut) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     throw TarError(path.string() +
                    ": cannot stat: " + std::error_code(errno, std::generic_category()).message());
   }
   const auto file_size = static_cast<std::uint64_t>(st.st_size);
-  if (file_size == 0) fail(path, 0, "empty file");
-
   std::vector<TarMember> members;
+  // The archive is cut short at `offset`: the members before it, or index_tar's error.
+  const auto cut_at = [&](std::uint64_t offset, const std::string& what) {
+    if (cut == nullptr) fail(path, offset, what);
+    *cut = "malformed tar at byte " + std::to_string(offset) + ": " + what;
+    return members;
+  };
+  if (file_size == 0) return cut_at(0, "empty file");
+
   std::string long_name;  // from a GNU 'L' entry or a pax 'path' record, for the next member
   std::uint64_t pax_size = 0;
   bool has_pax_size = false;
@@ -181,10 +186,9 @@ std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path) {
     if (has_pax_size && !metadata) size = pax_size;
     const std::uint64_t data_offset = offset + kBlock;
     if (size > file_size || data_offset > file_size - size) {
-      fail(path, offset,
-           "member needs " + std::to_string(size) + " bytes from byte " +
-               std::to_string(data_offset) + " but the file has " + std::to_string(file_size) +
-               " (truncated tar)");
+      return cut_at(offset, "member needs " + std::to_string(size) + " bytes from byte " +
+                                std::to_string(data_offset) + " but the file has " +
+                                std::to_string(file_size) + " (truncated tar)");
     }
     std::string name;
     if (!long_name.empty()) {
@@ -226,8 +230,22 @@ std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path) {
     }
     offset = data_offset + (size + kBlock - 1) / kBlock * kBlock;
   }
-  if (offset != file_size) fail(path, offset, "file ends inside a header block (truncated tar)");
+  if (offset != file_size) {
+    return cut_at(offset, "file ends inside a header block (truncated tar)");
+  }
   return members;  // no end-of-archive marker: accepted, as GNU tar does
+}
+
+}  // namespace
+
+std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path) {
+  return index_members(fd, path, nullptr);
+}
+
+std::vector<TarMember> index_tar_prefix(int fd, const std::filesystem::path& path,
+                                        std::string& cut) {
+  cut.clear();
+  return index_members(fd, path, &cut);
 }
 
 }  // namespace feedrate::io

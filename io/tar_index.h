@@ -30,4 +30,11 @@ class TarError : public std::runtime_error {
 // skipped. `fd` must be open for reading; `path` is used in messages only.
 std::vector<TarMember> index_tar(int fd, const std::filesystem::path& path);
 
+// As index_tar, for an archive that may be cut short (an interrupted download): when a member
+// or a header runs past the end of the file, or the file is empty, returns the members whole
+// before the cut and sets `cut` to what index_tar would throw, less the path ("malformed tar at
+// byte N: ..."); otherwise clears it. Other faults throw as in index_tar.
+std::vector<TarMember> index_tar_prefix(int fd, const std::filesystem::path& path,
+                                        std::string& cut);
+
 }  // namespace feedrate::io

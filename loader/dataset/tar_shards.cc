@@ -296,7 +296,14 @@ std::size_t Dataset::Builder::tar_shard(Dataset& dataset, const fs::path& shard,
                                         std::set<std::int32_t>& labels) {
   std::vector<io::TarMember> members;
   try {
-    members = io::index_tar(fd, shard);
+    if (dataset.spec().on_bad == BadInputPolicy::kSkip) {
+      // A shard cut short (an interrupted download) keeps the members whole before the cut.
+      std::string cut;
+      members = io::index_tar_prefix(fd, shard, cut);
+      if (!cut.empty()) skip(dataset, shard.string(), cut + "; the members from there on are lost");
+    } else {
+      members = io::index_tar(fd, shard);
+    }
   } catch (const io::TarError& e) {
     throw Error(e.what());
   }

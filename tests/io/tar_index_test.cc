@@ -229,6 +229,31 @@ TEST_F(GnuTarTest, TruncatedInsideLaterMemberOrHeader) {
   EXPECT_TRUE(contains(message, "truncated"));
 }
 
+TEST_F(GnuTarTest, APrefixOfACutArchiveKeepsTheMembersWholeBeforeTheCut) {
+  const fs::path archive = make_archive("--format=gnu");
+  const auto members = index_path(archive);
+  const Bytes full = read_file(archive);
+  const auto prefix = [&](std::uint64_t bytes, std::string& cut) {
+    write_file(archive, Bytes(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(bytes)));
+    std::error_code error;
+    const File file = File::open(archive, error);
+    return index_tar_prefix(file.fd(), archive, cut);
+  };
+  std::string cut;
+  // Inside the last member's data, then inside its header block: the others are whole.
+  for (const std::uint64_t at : {members.back().offset + 1, members.back().offset - 100}) {
+    const auto kept = prefix(at, cut);
+    ASSERT_EQ(kept.size(), members.size() - 1) << at;
+    for (std::size_t i = 0; i < kept.size(); ++i) EXPECT_EQ(kept[i].name, members[i].name);
+    EXPECT_TRUE(contains(cut, "truncated tar")) << cut;
+    EXPECT_FALSE(contains(cut, archive.string()));
+  }
+  EXPECT_TRUE(prefix(0, cut).empty());
+  EXPECT_EQ(cut, "malformed tar at byte 0: empty file");
+  EXPECT_EQ(prefix(full.size(), cut).size(), members.size());
+  EXPECT_EQ(cut, "");
+}
+
 TEST_F(GnuTarTest, CorruptedHeaderChecksum) {
   const fs::path archive = make_archive("--format=gnu");
   const auto members = index_path(archive);

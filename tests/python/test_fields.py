@@ -229,6 +229,30 @@ def test_values_python_cannot_read_are_bad_samples_and_its_own_json_is_read(tmp_
     assert "cut short" in reasons["0004"]
 
 
+def test_a_shard_cut_short_keeps_its_whole_samples_under_skip(shards, tmp_path):
+    # An interrupted download: a shard cut inside a member, and one left empty. Under skip the
+    # keys whole before the cut are delivered and each shard is named; under error the loader
+    # refuses to start, naming the cut shard.
+    import shutil
+    for tar in sorted(shards.glob("*.tar")):
+        shutil.copy(tar, tmp_path / tar.name)
+    cut = tmp_path / "00000.tar"
+    cut.write_bytes(cut.read_bytes()[: cut.stat().st_size // 2])
+    (tmp_path / "00002.tar").write_bytes(b"")
+    loader = feedrate.Loader(tmp_path, batch_size=4, size=32, transform="eval", on_bad="skip",
+                             pad_shards=False, fields=("__key__", "txt"))
+    numbers = sorted(number_of(key) for key, text in epoch(loader)
+                     if text == caption(number_of(key)))
+    first_half = [k for k in numbers if k < KEYS // 2]
+    assert numbers[len(first_half):] == list(range(KEYS // 2, KEYS))  # the whole shard
+    assert 0 < len(first_half) < KEYS // 2 and first_half == list(range(len(first_half)))
+    reasons = {s["where"]: s["reason"] for s in loader.report()["skipped_samples"]}
+    assert "truncated tar" in reasons[str(cut)] and "lost" in reasons[str(cut)]
+    assert "empty file" in reasons[str(tmp_path / "00002.tar")]
+    with pytest.raises(feedrate.Error, match=r"00000.tar: malformed tar at byte \d+: .*truncated"):
+        feedrate.Loader(tmp_path, fields=("txt",))
+
+
 def test_missing_member_raises_under_on_missing_error(faulty):
     root, _ = faulty
     with pytest.raises(feedrate.Error, match=r"00000.tar:0001: no .txt member"):

@@ -47,7 +47,8 @@ enum class ShuffleMode {
 
 struct LoaderOptions {
   // Dataset: an ImageFolder root, a file list (text file of "relative/path label" lines), a tar
-  // shard, a directory of tar shards, a glob of tar shards ("shards/train-*.tar"), or a manifest
+  // shard, a directory of tar shards, a glob of tar shards ("shards/train-*.tar") or a brace
+  // pattern of them ("shards/{00000..00099}.tar", each must exist), or a manifest
   // (.jsonl or .csv rows naming an image and its columns, docs/image-text.md); or a URL,
   // s3://bucket/prefix/ (S3 or an S3-compatible store) or https://host/path, naming a prefix, a
   // brace pattern of shards ("https://host/train-{000000..000127}.tar"), a file list or a pack's

@@ -9,6 +9,7 @@
 
 #include "feedrate/error.h"
 #include "io/page_cache.h"
+#include "io/remote/brace_pattern.h"
 #include "io/remote/url.h"
 #include "loader/dataset/annotations/annotation_table.h"
 #include "loader/dataset/dataset_builders.h"
@@ -36,6 +37,24 @@ std::vector<fs::path> expand_glob(const std::string& pattern) {
   ::globfree(&matches);
   if (paths.empty()) throw Error(pattern + ": no file matches this pattern");
   std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+// The shards a brace pattern names ("shards/{00000..00099}.tar"), in its order; each must exist.
+std::vector<fs::path> expand_brace_shards(const std::string& pattern) {
+  std::vector<std::string> names;
+  try {
+    names = io::expand_braces(pattern);
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+  std::vector<fs::path> paths(names.begin(), names.end());
+  std::error_code error;
+  for (const fs::path& path : paths) {
+    if (!fs::is_regular_file(path, error)) {
+      throw Error(path.string() + ": no such file (a shard the pattern " + pattern + " names)");
+    }
+  }
   return paths;
 }
 
@@ -113,6 +132,9 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
   } else if (text.find_first_of("*?[") != std::string::npos && !fs::exists(source, error)) {
     dataset.format_ = DatasetFormat::kTarShards;
     Builder::tar_shards(dataset, expand_glob(text));
+  } else if (io::has_brace_pattern(text) && !fs::exists(source, error)) {
+    dataset.format_ = DatasetFormat::kTarShards;
+    Builder::tar_shards(dataset, expand_brace_shards(text));
   } else if (fs::is_directory(source, error)) {
     if (std::vector<fs::path> shards = tars_in(source); !shards.empty()) {
       dataset.format_ = DatasetFormat::kTarShards;
@@ -137,8 +159,8 @@ Dataset Dataset::open(const fs::path& source, bool allow_paths_outside_root,
     }
   } else {
     throw Error(text +
-                ": no such file or directory (expected an image folder, a file list or "
-                "tar shards)");
+                ": no such file or directory (expected an image folder, tar shards (a folder, "
+                "a glob or a brace pattern), a file list or a .jsonl/.csv manifest)");
   }
   if (!spec.image_column.empty() && dataset.format_ != DatasetFormat::kManifest) {
     throw Error("option image: '" + spec.image_column +

@@ -36,8 +36,8 @@ class Loader(_C.Loader):
             ...
 
     source: an ImageFolder root (root/<class>/<image>.jpg; labels as torchvision's ImageFolder
-    gives them), a file list of "relative/path label" lines, a tar shard, a folder or glob of
-    shards, a manifest (.jsonl or .csv: rows naming an image relative to the manifest, with
+    gives them), a file list of "relative/path label" lines, a tar shard, a folder, glob or
+    brace pattern of shards ("shards/{00000..00099}.tar"), a manifest (.jsonl or .csv: rows naming an image relative to the manifest, with
     columns that fields= names), or rows: a list of dicts, a pandas DataFrame or a pyarrow
     Table, written to a temporary manifest kept with the Loader (their relative image paths
     are taken from the current folder; allow_paths_outside_root is then set).

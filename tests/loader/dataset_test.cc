@@ -164,7 +164,8 @@ TEST(TarShards, GnuTarShardsPairImagesWithLabels) {
                              " -C " + (dir / name).string() + " ."),
         0);
   }
-  for (const std::string& source : {(dir / "shards").string(), (dir / "shards/*.tar").string()}) {
+  for (const std::string& source : {(dir / "shards").string(), (dir / "shards/*.tar").string(),
+                                    (dir / "shards/s{0..1}.tar").string()}) {
     const Dataset dataset = Dataset::open(source);
     EXPECT_EQ(dataset.format(), DatasetFormat::kTarShards);
     ASSERT_EQ(dataset.size(), 6u);
@@ -314,6 +315,11 @@ TEST(Dataset, MissingAndEmptySources) {
   EXPECT_NE(error_of([&] { Dataset::open(dir.path(), false, true); }).find("no samples"),
             std::string::npos);
   EXPECT_NE(error_of([&] { Dataset::open((dir / "*.tar").string()); }).find("no file matches"),
+            std::string::npos);
+  EXPECT_EQ(error_of([&] { Dataset::open((dir / "s{0..1}.tar").string()); }),
+            (dir / "s0.tar").string() + ": no such file (a shard the pattern " +
+                (dir / "s{0..1}.tar").string() + " names)");
+  EXPECT_NE(error_of([&] { Dataset::open((dir / "s{0..1.tar").string()); }).find("s{0..1.tar"),
             std::string::npos);
 }
 

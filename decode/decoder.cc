@@ -27,7 +27,7 @@ DecodeStatus Decoder::decode_whole(std::span<const std::uint8_t> bytes) {
     case ImageFormat::kUnknown:
       break;
   }
-  if (bytes.empty()) return {DecodeErrc::kEmpty, "empty file (0 bytes)"};
+  if (bytes.empty()) return {DecodeErrc::kEmpty, "nothing to decode (0 bytes)"};
   char message[160];
   if (damaged_signature(bytes) == ImageFormat::kPng) {
     std::snprintf(message, sizeof(message),

@@ -122,7 +122,7 @@ ImageDecoder::~ImageDecoder() {
 
 DecodeStatus ImageDecoder::open(std::span<const std::uint8_t> jpeg) {
   info_ = {};
-  if (jpeg.empty()) return {DecodeErrc::kEmpty, "empty file (0 bytes)"};
+  if (jpeg.empty()) return {DecodeErrc::kEmpty, "nothing to decode (0 bytes)"};
   if (jpeg.size() < 2 || jpeg[0] != 0xFF || jpeg[1] != 0xD8) {
     char message[96];
     std::snprintf(message, sizeof(message), "not a JPEG (no SOI marker: starts with %02x %02x)",

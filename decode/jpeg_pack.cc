@@ -49,7 +49,7 @@ void reset(JpegPacker::State& s) {
 }
 
 DecodeStatus check_jpeg(std::span<const std::uint8_t> jpeg) {
-  if (jpeg.empty()) return {DecodeErrc::kEmpty, "empty file (0 bytes)"};
+  if (jpeg.empty()) return {DecodeErrc::kEmpty, "nothing to decode (0 bytes)"};
   if (jpeg.size() < 2 || jpeg[0] != 0xFF || jpeg[1] != 0xD8) {
     return {DecodeErrc::kNotJpeg, "not a JPEG (no SOI marker)"};
   }

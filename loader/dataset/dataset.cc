@@ -325,8 +325,13 @@ void Dataset::Builder::finish(Dataset& dataset, const fs::path& source) {
   for (std::size_t f = 0; f < dataset.keys_with_field_.size(); ++f) {
     const FieldSpec& field = dataset.spec_.fields[f];
     if (dataset.keys_with_field_[f] == 0 && field.kind != FieldKind::kKey) {
+      // Image-text shards (KEY.jpg, KEY.txt, KEY.json) meet the default fields=("cls",) first.
+      const std::string hint = field.kind == FieldKind::kClass && field.entry == "cls"
+                                   ? "; shards without classes are read with fields=(\"txt\",) "
+                                     "or fields=() (--fields txt on the command line)"
+                                   : "";
       throw Error("option fields: no sample of " + source.string() + " has '" + field.entry +
-                  "' (the first, " + dataset.first_key_ + ")");
+                  "' (the first, " + dataset.first_key_ + ")" + hint);
     }
   }
   if (dataset.samples_.empty()) {

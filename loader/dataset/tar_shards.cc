@@ -86,10 +86,10 @@ constexpr std::size_t kMostLabelBytes = 32;
 }  // namespace
 
 Label parse_cls_label(std::string_view digits) {
-  while (!digits.empty() &&
-         (digits.back() == '\n' || digits.back() == ' ' || digits.back() == '\r')) {
-    digits.remove_suffix(1);
-  }
+  // White space around the number, as Python's int() (webdataset's decoder) allows it.
+  const auto space = [](char c) { return c == '\n' || c == ' ' || c == '\r' || c == '\t'; };
+  while (!digits.empty() && space(digits.back())) digits.remove_suffix(1);
+  while (!digits.empty() && space(digits.front())) digits.remove_prefix(1);
   std::int32_t label = -1;
   const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), label);
   if (ec != std::errc() || ptr != digits.data() + digits.size() || label < 0 || label > kMaxLabel) {
@@ -105,7 +105,10 @@ namespace {
 LabelReader labels_in_file(const fs::path& shard, int fd) {
   return [&shard, fd](const io::TarMember& member) -> Label {
     char text[kMostLabelBytes] = {};
-    if (member.size == 0 || member.size >= sizeof(text)) return "label is not a short number";
+    if (member.size == 0) return "label is empty (0 bytes)";
+    if (member.size >= sizeof(text)) {
+      return "label is not a short number (" + std::to_string(member.size) + " bytes)";
+    }
     std::error_code error;
     io::pread_exact(fd, member.offset, text, member.size, error);
     if (error) {

@@ -8,6 +8,8 @@
 #include "io/file.h"
 #include "io/tar_index.h"
 #include "io/tar_writer.h"
+#include "loader/dataset/dataset_builders.h"
+#include "loader/dataset/dataset_builders.h"
 #include "tests/support/test_data.h"
 
 namespace feedrate {
@@ -303,6 +305,15 @@ TEST(TarShards, TruncatedShardIsAnErrorNamingIt) {
   const std::string message = error_of([&] { Dataset::open(dir / "t.tar"); });
   EXPECT_NE(message.find("t.tar"), std::string::npos) << message;
   EXPECT_NE(message.find("truncated"), std::string::npos) << message;
+}
+
+TEST(TarShards, ClsTextIsReadAsPythonsIntReadsIt) {
+  EXPECT_EQ(std::get<std::int32_t>(parse_cls_label(" 5\n")), 5);
+  EXPECT_EQ(std::get<std::int32_t>(parse_cls_label("\t7 \r\n")), 7);
+  EXPECT_EQ(std::get<std::string>(parse_cls_label("-4")),
+            "label '-4' is not an integer in [0, 1048575]");
+  EXPECT_EQ(std::get<std::string>(parse_cls_label("5 5")),
+            "label '5 5' is not an integer in [0, 1048575]");
 }
 
 TEST(Dataset, MissingAndEmptySources) {

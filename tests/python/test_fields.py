@@ -262,6 +262,9 @@ def test_missing_member_raises_under_on_missing_error(faulty):
 def test_a_field_no_sample_has_names_it_and_the_first_samples_members(shards):
     with pytest.raises(feedrate.Error, match=r"'xyz'.*holds jpg, txt, json"):
         feedrate.Loader(shards, fields=("xyz",))
+    # The default fields=("cls",) on image-text shards says how to read them.
+    with pytest.raises(feedrate.Error, match=r"'cls'.*holds jpg, txt, json.*fields=\(\"txt\",\)"):
+        feedrate.Loader(shards)
 
 
 def test_folders_give_cls_and_key_only(image_folder):

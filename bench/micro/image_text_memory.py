@@ -2,9 +2,9 @@
 """What feedrate's image-text loader holds, apart from what the script around it imports.
 
 One process per --prefetch value (a fresh interpreter each): it imports torch and reads its
-PSS, imports feedrate and builds open_clip's training Compose (image_text_sides.py's: with
-open_clip, or with --compose torchvision the same steps from torchvision alone) and reads it
-again, then runs --epochs whole epochs of feedrate.Loader(--shards,
+PSS, then torchvision, then builds open_clip's training Compose (image_text_sides.py's: with
+open_clip, or with --compose torchvision the same steps from torchvision alone), then imports
+feedrate, reading its PSS after each, then runs --epochs whole epochs of feedrate.Loader(--shards,
 fields=("txt",), that Compose, batch --batch, 2 workers, prefetch_batches=P), reading its PSS
 after every batch. It prints, in MB: the PSS after `import torch`, what the imports add, and the
 peak over `import torch` and over the imports, which is the loader's own (its slots: batch x 3
@@ -36,10 +36,13 @@ def child(args):
     import torch  # noqa: F401  (the baseline, as a training script has it)
     base = pss_mb()
     sys.path.insert(0, str(SCRIPT_DIR))
-    import feedrate
+    import torchvision  # noqa: F401  (what each Compose needs, the peer's too)
+    with_torchvision = pss_mb()
     import image_text_sides
     transform = (image_text_sides.open_clip_train_transform() if args.compose == "open_clip"
                  else image_text_sides.torchvision_train_transform())
+    with_compose = pss_mb()
+    import feedrate
     imported = pss_mb()
     loader = feedrate.Loader(args.shards, batch_size=args.batch, num_workers=2,
                              transform=transform, fields=("txt",), seed=1,
@@ -52,8 +55,10 @@ def child(args):
             peak = max(peak, pss_mb())
     seconds = time.monotonic() - start
     print(f"prefetch_batches {args.child}, the Compose from {args.compose}: import torch "
-          f"{base:.0f} MB; the imports add "
-          f"{imported - base:.0f} MB; peak over import torch {peak - base:.0f} MB, over the "
+          f"{base:.0f} MB; the imports add {imported - base:.0f} MB (torchvision "
+          f"{with_torchvision - base:.0f}, the Compose's {with_compose - with_torchvision:.0f}, "
+          f"feedrate {imported - with_compose:.0f}); peak over import torch {peak - base:.0f} MB, "
+          "over the "
           f"imports {peak - imported:.0f} MB ({images} images, {images / seconds:.0f} images/s, "
           "not a measurement)")
 

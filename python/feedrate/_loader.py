@@ -37,10 +37,11 @@ class Loader(_C.Loader):
 
     source: an ImageFolder root (root/<class>/<image>.jpg; labels as torchvision's ImageFolder
     gives them), a file list of "relative/path label" lines, a tar shard, a folder, glob or
-    brace pattern of shards ("shards/{00000..00099}.tar"), a manifest (.jsonl or .csv: rows naming an image relative to the manifest, with
-    columns that fields= names), or rows: a list of dicts, a pandas DataFrame or a pyarrow
-    Table, written to a temporary manifest kept with the Loader (their relative image paths
-    are taken from the current folder; allow_paths_outside_root is then set).
+    brace pattern of shards ("shards/{00000..00099}.tar"), a manifest (.jsonl or .csv: rows
+    naming an image relative to the manifest, with columns that fields= names), or rows: a list
+    of dicts, a pandas DataFrame or a pyarrow Table, written to a temporary manifest kept with
+    the Loader (their relative image paths are taken from the current folder;
+    allow_paths_outside_root is then set).
 
     fields=("cls",): what each batch holds after its images, in order (docs/image-text.md):
     WebDataset members by extension, KEY.txt being "txt" ("txt;caption": the first a sample
@@ -152,6 +153,12 @@ class Loader(_C.Loader):
             self._manifest = Manifest(source, image)
             path = self._manifest.path
             options["allow_paths_outside_root"] = True
+        elif isinstance(source, (list, tuple)):
+            item = type(source[0]).__name__ if source else "nothing"
+            raise TypeError("feedrate.Loader reads one source: for several tar shards pass their "
+                            "folder, a glob ('shards/*.tar') or a brace pattern "
+                            "('shards/{00000..00099}.tar'); a list is read as rows only when "
+                            f"every item is a dict, not {item}")
         if transform is not None and not isinstance(transform, str):
             read = (spec_from_torchvision(transform) if annotations is None and not masks
                     else detection_spec_from_torchvision(transform))

@@ -229,6 +229,15 @@ def test_values_python_cannot_read_are_bad_samples_and_its_own_json_is_read(tmp_
     assert "cut short" in reasons["0004"]
 
 
+def test_a_brace_pattern_names_local_shards_as_webdataset_does(shards):
+    loader = feedrate.Loader(f"{shards}/{{00000..00001}}.tar", batch_size=8, size=32,
+                             transform="eval", fields=("__key__", "txt"))
+    rows = epoch(loader)
+    assert sorted(number_of(key) for key, _ in rows) == list(range(KEYS))
+    with pytest.raises(feedrate.Error, match=r"00002.tar: no such file \(a shard the pattern"):
+        feedrate.Loader(f"{shards}/{{00000..00002}}.tar", fields=("txt",))
+
+
 def test_a_shard_cut_short_keeps_its_whole_samples_under_skip(shards, tmp_path):
     # An interrupted download: a shard cut inside a member, and one left empty. Under skip the
     # keys whole before the cut are delivered and each shard is named; under error the loader
@@ -262,6 +271,9 @@ def test_missing_member_raises_under_on_missing_error(faulty):
 def test_a_field_no_sample_has_names_it_and_the_first_samples_members(shards):
     with pytest.raises(feedrate.Error, match=r"'xyz'.*holds jpg, txt, json"):
         feedrate.Loader(shards, fields=("xyz",))
+    # A list of shard paths is not a source: the error says what is.
+    with pytest.raises(TypeError, match=r"brace pattern .*not str"):
+        feedrate.Loader([str(p) for p in sorted(shards.glob("*.tar"))])
     # The default fields=("cls",) on image-text shards says how to read them.
     with pytest.raises(feedrate.Error, match=r"'cls'.*holds jpg, txt, json.*fields=\(\"txt\",\)"):
         feedrate.Loader(shards)

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """What feedrate's image-text loader holds, apart from what the script around it imports.
 
-One process per --prefetch value (a fresh interpreter each): it imports torch and reads its
-PSS, then torchvision, then builds open_clip's training Compose (image_text_sides.py's: with
+One process per --prefetch value (a fresh interpreter each): it imports torch and reads its PSS,
+then torchvision, then builds open_clip's training Compose (image_text_sides.py's: with
 open_clip, or with --compose torchvision the same steps from torchvision alone), then imports
-feedrate, reading its PSS after each, then runs --epochs whole epochs of feedrate.Loader(--shards,
-fields=("txt",), that Compose, batch --batch, 2 workers, prefetch_batches=P), reading its PSS
-after every batch. It prints, in MB: the PSS after `import torch`, what the imports add, and the
-peak over `import torch` and over the imports, which is the loader's own (its slots: batch x 3
-x 224 x 224 float32 each, and the rest). A memory figure only: the images/s it prints are not a
+feedrate, reading its PSS after each, then runs --epochs whole epochs of
+feedrate.Loader(--shards, fields=("txt",), that Compose, batch --batch, 2 workers,
+prefetch_batches=P, --device), reading its PSS after every batch. It prints, in MB: the PSS
+after `import torch`, what the imports add, and the peak over `import torch` and over the
+imports, which is the loader's own (its slots: batch x 3 x 224 x 224 float32 each on the host,
+uint8 with --device cuda, and the rest). A memory figure only: the images/s it prints are not a
 measurement (no alternation, no peer).
 
     /work/peers-venv/bin/python bench/micro/image_text_memory.py --shards DIR \\
@@ -46,7 +47,7 @@ def child(args):
     imported = pss_mb()
     loader = feedrate.Loader(args.shards, batch_size=args.batch, num_workers=2,
                              transform=transform, fields=("txt",), seed=1,
-                             prefetch_batches=args.child)
+                             prefetch_batches=args.child, device=args.device)
     peak, images, start = 0.0, 0, time.monotonic()
     for epoch in range(args.epochs):
         loader.set_epoch(epoch)
@@ -54,7 +55,8 @@ def child(args):
             images += len(batch)
             peak = max(peak, pss_mb())
     seconds = time.monotonic() - start
-    print(f"prefetch_batches {args.child}, the Compose from {args.compose}: import torch "
+    print(f"prefetch_batches {args.child} on {args.device}, the Compose from {args.compose}: "
+          "import torch "
           f"{base:.0f} MB; the imports add {imported - base:.0f} MB (torchvision "
           f"{with_torchvision - base:.0f}, the Compose's {with_compose - with_torchvision:.0f}, "
           f"feedrate {imported - with_compose:.0f}); peak over import torch {peak - base:.0f} MB, "
@@ -73,6 +75,9 @@ def main():
     parser.add_argument("--compose", choices=("open_clip", "torchvision"), default="open_clip",
                         help="build the training Compose with open_clip.image_transform, or the "
                              "same steps from torchvision alone (no open_clip import)")
+    parser.add_argument("--device", default="cpu",
+                        help="where the batches are delivered: cpu, or cuda (uint8 host slots, "
+                             "normalised on the GPU)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -82,7 +87,8 @@ def main():
     for prefetch in args.prefetch:
         subprocess.run([sys.executable, __file__, "--shards", args.shards, "--module-path",
                         args.module_path, "--batch", str(args.batch), "--epochs",
-                        str(args.epochs), "--compose", args.compose, "--child", str(prefetch)],
+                        str(args.epochs), "--compose", args.compose, "--device", args.device,
+                        "--child", str(prefetch)],
                        check=True)
 
 

@@ -33,10 +33,27 @@ void ExtraReads::wake() {
   changed_.notify_all();
 }
 
-bool ExtraReads::wait(std::size_t extra, const std::atomic<bool>& cancel) {
+void ExtraReads::poke() {
+  {
+    std::lock_guard lock(mutex_);
+    poked_ = true;
+  }
+  changed_.notify_all();
+}
+
+bool ExtraReads::wait(std::size_t extra, const std::atomic<bool>& cancel,
+                      const std::function<void()>& meanwhile) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return wanted_ > extra || closed_ || cancel; });
-  return wanted_ > extra && !cancel;
+  for (;;) {
+    changed_.wait(lock, [&] { return wanted_ > extra || closed_ || cancel || poked_; });
+    if (!poked_) return wanted_ > extra && !cancel;
+    poked_ = false;
+    if (meanwhile) {
+      lock.unlock();
+      meanwhile();
+      lock.lock();
+    }
+  }
 }
 
 }  // namespace feedrate

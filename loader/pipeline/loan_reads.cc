@@ -17,7 +17,9 @@ void LoanReads::close() {
   changed_.notify_all();
 }
 
-bool LoanReads::read(detail::Slot& slot, SlotRing& ring) {
+bool LoanReads::read(detail::Slot& slot, const std::function<void()>& wake,
+                     const std::function<void()>& while_waiting, std::exception_ptr& failure) {
+  failure = nullptr;
   {
     std::lock_guard lock(mutex_);
     if (!open_) return false;
@@ -25,12 +27,26 @@ bool LoanReads::read(detail::Slot& slot, SlotRing& ring) {
     done_ = false;
     failure_ = nullptr;
   }
-  ring.poke();
+  wake();
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return done_ || !open_; });
+  const auto answered = [&] { return done_ || !open_; };
+  while (!changed_.wait_for(lock, kSlice, answered)) {
+    if (!while_waiting) continue;
+    lock.unlock();
+    try {
+      while_waiting();
+    } catch (...) {
+      // Withdrawn: once no read can write into the slot.
+      lock.lock();
+      changed_.wait(lock, [&] { return !serving_; });
+      posted_ = nullptr;
+      throw;
+    }
+    lock.lock();
+  }
   posted_ = nullptr;
   if (!done_) return false;
-  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+  failure = std::exchange(failure_, nullptr);
   return true;
 }
 
@@ -38,8 +54,9 @@ bool LoanReads::serve(BatchReader& reader) {
   detail::Slot* slot = nullptr;
   {
     std::lock_guard lock(mutex_);
-    if (posted_ == nullptr || done_) return false;
+    if (posted_ == nullptr || done_ || serving_) return false;
     slot = posted_;
+    serving_ = true;
   }
   std::exception_ptr failure;
   try {
@@ -49,6 +66,7 @@ bool LoanReads::serve(BatchReader& reader) {
   }
   {
     std::lock_guard lock(mutex_);
+    serving_ = false;
     done_ = true;
     failure_ = std::move(failure);
   }

@@ -143,7 +143,18 @@ Pipeline::Pipeline(const LoaderOptions& options, const ReaderFactory& make_reade
   if (fills_ && !decoder_->two_phase()) {
     loans_ = std::make_unique<StreamLoans>(
         plan_, sample_bytes, options_.layout, options_.transform.size,
-        [this](Slot& slot) { return loan_reads_.read(slot, *ring_); },
+        [this](Slot& slot, const std::function<void()>& while_waiting) {
+          std::exception_ptr failure;
+          const bool read = loan_reads_.read(
+              slot,
+              [this] {
+                ring_->poke();
+                extra_reads_.poke();
+              },
+              while_waiting, failure);
+          if (failure) end_with(failure);  // the source failed, as a read of the ring would
+          return read;
+        },
         [this](Slot& slot) { decode_loan(slot); });
   }
 }
@@ -218,7 +229,8 @@ void Pipeline::io_main(std::uint64_t epoch) {
     }
     // Under on_bad="skip": the extra reads the consumer asks for, to make up for skipped samples.
     for (std::size_t extra = std::max(first, reads) - reads;
-         fills_ && extra_reads_.wait(extra, cancel_); ++extra) {
+         fills_ && extra_reads_.wait(extra, cancel_, [this] { loan_reads_.serve(*reader_); });
+         ++extra) {
       count_cpu();
       if (!read_batch(epoch, reads + extra)) return;
     }
@@ -421,7 +433,7 @@ ReadSource Pipeline::following_read(std::size_t k, std::size_t wanted,
     }
     if (!loans_) return {};
   }
-  return loans_->lend(read, wanted);
+  return loans_->lend(read, wanted, while_waiting);
 }
 
 void Pipeline::reach(std::size_t read, Slot& slot) {
@@ -473,10 +485,13 @@ void Pipeline::end_epoch(const std::function<void()>& while_waiting) {
       Slot* slot = delivery_->take(while_waiting);
       const Batch rest(ring_, slot);
       decode_on_consumer(*slot);
+      if (loans_) loans_->apply(slot->number - plan_.first_batch(), *slot);
       forget_repeated_skips(*slot);
       slot->indices.clear();
       telemetry_->delivered(*slot);
     }
+    // Reads that lent samples and never came: the skips their loans found.
+    if (loans_) telemetry_->skipped(loans_->unreached_skips());
   }
   epoch_over_ = true;
   if (fills_) {

@@ -1,6 +1,7 @@
 #include "loader/pipeline/stream_loans.h"
 
 #include <algorithm>
+#include <iterator>
 #include <unordered_set>
 #include <utility>
 
@@ -55,13 +56,14 @@ void StreamLoans::fold() {
   current_ = nullptr;
 }
 
-ReadSource StreamLoans::lend(std::size_t read, std::size_t wanted) {
+ReadSource StreamLoans::lend(std::size_t read, std::size_t wanted,
+                             const std::function<void()>& while_waiting) {
   fold();
   Loan* loan = find(read);
   if (loan == nullptr) {
     loan = &loans_.emplace_back();
     loan->read = read;
-    plan_.read_samples(read, loan->samples);
+    loan->repeats_from = plan_.read_samples(read, loan->samples);
   }
   const std::size_t first = loan->examined;
   const std::size_t count = std::min(wanted, loan->samples.size() - first);
@@ -74,12 +76,24 @@ ReadSource StreamLoans::lend(std::size_t read, std::size_t wanted) {
     if (slot_.images.size() < count * slot_.sample_bytes) {
       slot_.images = gpu::HostBuffer(count * slot_.sample_bytes);
     }
-    if (!read_(slot_)) {
+    if (!read_(slot_, while_waiting)) {
       slot_.indices.clear();
       return {};
     }
     decode_(slot_);
-    slot_.skipped.clear();  // counted when the read itself is delivered
+    // Counted when the read itself is delivered, or at the epoch's end (unreached_skips); not
+    // again for a sample lent twice, nor for those that repeat the epoch's start.
+    for (SkippedSample& skip : slot_.skipped) {
+      const auto at = static_cast<std::size_t>(
+          std::find(loan->samples.begin() + static_cast<std::ptrdiff_t>(first), loan->samples.end(),
+                    skip.index) -
+          loan->samples.begin());
+      if (at >= loan->skips_seen && at < loan->repeats_from) {
+        loan->skipped.push_back(std::move(skip));
+      }
+    }
+    slot_.skipped.clear();
+    loan->skips_seen = std::max(loan->skips_seen, first + count);
   }
   ReadSource source{.slot = &slot_, .loan = true, .lent_before = loan->lent.size()};
   loan->examined = first + count;
@@ -96,12 +110,29 @@ void StreamLoans::settle() {
 void StreamLoans::apply(std::size_t read, Slot& slot) {
   Loan* loan = find(read);
   if (loan == nullptr) return;
-  // The samples it lent lead its good ones (unless a read failed only once: see the header).
-  const std::unordered_set<std::uint32_t> lent(loan->lent.begin(), loan->lent.end());
+  // The samples it lent lead its good ones, in order (unless a read failed only once: then
+  // those of them it holds, wherever they lead: see the header).
   std::size_t leading = 0;
-  while (leading < slot.indices.size() && lent.count(slot.indices[leading]) != 0) ++leading;
+  while (leading < loan->lent.size() && leading < slot.indices.size() &&
+         slot.indices[leading] == loan->lent[leading]) {
+    ++leading;
+  }
+  if (leading < loan->lent.size()) {
+    const std::unordered_set<std::uint32_t> lent(loan->lent.begin(), loan->lent.end());
+    while (leading < slot.indices.size() && lent.count(slot.indices[leading]) != 0) ++leading;
+  }
   slot.taken = std::max(slot.taken, leading);
   loans_.remove_if([&](const Loan& other) { return &other == loan; });
+}
+
+std::vector<SkippedSample> StreamLoans::unreached_skips() {
+  fold();
+  std::vector<SkippedSample> skipped;
+  for (Loan& loan : loans_) {
+    std::move(loan.skipped.begin(), loan.skipped.end(), std::back_inserter(skipped));
+  }
+  loans_.clear();
+  return skipped;
 }
 
 }  // namespace feedrate

@@ -7,7 +7,8 @@
 // and lent to the batch. The read, when the consumer reaches it, begins after the samples it
 // lent, so the batches are those the ring would have made, sample for sample, and a loan reads
 // no more samples than the batch has places left (they are read and decoded again with their
-// read: a few per skip).
+// read: a few per skip). The read counts the skips among them when it is delivered; those of a
+// read the epoch ends before are counted then (unreached_skips).
 //
 // Not for two-phase decodes (a mosaic's partners are its read's samples): their batches stay
 // short then. A sample whose read fails once and not the other time (a transient error) is
@@ -30,8 +31,9 @@ namespace feedrate {
 
 class StreamLoans {
  public:
-  // Reads a set-up loan slot (the I/O thread's: LoanReads::read); false when it cannot.
-  using Read = std::function<bool(detail::Slot&)>;
+  // Reads a set-up loan slot (the I/O thread's: LoanReads::read), calling the function it is
+  // given while it waits; false when it cannot.
+  using Read = std::function<bool(detail::Slot&, const std::function<void()>&)>;
   // Decodes every sample of a read slot and applies the bad-input policy (good samples first).
   using Decode = std::function<void(detail::Slot&)>;
 
@@ -44,13 +46,16 @@ class StreamLoans {
   // Whether read `read` lent samples to the batch being filled (it lends the rest of them too).
   bool lending(std::size_t read) const;
   // Up to `wanted` more of read `read`'s good samples (those after what it lent), read and
-  // decoded; a source with no slot when they cannot be read.
-  ReadSource lend(std::size_t read, std::size_t wanted);
+  // decoded (`while_waiting` as for Read); a source with no slot when they cannot be read.
+  ReadSource lend(std::size_t read, std::size_t wanted, const std::function<void()>& while_waiting);
   // The batch is filled: what it took from the last loan is counted.
   void settle();
   // The consumer reached read `read`'s own slot, decoded and assembled: it begins after the
-  // samples it lent (Slot::taken).
+  // samples it lent (Slot::taken), and it counts its skips itself.
   void apply(std::size_t read, detail::Slot& slot);
+  // The epoch ended: the samples that loans found bad in reads it never reached (they are not
+  // counted otherwise), once; the loans are forgotten.
+  std::vector<SkippedSample> unreached_skips();
 
  private:
   struct Loan {
@@ -58,6 +63,9 @@ class StreamLoans {
     std::vector<std::uint32_t> samples;  // the read's
     std::size_t examined = 0;            // of samples: read for loans, and not to be lent again
     std::vector<std::uint32_t> lent;     // good ones, in order
+    std::size_t repeats_from = 0;        // samples from there repeat the epoch's start
+    std::vector<SkippedSample> skipped;  // found by its loans, among samples [0, skips_seen)
+    std::size_t skips_seen = 0;
   };
   // The loan the slot holds samples of: what the batch took of them is lent.
   void fold();

@@ -71,10 +71,14 @@ void Telemetry::delivered(const detail::Slot& slot) {
     ++batches_;
     images_ += slot.indices.size();
   }
-  if (slot.skipped.empty()) return;
-  skipped_ += slot.skipped.size();
+  skipped(slot.skipped);
+}
+
+void Telemetry::skipped(const std::vector<SkippedSample>& samples) {
+  if (samples.empty()) return;
+  skipped_ += samples.size();
   std::lock_guard lock(skipped_mutex_);
-  for (const SkippedSample& s : slot.skipped) {
+  for (const SkippedSample& s : samples) {
     if (skipped_samples_.size() < kMaxListedSkips) skipped_samples_.push_back(s);
   }
 }

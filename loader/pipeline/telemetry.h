@@ -66,6 +66,8 @@ class Telemetry {
   void in_flight(std::size_t batches);
   // A batch reached the consumer: its images, and its skipped samples (also when it is empty).
   void delivered(const detail::Slot& slot);
+  // Samples skipped outside a delivered batch (those lent by a read the epoch ended before).
+  void skipped(const std::vector<SkippedSample>& samples);
 
   RunStats stats() const;
   // The report's figures (setting, rates, stages, figures); capacities, verdict and costs are

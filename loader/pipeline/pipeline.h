@@ -14,6 +14,10 @@
 //
 // The pipeline owns the epoch lifecycle: start_epoch() cancels what is in flight and starts an
 // I/O thread for the new epoch's order; stop() cancels, joins it and waits for the decode tasks.
+// Under on_bad="skip" the consumer fills the places of skipped samples from the following reads
+// (batch_filler.h), lent by those that have no slot yet (stream_loans.h). pipeline.cc holds the
+// construction, the lifecycle, the I/O thread and the decode tasks; pipeline_delivery.cc the
+// consumer's side (next() and the epoch's end).
 // Thread-safety: as Loader (one consumer thread; stats(), report() and trace() from any).
 #pragma once
 

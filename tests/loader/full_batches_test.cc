@@ -45,15 +45,26 @@ std::vector<Delivered> rest_of_epoch(Loader& loader) {
 }
 
 // As a training loop: the previous batch is held while the next one is asked for, so a ring of
-// prefetch_batches=2 has no slot for the read after the batch's own.
-std::vector<Delivered> rest_holding_the_previous(Loader& loader) {
+// prefetch_batches=2 has no slot for the read after the batch's own. With `release_after`,
+// another thread lets the previous batch go that long after next() is called.
+std::vector<Delivered> rest_holding_the_previous(
+    Loader& loader, std::optional<std::chrono::microseconds> release_after = std::nullopt) {
   std::vector<Delivered> batches;
   std::optional<Batch> previous;
-  while (std::optional<Batch> batch = loader.next()) {
+  for (;;) {
+    std::thread releaser;
+    if (release_after) {
+      releaser = std::thread([&previous, &release_after] {
+        std::this_thread::sleep_for(*release_after);
+        previous.reset();
+      });
+    }
+    std::optional<Batch> batch = loader.next();
+    if (releaser.joinable()) releaser.join();
+    if (!batch) return batches;
     batches.push_back(delivered(*batch));
     previous = std::move(batch);
   }
-  return batches;
 }
 
 // One class of 30 samples in name order (shuffle none keeps it), batch 4: read 0 holds one bad
@@ -237,19 +248,8 @@ TEST_F(FullBatchesTest, ABatchReleasedByAnotherThreadWhileALoanWaits) {
   o.prefetch_batches = 2;
   for (int run = 0; run < 20; ++run) {
     Loader loader(o);
-    std::vector<Delivered> batches;
-    std::optional<Batch> previous;
-    for (;;) {
-      std::thread releaser([&previous, run] {
-        std::this_thread::sleep_for(std::chrono::microseconds(50 * (run % 5)));
-        previous.reset();
-      });
-      std::optional<Batch> batch = loader.next();
-      releaser.join();
-      if (!batch) break;
-      batches.push_back(delivered(*batch));
-      previous = std::move(batch);
-    }
+    const std::vector<Delivered> batches =
+        rest_holding_the_previous(loader, std::chrono::microseconds(50 * (run % 5)));
     EXPECT_EQ(batches, expected) << "run " << run;
     EXPECT_EQ(loader.stats().skipped, kBad.size()) << "run " << run;
   }
